@@ -1,0 +1,107 @@
+package disburse
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Prefixes make a leaked secret recognisable by its kind.
+const (
+	apiKeyPrefix = "dak_"
+	tokenPrefix  = "dat_"
+)
+
+// CreateAPIKey issues an API key to an organisation. The key is returned once
+// and only its hash is stored (contract section 3).
+func (s *Service) CreateAPIKey(ctx context.Context, organisationID string) (APIKey, string, error) {
+	if !ValidID(organisationID) {
+		return APIKey{}, "", notFound("organisation")
+	}
+	secret := NewSecret(apiKeyPrefix)
+	key := APIKey{ID: NewID(), OrganisationID: organisationID, Hash: HashSecret(secret), Prefix: secret[:len(apiKeyPrefix)+6], CreatedAt: s.now()}
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		if _, err := tx.Organisation(ctx, organisationID); err != nil {
+			return orNotFound(err, "organisation")
+		}
+		return tx.InsertAPIKey(ctx, key)
+	})
+	if err != nil {
+		return APIKey{}, "", err
+	}
+	return key, secret, nil
+}
+
+// RevokeAPIKey revokes a key; the tokens it issued stop working at once,
+// because every token lookup reads its key's revocation.
+func (s *Service) RevokeAPIKey(ctx context.Context, id string) error {
+	if !ValidID(id) {
+		return notFound("API key")
+	}
+	return s.Store.Write(ctx, func(tx Tx) error {
+		key, err := tx.APIKey(ctx, id)
+		if err != nil {
+			return orNotFound(err, "API key")
+		}
+		if !key.RevokedAt.IsZero() {
+			return nil
+		}
+		return tx.RevokeAPIKey(ctx, id, s.now())
+	})
+}
+
+// errUnauthorized is the one answer to every failed authentication, so a
+// caller learns nothing about which part was wrong.
+var errUnauthorized = Errorf(CodeUnauthorized, "missing, invalid, expired or revoked credentials")
+
+// IssueToken exchanges an API key for an access token valid for TokenTTL.
+func (s *Service) IssueToken(ctx context.Context, apiKey string) (string, time.Duration, error) {
+	if apiKey == "" {
+		return "", 0, Invalid("ApiKey", "", "apiKey is required")
+	}
+	now := s.now()
+	secret := NewSecret(tokenPrefix)
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		key, err := tx.APIKeyByHash(ctx, HashSecret(apiKey))
+		if errors.Is(err, ErrNotFound) {
+			return errUnauthorized
+		}
+		if err != nil {
+			return err
+		}
+		if !key.RevokedAt.IsZero() {
+			return errUnauthorized
+		}
+		return tx.InsertToken(ctx, Token{
+			Hash: HashSecret(secret), APIKeyID: key.ID, OrganisationID: key.OrganisationID,
+			ExpiresAt: now.Add(s.TokenTTL), CreatedAt: now,
+		})
+	})
+	if err != nil {
+		return "", 0, err
+	}
+	return secret, s.TokenTTL, nil
+}
+
+// Authenticate returns the organisation an access token acts for.
+func (s *Service) Authenticate(ctx context.Context, token string) (string, error) {
+	if token == "" {
+		return "", errUnauthorized
+	}
+	var t Token
+	err := s.Store.Read(ctx, func(tx Tx) error {
+		var err error
+		t, err = tx.TokenByHash(ctx, HashSecret(token))
+		return err
+	})
+	if errors.Is(err, ErrNotFound) {
+		return "", errUnauthorized
+	}
+	if err != nil {
+		return "", err
+	}
+	if !t.KeyRevokedAt.IsZero() || !s.now().Before(t.ExpiresAt) {
+		return "", errUnauthorized
+	}
+	return t.OrganisationID, nil
+}

@@ -1,0 +1,155 @@
+package disburse
+
+import (
+	"context"
+	"strconv"
+	"strings"
+)
+
+// BatchInput is the body of POST /batches and PUT /batches/{id}.
+type BatchInput struct {
+	Name       string
+	ExternalID string
+	AccountID  string // POST only; empty: the organisation's default payout account
+}
+
+// ListQuery is the raw query of a list call (contract section 4): statusCode,
+// externalId, skip and take, as the client sent them.
+type ListQuery struct {
+	StatusCode, ExternalID, Skip, Take string
+}
+
+// maxTake is both the default and the upper bound of take (spec 4.1 rule 2).
+const maxTake = 1000
+
+func validateBatchInput(in BatchInput) error {
+	var v Validation
+	if n := len([]rune(strings.TrimSpace(in.Name))); n == 0 || len([]rune(in.Name)) > 200 {
+		v.Add(-1, "Name", in.Name, "name is required, 1 to 200 characters")
+	}
+	if len([]rune(in.ExternalID)) > 100 {
+		v.Add(-1, "ExternalId", in.ExternalID, "externalId is at most 100 characters")
+	}
+	return v.Err()
+}
+
+// CreateBatch creates a DRAFT batch paying from the given or default payout account.
+func (s *Service) CreateBatch(ctx context.Context, organisationID string, in BatchInput) (Batch, error) {
+	if err := validateBatchInput(in); err != nil {
+		return Batch{}, err
+	}
+	if in.AccountID != "" && !ValidID(in.AccountID) {
+		return Batch{}, Invalid("AccountId", in.AccountID, "accountId is not one of the organisation's payout accounts")
+	}
+	b := Batch{ID: NewID(), OrganisationID: organisationID, Name: in.Name, ExternalID: in.ExternalID, Status: BatchDraft, CreatedAt: s.now()}
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		accounts, err := tx.PayoutAccounts(ctx, organisationID)
+		if err != nil {
+			return err
+		}
+		for _, a := range accounts {
+			if (in.AccountID == "" && a.IsDefault) || a.ID == in.AccountID {
+				b.AccountID = a.ID
+			}
+		}
+		if b.AccountID == "" {
+			return Invalid("AccountId", in.AccountID, "accountId is not one of the organisation's payout accounts")
+		}
+		return tx.InsertBatch(ctx, b)
+	})
+	return b, err
+}
+
+// Batch returns one of the organisation's batches. Another organisation's
+// batch is not found, never forbidden: its existence is not revealed.
+func (s *Service) Batch(ctx context.Context, organisationID, id string) (Batch, error) {
+	var b Batch
+	err := s.Store.Read(ctx, func(tx Tx) error {
+		var err error
+		b, err = ownBatch(ctx, tx, organisationID, id, false)
+		return err
+	})
+	return b, err
+}
+
+// ownBatch reads (or locks) a batch and hides it unless organisationID owns it.
+func ownBatch(ctx context.Context, tx Tx, organisationID, id string, lock bool) (Batch, error) {
+	if !ValidID(id) {
+		return Batch{}, notFound("batch")
+	}
+	read := tx.Batch
+	if lock {
+		read = tx.LockBatch
+	}
+	b, err := read(ctx, id)
+	if err != nil {
+		return Batch{}, orNotFound(err, "batch")
+	}
+	if b.OrganisationID != organisationID {
+		return Batch{}, notFound("batch")
+	}
+	return b, nil
+}
+
+// Batches lists the organisation's batches, newest first.
+func (s *Service) Batches(ctx context.Context, organisationID string, q ListQuery) ([]Batch, error) {
+	var v Validation
+	f := BatchFilter{ExternalID: q.ExternalID}
+	f.Skip, f.Take = paging(&v, q)
+	if q.StatusCode != "" {
+		if !validStatus(q.StatusCode, BatchStatuses()) {
+			v.Add(-1, "StatusCode", q.StatusCode, "statusCode must be one of DRAFT, OPEN, CLOSED, CANCELLED")
+		}
+		f.Status = BatchStatus(q.StatusCode)
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	var list []Batch
+	err := s.Store.Read(ctx, func(tx Tx) error {
+		var err error
+		list, err = tx.Batches(ctx, organisationID, f)
+		return err
+	})
+	return list, err
+}
+
+// paging validates skip (≥ 0, default 0) and take (1 to 1000, default 1000).
+func paging(v *Validation, q ListQuery) (skip, take int) {
+	take = maxTake
+	if q.Skip != "" {
+		n, err := strconv.Atoi(q.Skip)
+		if err != nil || n < 0 {
+			v.Add(-1, "Skip", q.Skip, "skip must be a whole number, 0 or more")
+		}
+		skip = n
+	}
+	if q.Take != "" {
+		n, err := strconv.Atoi(q.Take)
+		if err != nil || n < 1 || n > maxTake {
+			v.Add(-1, "Take", q.Take, "take must be a whole number from 1 to 1000")
+		}
+		take = n
+	}
+	return skip, take
+}
+
+// UpdateBatch replaces a DRAFT batch's name and external id.
+func (s *Service) UpdateBatch(ctx context.Context, organisationID, id string, in BatchInput) (Batch, error) {
+	var b Batch
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		var err error
+		if b, err = ownBatch(ctx, tx, organisationID, id, true); err != nil {
+			return err
+		}
+		if err := validateBatchInput(in); err != nil {
+			return err
+		}
+		if err := checkAllowed(b, ActionUpdate); err != nil {
+			return err
+		}
+		b.Name, b.ExternalID = in.Name, in.ExternalID
+		return tx.UpdateBatch(ctx, b)
+	})
+	return b, err
+}

@@ -1,0 +1,111 @@
+// Package bench measures Disburse end to end: the real HTTP API, served
+// in-process on 127.0.0.1:0 over the configured store, driven by an HTTP
+// client in the same process. `disburse bench` (cmd/disburse/bench.go) is
+// its command; docs/benchmarks.md holds the figures and how to read them.
+//
+// Two modes. The default measures the money paths through the API (add,
+// submit, register, reverse) and, in the same run, a baseline that writes
+// the same rows straight into the same database by the fastest bulk path
+// the engine has, so that a ratio says what the service costs over the
+// database's own work. --http-load measures read endpoints under
+// concurrent connections instead.
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+// Config is one run of the benchmark.
+type Config struct {
+	// DatabaseURL is sqlite:PATH or postgres://…; empty: a SQLite file in a
+	// temporary directory, removed at the end.
+	DatabaseURL string
+	// Open opens and migrates the store a URL names: the same function
+	// `serve` uses, so the bench measures the store serve would run on.
+	Open func(ctx context.Context, url string) (disburse.Store, error)
+
+	Payments int // payments per batch
+	Chunk    int // payments per POST /batches/{id}/payments
+	Pairs    int // service/baseline pairs of add and submit; medians are reported
+
+	HTTPLoad    bool          // measure read endpoints under load instead
+	Duration    time.Duration // per endpoint, with HTTPLoad
+	Connections int           // concurrent connections, with HTTPLoad
+
+	// CPUProfile, when set, receives the CPU profile of ProfilePhase's first
+	// service run ("add", "submit", "register", "reverse"), of GET
+	// /batches/{id} under load ("batch"), or of the whole run ("all").
+	CPUProfile   string
+	ProfilePhase string
+
+	Out      io.Writer // the table, then the JSON line, last
+	Progress io.Writer // one line per step, so a long run shows it is alive
+}
+
+// Defaults are the issue's: 100,000 payments in requests of 10,000, three
+// pairs; 64 connections for 30 s per endpoint under load.
+var Defaults = Config{Payments: 100_000, Chunk: 10_000, Pairs: 3, Duration: 30 * time.Second, Connections: 64, ProfilePhase: "submit"}
+
+// Run runs the benchmark cfg describes and writes its report to cfg.Out.
+func Run(ctx context.Context, cfg Config) error {
+	if err := cfg.check(); err != nil {
+		return err
+	}
+	if cfg.DatabaseURL == "" {
+		dir, err := os.MkdirTemp("", "disburse-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		cfg.DatabaseURL = "sqlite:" + filepath.Join(dir, "bench.db")
+	}
+	env, err := start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+	stop, err := env.profile("all")
+	if err != nil {
+		return err
+	}
+	defer stop()
+	if cfg.HTTPLoad {
+		return runLoad(ctx, env)
+	}
+	return runPayments(ctx, env)
+}
+
+func (c *Config) check() error {
+	switch {
+	case c.Open == nil:
+		return errors.New("bench: no store opener")
+	case c.Payments < 20:
+		return fmt.Errorf("bench: --payments must be at least 20, not %d", c.Payments)
+	case c.Chunk < 1:
+		return fmt.Errorf("bench: --chunk must be positive, not %d", c.Chunk)
+	case c.Pairs < 1:
+		return fmt.Errorf("bench: --pairs must be positive, not %d", c.Pairs)
+	case c.HTTPLoad && (c.Duration <= 0 || c.Connections < 1):
+		return errors.New("bench: --duration and --connections must be positive")
+	}
+	switch c.ProfilePhase {
+	case "add", "submit", "register", "reverse", "batch", "all":
+	default:
+		return fmt.Errorf("bench: --profile-phase must be add, submit, register, reverse, batch or all, not %q", c.ProfilePhase)
+	}
+	if c.Out == nil {
+		c.Out = io.Discard
+	}
+	if c.Progress == nil {
+		c.Progress = io.Discard
+	}
+	return nil
+}

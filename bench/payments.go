@@ -1,0 +1,145 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+// result is what the payments mode measured: one entry per pair for add
+// and submit, medians reported.
+type result struct {
+	store                         string
+	payments, chunk, pairs        int
+	add, addBase, submit, subBase []time.Duration
+	register, reverse             time.Duration
+	registered, workers, reversed int
+	ledgerOK                      bool
+	peakRSS                       float64 // MB
+}
+
+// runPayments is the default mode. Pairs alternate which side goes first,
+// so that neither always meets the bigger tables: pair 0 runs the service's
+// add and submit of a fresh batch and then the baseline's of another fresh
+// batch, pair 1 the other way round, and so on. Every batch has its own
+// non-members; the float covers every submit.
+func runPayments(ctx context.Context, e *env) error {
+	cfg := e.cfg
+	n := cfg.Payments
+	reversed := max(1, n/10)
+	batches := 2*cfg.Pairs + 1
+	float := disburse.Money(batches) * disburse.Money(n) * (100_00 + 5_00)
+	e.say("%s: setting up an organisation with %s of float and %d members", engineOf(cfg.DatabaseURL), float, min(maxMembers, n/2))
+	o, err := setup(ctx, e, float, min(maxMembers, n/2))
+	if err != nil {
+		return err
+	}
+	base, err := openBaseline(ctx, cfg.DatabaseURL, o, e.clock)
+	if err != nil {
+		return err
+	}
+	defer base.close()
+
+	r := result{store: engineOf(cfg.DatabaseURL), payments: n, chunk: cfg.Chunk, pairs: cfg.Pairs}
+	var first batchSpec
+	var firstID string
+	for i := range cfg.Pairs {
+		svcSpec := o.newBatch(fmt.Sprintf("s%d", i), n, true)
+		baseSpec := o.newBatch(fmt.Sprintf("b%d", i), n, true)
+		sides := []func() error{
+			func() error {
+				id, add, sub, err := serviceRun(ctx, e, o, svcSpec)
+				if i == 0 {
+					first, firstID = svcSpec, id
+				}
+				r.add, r.submit = append(r.add, add), append(r.submit, sub)
+				return err
+			},
+			func() error {
+				add, sub, err := baselineRun(ctx, e, o, base, baseSpec)
+				r.addBase, r.subBase = append(r.addBase, add), append(r.subBase, sub)
+				return err
+			},
+		}
+		if i%2 == 1 {
+			sides[0], sides[1] = sides[1], sides[0]
+		}
+		for _, side := range sides {
+			if err := side(); err != nil {
+				return err
+			}
+		}
+		e.say("pair %d: add %v (baseline %v), submit %v (baseline %v)", i+1,
+			r.add[i].Round(time.Millisecond), r.addBase[i].Round(time.Millisecond), r.submit[i].Round(time.Millisecond), r.subBase[i].Round(time.Millisecond))
+	}
+
+	r.registered = first.nonMemberCount()
+	e.say("registering %d non-members", r.registered)
+	stop, err := e.profile("register")
+	if err != nil {
+		return err
+	}
+	r.register, r.workers, err = registerNonMembers(ctx, e, o, firstID, first)
+	stop()
+	if err != nil {
+		return err
+	}
+
+	r.reversed = reversed
+	e.say("reversing %d payments", reversed)
+	if r.reverse, err = reverse(ctx, e, o, o.newBatch("r", reversed, false), cfg.Chunk); err != nil {
+		return err
+	}
+
+	e.say("auditing the ledger")
+	ok, problems, err := checkLedger(ctx, e.client)
+	if err != nil {
+		return err
+	}
+	for _, p := range problems {
+		e.say("ledger: %s", p)
+	}
+	r.ledgerOK = ok
+	r.peakRSS = peakRSSMB()
+	return r.write(cfg.Out)
+}
+
+// serviceRun adds a fresh batch's payments through the API and submits it.
+func serviceRun(ctx context.Context, e *env, o *org, spec batchSpec) (id string, add, sub time.Duration, err error) {
+	if id, err = createBatch(ctx, e.client, o, "bench "+spec.tag); err != nil {
+		return id, 0, 0, err
+	}
+	stop, err := e.profile("add")
+	if err != nil {
+		return id, 0, 0, err
+	}
+	add, err = addPayments(ctx, e.client, o, id, spec, e.cfg.Chunk)
+	stop()
+	if err != nil {
+		return id, 0, 0, err
+	}
+	if stop, err = e.profile("submit"); err != nil {
+		return id, 0, 0, err
+	}
+	sub, err = submit(ctx, e.client, o, id, spec)
+	stop()
+	return id, add, sub, err
+}
+
+// baselineRun writes another fresh batch's rows straight into the
+// database: the batch itself is created through the API, untimed.
+func baselineRun(ctx context.Context, e *env, o *org, base *baseline, spec batchSpec) (add, sub time.Duration, err error) {
+	id, err := createBatch(ctx, e.client, o, "baseline "+spec.tag)
+	if err != nil {
+		return 0, 0, err
+	}
+	if add, err = base.add(ctx, id, spec); err != nil {
+		return 0, 0, fmt.Errorf("baseline add: %w", err)
+	}
+	if sub, err = base.submit(ctx, id, spec); err != nil {
+		return 0, 0, fmt.Errorf("baseline submit: %w", err)
+	}
+	return add, sub, nil
+}

@@ -1,0 +1,168 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+// Each phase runs through the API, or straight through the service where
+// the API has no call for it (the reversal sweep is a background worker's).
+// Each returns how long the measured part took and checks the outcome, so
+// that a figure never comes from a run that went wrong.
+
+// addPayments adds spec's payments to a batch in requests of chunk. The
+// time is the sum of the requests' round trips: building each request body
+// happens between them, off the clock, as a client would have it ready.
+func addPayments(ctx context.Context, c *client, o *org, batchID string, spec batchSpec, chunk int) (time.Duration, error) {
+	var total time.Duration
+	for from := 0; from < spec.n; from += chunk {
+		body := spec.body(from, min(from+chunk, spec.n))
+		took, err := c.call(ctx, "POST", "/batches/"+batchID+"/payments", o.token, body, 200, nil)
+		if err != nil {
+			return 0, err
+		}
+		total += took
+	}
+	return total, nil
+}
+
+// submit submits a batch and checks its summary: members' payments
+// settled, non-members' pending.
+func submit(ctx context.Context, c *client, o *org, batchID string, spec batchSpec) (time.Duration, error) {
+	took, err := c.call(ctx, "POST", "/batches/"+batchID+"/submit", o.token, nil, 200, nil)
+	if err != nil {
+		return 0, err
+	}
+	s, err := batch(ctx, c, o, batchID)
+	if err != nil {
+		return 0, err
+	}
+	pending := int64(spec.nonMemberCount())
+	if s.StatusCode != "OPEN" || s.Summary.PendingCount != pending || s.Summary.SettledCount != int64(spec.n)-pending {
+		return 0, fmt.Errorf("submitted batch %s is %s with %d settled and %d pending, want OPEN, %d and %d",
+			batchID, s.StatusCode, s.Summary.SettledCount, s.Summary.PendingCount, int64(spec.n)-pending, pending)
+	}
+	return took, nil
+}
+
+// registerWorkers is how many registrations are in flight at once: a
+// tenth of them, at most the load test's 64 connections, at least one.
+func registerWorkers(n int) int { return max(1, min(64, n/10)) }
+
+// register registers msisdns as members through POST /admin/members, with
+// workers requests in flight at once, and returns the wall time of all.
+func register(ctx context.Context, c *client, msisdns []string, workers int) (time.Duration, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var next atomic.Int64
+	var mu sync.Mutex
+	var first error
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(msisdns) && ctx.Err() == nil; i = int(next.Add(1)) - 1 {
+				body := []byte(`{"msisdn":"` + msisdns[i] + `"}`)
+				if _, err := c.call(ctx, "POST", "/admin/members", c.admin, body, 201, nil); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					cancel()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return time.Since(start), first
+}
+
+// registerNonMembers registers the non-members of a submitted batch, each
+// of whose registration settles its pending payment, and checks that the
+// batch is then CLOSED.
+func registerNonMembers(ctx context.Context, e *env, o *org, batchID string, spec batchSpec) (time.Duration, int, error) {
+	msisdns := make([]string, spec.nonMemberCount())
+	for k := range msisdns {
+		msisdns[k] = spec.nonMember(k)
+	}
+	workers := registerWorkers(len(msisdns))
+	took, err := register(ctx, e.client, msisdns, workers)
+	if err != nil {
+		return 0, workers, err
+	}
+	s, err := batch(ctx, e.client, o, batchID)
+	if err != nil {
+		return 0, workers, err
+	}
+	if s.StatusCode != "CLOSED" || s.Summary.SettledCount != int64(spec.n) {
+		return 0, workers, fmt.Errorf("batch %s after registration: %s with %d of %d settled, want CLOSED and all", batchID, s.StatusCode, s.Summary.SettledCount, spec.n)
+	}
+	return took, workers, nil
+}
+
+// reversalPeriod is the reversal batch's organisation setting; the clock
+// then jumps past it.
+const reversalPeriod = time.Minute
+
+// reverse submits a batch of non-members with a short reversal period,
+// moves the service's clock past their due date and times the sweep,
+// svc.ReverseDue, which the reversal worker would run. The period is set
+// back to the default afterwards.
+func reverse(ctx context.Context, e *env, o *org, spec batchSpec, chunk int) (time.Duration, error) {
+	c := e.client
+	settings := func(seconds int64) error {
+		return c.json(ctx, "PUT", "/admin/organisations/"+o.id+"/settings", c.admin, map[string]int64{"reversalPeriodSeconds": seconds}, 200, nil)
+	}
+	if err := settings(int64(reversalPeriod / time.Second)); err != nil {
+		return 0, err
+	}
+	id, err := createBatch(ctx, c, o, "reversal")
+	if err != nil {
+		return 0, err
+	}
+	if _, err := addPayments(ctx, c, o, id, spec, chunk); err != nil {
+		return 0, err
+	}
+	if _, err := c.call(ctx, "POST", "/batches/"+id+"/submit", o.token, nil, 200, nil); err != nil {
+		return 0, err
+	}
+	if err := settings(int64(disburse.DefaultReversalPeriod / time.Second)); err != nil {
+		return 0, err
+	}
+	e.clock.advance(reversalPeriod + time.Second)
+	stop, err := e.profile("reverse")
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	n, err := e.svc.ReverseDue(ctx)
+	took := time.Since(start)
+	stop()
+	if err != nil {
+		return 0, err
+	}
+	s, err := batch(ctx, c, o, id)
+	if err != nil {
+		return 0, err
+	}
+	if n != spec.n || s.StatusCode != "CLOSED" || s.Summary.CancelledCount != int64(spec.n) {
+		return 0, fmt.Errorf("reversal batch %s: the sweep changed %d payments and left it %s with %d cancelled, want %d, CLOSED", id, n, s.StatusCode, s.Summary.CancelledCount, spec.n)
+	}
+	return took, nil
+}
+
+// checkLedger asks the operator API to audit the ledger.
+func checkLedger(ctx context.Context, c *client) (bool, []string, error) {
+	var r struct {
+		OK       bool     `json:"ok"`
+		Problems []string `json:"problems"`
+	}
+	err := c.json(ctx, "GET", "/admin/ledger/check", c.admin, nil, 200, &r)
+	return r.OK, r.Problems, err
+}

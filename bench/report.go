@@ -1,0 +1,150 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// paymentsJSON is the payments mode's last line. Times are seconds;
+// the *_runs lists hold every pair's figure, in order, for the medians.
+type paymentsJSON struct {
+	Store           string    `json:"store"`
+	Payments        int       `json:"payments"`
+	Chunk           int       `json:"chunk"`
+	Pairs           int       `json:"pairs"`
+	AddS            float64   `json:"add_s"`
+	AddBaselineS    float64   `json:"add_baseline_s"`
+	AddRatio        float64   `json:"add_ratio"`
+	SubmitS         float64   `json:"submit_s"`
+	SubmitBaselineS float64   `json:"submit_baseline_s"`
+	SubmitRatio     float64   `json:"submit_ratio"`
+	RegisterS       float64   `json:"register_s"`
+	Registered      int       `json:"registered"`
+	RegisterWorkers int       `json:"register_workers"`
+	ReverseS        float64   `json:"reverse_s"`
+	Reversed        int       `json:"reversed"`
+	PeakRSSMB       float64   `json:"peak_rss_mb"`
+	LedgerOK        bool      `json:"ledger_ok"`
+	AddRuns         []float64 `json:"add_s_runs"`
+	AddBaselineRuns []float64 `json:"add_baseline_s_runs"`
+	SubmitRuns      []float64 `json:"submit_s_runs"`
+	SubmitBaseRuns  []float64 `json:"submit_baseline_s_runs"`
+}
+
+func (r result) json() paymentsJSON {
+	add, addBase, sub, subBase := median(r.add), median(r.addBase), median(r.submit), median(r.subBase)
+	return paymentsJSON{
+		Store: r.store, Payments: r.payments, Chunk: r.chunk, Pairs: r.pairs,
+		AddS: secs(add), AddBaselineS: secs(addBase), AddRatio: ratio(add, addBase),
+		SubmitS: secs(sub), SubmitBaselineS: secs(subBase), SubmitRatio: ratio(sub, subBase),
+		RegisterS: secs(r.register), Registered: r.registered, RegisterWorkers: r.workers,
+		ReverseS: secs(r.reverse), Reversed: r.reversed,
+		PeakRSSMB: r.peakRSS, LedgerOK: r.ledgerOK,
+		AddRuns: runs(r.add), AddBaselineRuns: runs(r.addBase), SubmitRuns: runs(r.submit), SubmitBaseRuns: runs(r.subBase),
+	}
+}
+
+// write prints the table and then, last, the JSON line.
+func (r result) write(w io.Writer) error {
+	j := r.json()
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "Disburse bench: %s, %d payments per batch in requests of %d, %d pairs (medians)\n\n", r.store, r.payments, r.chunk, r.pairs)
+	t := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(t, "phase\tservice\tbaseline\tratio\truns: service / baseline")
+	fmt.Fprintf(t, "add\t%.3f s\t%.3f s\t%.2f\t%s / %s\n", j.AddS, j.AddBaselineS, j.AddRatio, list(j.AddRuns), list(j.AddBaselineRuns))
+	fmt.Fprintf(t, "submit\t%.3f s\t%.3f s\t%.2f\t%s / %s\n", j.SubmitS, j.SubmitBaselineS, j.SubmitRatio, list(j.SubmitRuns), list(j.SubmitBaseRuns))
+	fmt.Fprintf(t, "register\t%.3f s\t\t\t%d members, %d in flight\n", j.RegisterS, j.Registered, j.RegisterWorkers)
+	fmt.Fprintf(t, "reverse\t%.3f s\t\t\t%d payments, ReverseDue\n", j.ReverseS, j.Reversed)
+	fmt.Fprintf(t, "peak RSS\t%.0f MB\n", j.PeakRSSMB)
+	fmt.Fprintf(t, "ledger\t%s\n", okText(j.LedgerOK))
+	t.Flush()
+	b.WriteByte('\n')
+	if err := writeJSONLine(&b, j); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func writeJSONLine(b *bytes.Buffer, v any) error {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b.Write(line)
+	b.WriteByte('\n')
+	return nil
+}
+
+func okText(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "PROBLEMS (see above)"
+}
+
+// median of the runs; the mean of the middle two for an even count.
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// secs is a duration in seconds, to the millisecond.
+func secs(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }
+
+func ratio(a, b time.Duration) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return float64(int64(float64(a)/float64(b)*100+0.5)) / 100
+}
+
+func runs(ds []time.Duration) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = secs(d)
+	}
+	return out
+}
+
+func list(fs []float64) string {
+	s := make([]string, len(fs))
+	for i, f := range fs {
+		s[i] = strconv.FormatFloat(f, 'f', 3, 64)
+	}
+	return strings.Join(s, " ")
+}
+
+// peakRSSMB is the process's peak resident set (VmHWM). The server runs in
+// this process, so it is the server's peak, with the client's share.
+func peakRSSMB() float64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 64)
+			return float64(int64(kb/1024*10+0.5)) / 10
+		}
+	}
+	return 0
+}

@@ -1,0 +1,111 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"runtime/pprof"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/httpapi"
+)
+
+// env is one benchmark's world: the store, the service, the server on a
+// loopback port and a client of it, all in this process.
+type env struct {
+	cfg      Config
+	store    disburse.Store
+	svc      *disburse.Service
+	clock    *clock
+	srv      *http.Server
+	served   chan error
+	client   *client
+	profiled bool // the CPU profile has been taken
+}
+
+// clock is real time plus an offset the bench moves forward, so that
+// reversal dates pass without waiting (the Service's Clock is injectable
+// for exactly this).
+type clock struct{ offset atomic.Int64 }
+
+func (c *clock) now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
+func (c *clock) advance(d time.Duration) { c.offset.Add(int64(d)) }
+
+// say reports progress, one line per step.
+func (e *env) say(format string, a ...any) { fmt.Fprintf(e.cfg.Progress, "bench: "+format+"\n", a...) }
+
+// engine is the database URL's scheme: sqlite or postgres.
+func engineOf(url string) string { return strings.SplitN(url, ":", 2)[0] }
+
+// start opens the store as serve does and serves the API on loopback.
+// The background workers are not started: the bench runs the reversal
+// sweep itself, to time it, and delivery would compete for the database
+// in the middle of other measurements.
+func start(ctx context.Context, cfg Config) (*env, error) {
+	store, err := cfg.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	e := &env{cfg: cfg, store: store, clock: &clock{}, served: make(chan error, 1)}
+	e.svc = disburse.NewService(store)
+	e.svc.Clock = e.clock.now
+	// The access log is formatted as serve formats it, then discarded: its
+	// cost is counted, a terminal's is not.
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// A day: a token must outlive the longest run and the clock's jumps.
+	e.svc.Log, e.svc.TokenTTL = log, 24*time.Hour
+	admin := disburse.NewSecret("adm_")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	e.srv = &http.Server{Handler: httpapi.New(e.svc, httpapi.Config{AdminToken: admin, Log: log}), ReadHeaderTimeout: 10 * time.Second}
+	go func() { e.served <- e.srv.Serve(ln) }()
+	e.client = newClient("http://"+ln.Addr().String(), admin)
+	return e, nil
+}
+
+func (e *env) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := e.srv.Shutdown(ctx); err != nil {
+		e.say("shutdown: %v", err)
+	}
+	if err := <-e.served; !errors.Is(err, http.ErrServerClosed) {
+		e.say("serve: %v", err)
+	}
+	e.client.close()
+	e.store.Close()
+}
+
+// profile starts the CPU profile when phase is the one asked for and it
+// has not been taken yet; the returned function stops it.
+func (e *env) profile(phase string) (stop func(), err error) {
+	if e.cfg.CPUProfile == "" || e.cfg.ProfilePhase != phase || e.profiled {
+		return func() {}, nil
+	}
+	f, err := os.Create(e.cfg.CPUProfile)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	e.profiled = true
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			e.say("cpu profile: %v", err)
+		}
+	}, nil
+}

@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse/postgres/pgtest"
+)
+
+// TestReplicas starts three real `disburse serve` processes on one
+// PostgreSQL database and drives them at once (contract section 9: several
+// replicas are safe). Every figure it checks comes from the API.
+func TestReplicas(t *testing.T) {
+	url := pgtest.URL(t) // skips, saying how to run it, without DISBURSE_TEST_POSTGRES_URL
+	bin := filepath.Join(t.TempDir(), "disburse")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	const admin = "replica-test-admin-token"
+	var replicas []*replica
+	for i := range 3 {
+		replicas = append(replicas, startReplica(t, bin, i, url, admin))
+	}
+
+	// An organisation whose non-members' payments are due for reversal one
+	// second after submit, with float for everything below.
+	c := client{t: t, admin: admin}
+	r0 := replicas[0]
+	org := c.call(r0, "POST", "/admin/organisations", admin, `{"name":"Replica Ltd"}`, 201)
+	orgID := org["id"].(string)
+	account := org["accounts"].([]any)[0].(map[string]any)["id"].(string)
+	c.call(r0, "PUT", "/admin/organisations/"+orgID+"/settings", admin, `{"reversalPeriodSeconds":1}`, 200)
+	c.call(r0, "POST", "/admin/accounts/"+account+"/deposits", admin, `{"amount":1000000}`, 201)
+	key := c.call(r0, "POST", "/admin/organisations/"+orgID+"/apiKeys", admin, ``, 201)["apiKey"].(string)
+	token := c.call(r0, "POST", "/authentication/getToken", "", `{"apiKey":"`+key+`"}`, 200)["accessToken"].(string)
+
+	t.Run("ConcurrentSubmitsOfOneBatch", func(t *testing.T) {
+		c := client{t: t, admin: admin}
+		batch := c.batchOf(r0, token, 50, func(i int) string { return "254712345678" })
+		statuses := make([]int, 9)
+		var wg sync.WaitGroup
+		for i := range statuses {
+			wg.Go(func() { statuses[i] = c.status(replicas[i%3], "POST", "/batches/"+batch+"/submit", token) })
+		}
+		wg.Wait()
+		count := map[int]int{}
+		for _, s := range statuses {
+			count[s]++
+		}
+		if count[200] != 1 || count[409] != 8 {
+			t.Errorf("submit statuses %v: want exactly one 200 and 409s", count)
+		}
+	})
+
+	t.Run("RegistrationRacesReversal", func(t *testing.T) {
+		c := client{t: t, admin: admin}
+		const payee = "447911123456"
+		batch := c.batchOf(r0, token, 100, func(int) string { return payee })
+		c.call(replicas[1], "POST", "/batches/"+batch+"/submit", token, ``, 200)
+		time.Sleep(time.Second) // due about now: every replica's sweep races the registration
+		c.call(replicas[2], "POST", "/admin/members", admin, `{"msisdn":"`+payee+`"}`, 201)
+		b := c.waitClosed(replicas, batch, token)
+		s := b["summary"].(map[string]any)
+		settled, cancelled := s["settledCount"].(float64), s["cancelledCount"].(float64)
+		if settled+cancelled != 100 {
+			t.Errorf("settled %v + cancelled %v, want each of 100 legs resolved once", settled, cancelled)
+		}
+		st := c.call(replicas[0], "GET", "/admin/members/"+payee+"/statement", admin, ``, 200)
+		if n := len(st["entries"].([]any)); float64(n) != settled {
+			t.Errorf("%d statement entries for %v settled payments", n, settled)
+		}
+	})
+
+	t.Run("ThousandDueReversals", func(t *testing.T) {
+		c := client{t: t, admin: admin}
+		batch := c.batchOf(r0, token, 1000, func(i int) string { return fmt.Sprintf("2547%08d", 10000000+i) })
+		c.call(r0, "POST", "/batches/"+batch+"/submit", token, ``, 200)
+		b := c.waitClosed(replicas, batch, token)
+		if s := b["summary"].(map[string]any); s["cancelledCount"].(float64) != 1000 || s["cancelledAmount"].(float64) != 10000 {
+			t.Errorf("summary %v: want all 1,000 payments reversed", s)
+		}
+	})
+
+	check := c.call(replicas[1], "GET", "/admin/ledger/check", admin, ``, 200)
+	if check["ok"] != true {
+		t.Errorf("ledger check: %v", check["problems"])
+	}
+	// Each replica exits 0 on SIGTERM.
+	for _, r := range replicas {
+		r.stop(t)
+	}
+}
+
+type replica struct {
+	cmd  *exec.Cmd
+	base string
+	done chan error
+	log  syncBuffer // what the process wrote to stderr, shown when it fails
+}
+
+// syncBuffer is a bytes.Buffer safe for the reader goroutine and the test.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) WriteLine(s string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.WriteString(s + "\n")
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+var servingAddr = regexp.MustCompile(`disburse serving"? addr=(\S+)`)
+
+func startReplica(t *testing.T, bin string, i int, url, admin string) *replica {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--database-url", url, "--admin-token", admin, "--worker-interval", "100ms")
+	cmd.Env = append(os.Environ(), "DISBURSE_NOTIFY_PROVIDER=log")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := &replica{cmd: cmd, done: make(chan error, 1)}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			r.log.WriteLine(sc.Text())
+			if m := servingAddr.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+		r.done <- cmd.Wait()
+	}()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	select {
+	case a := <-addr:
+		r.base = "http://" + a
+	case err := <-r.done:
+		t.Fatalf("replica %d exited: %v\n%s", i, err, r.log.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("replica %d did not start:\n%s", i, r.log.String())
+	}
+	return r
+}
+
+func (r *replica) stop(t *testing.T) {
+	t.Helper()
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-r.done:
+		if err != nil {
+			t.Errorf("replica exited with %v after SIGTERM, want 0", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("replica did not stop after SIGTERM")
+	}
+}
+
+type client struct {
+	t     *testing.T
+	admin string
+}
+
+func (c client) do(r *replica, method, path, token, body string) (int, []byte) {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, r.base+path, bytes.NewBufferString(body))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+func (c client) status(r *replica, method, path, token string) int {
+	s, _ := c.do(r, method, path, token, "")
+	return s
+}
+
+// call sends a request, requires the status and decodes an object body.
+func (c client) call(r *replica, method, path, token, body string, want int) map[string]any {
+	c.t.Helper()
+	status, b := c.do(r, method, path, token, body)
+	if status != want {
+		c.t.Fatalf("%s %s: status %d, want %d: %s", method, path, status, want, b)
+	}
+	var out map[string]any
+	if len(b) > 0 {
+		if err := json.Unmarshal(b, &out); err != nil {
+			c.t.Fatalf("%s %s: %v: %s", method, path, err, b)
+		}
+	}
+	return out
+}
+
+// batchOf creates a batch of n payments of 10.00 to msisdn(i).
+func (c client) batchOf(r *replica, token string, n int, msisdn func(i int) string) string {
+	c.t.Helper()
+	id := c.call(r, "POST", "/batches", token, `{"name":"replicas"}`, 201)["id"].(string)
+	var body bytes.Buffer
+	body.WriteString(`{"clearExisting":false,"payments":[`)
+	for i := range n {
+		if i > 0 {
+			body.WriteByte(',')
+		}
+		fmt.Fprintf(&body, `{"msisdn":%q,"amount":10.00}`, msisdn(i))
+	}
+	body.WriteString(`]}`)
+	c.call(r, "POST", "/batches/"+id+"/payments", token, body.String(), 200)
+	return id
+}
+
+// waitClosed polls the replicas in turn until the batch is CLOSED.
+func (c client) waitClosed(replicas []*replica, batch, token string) map[string]any {
+	c.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for i := 0; ; i++ {
+		b := c.call(replicas[i%len(replicas)], "GET", "/batches/"+batch, token, ``, 200)
+		if b["statusCode"] == "CLOSED" {
+			return b
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("batch still %v after 60s: %v", b["statusCode"], b["summary"])
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/notify"
+	"github.com/disburse/disburse/worker"
+)
+
+// shutdownGrace bounds how long in-flight requests may take once SIGTERM arrives.
+const shutdownGrace = 30 * time.Second
+
+// serve runs the API and the workers until ctx ends (SIGTERM or SIGINT),
+// then stops taking requests, lets those in flight finish, stops the
+// workers after the work they hold, and returns nil: exit code 0.
+func serve(ctx context.Context, args []string) error {
+	var c config
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	c.flags(fs)
+	fs.BoolVar(&c.Demo, "demo", false, "create a demo organisation with float and print an API key (and an admin token if none is set)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := c.check(); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+
+	store, err := openStore(ctx, c.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	svc := disburse.NewService(store)
+	svc.TokenTTL, svc.Log = c.TokenTTL, log
+
+	if c.Demo {
+		if err := demo(ctx, svc, &c); err != nil {
+			return err
+		}
+	}
+
+	ln, err := net.Listen("tcp", c.Listen)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           httpapi.New(svc, httpapi.Config{AdminToken: c.AdminToken, Log: log}),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	var workers worker.Group
+	workers.Start(context.WithoutCancel(ctx), backgroundLoops(svc, &c, log)...)
+
+	log.Info("disburse serving", "addr", ln.Addr().String(), "database", redact(c.DatabaseURL))
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	select {
+	case err := <-served:
+		workers.Stop()
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing requests in flight and claimed work")
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	err = srv.Shutdown(shutdownCtx)
+	workers.Stop()
+	if err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// backgroundLoops are the reversal sweep and notification delivery.
+func backgroundLoops(svc *disburse.Service, c *config, log *slog.Logger) []worker.Loop {
+	var provider disburse.Notifier = notify.Log{Logger: log}
+	if c.NotifyProvider == "http" {
+		provider = notify.HTTP{URL: c.NotifyURL}
+	}
+	policy := disburse.DefaultDeliveryPolicy
+	policy.MaxAttempts = c.NotifyAttempts
+	host, _ := os.Hostname()
+	owner := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), disburse.NewID()[24:])
+	return []worker.Loop{
+		worker.Reversal(svc, c.WorkerInterval, log),
+		worker.Delivery(svc, provider, owner, policy, c.WorkerInterval, log),
+	}
+}
+
+// redact hides a password in a database URL before it is logged.
+func redact(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return raw
+}

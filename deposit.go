@@ -1,0 +1,45 @@
+package disburse
+
+import (
+	"context"
+	"math"
+	"strings"
+)
+
+// maxDeposit bounds one deposit, far above any payout and far below overflow.
+const maxDeposit Money = 1_000_000_000_000 * 100
+
+// Deposit credits a payout account from the funding account: money arriving
+// from outside the service, recorded as a ledger transfer like any other.
+func (s *Service) Deposit(ctx context.Context, accountID, amountText, reference string) (Transfer, error) {
+	if !ValidID(accountID) {
+		return Transfer{}, notFound("account")
+	}
+	var v Validation
+	amount, ok := ParseMoney(amountText)
+	if !ok || amount <= 0 || amount > maxDeposit {
+		v.Add(-1, "Amount", fieldText(amountText), "amount must be a number with at most 2 decimal places, from 0.01 to "+maxDeposit.String())
+	}
+	if len([]rune(reference)) > 200 {
+		v.Add(-1, "Reference", reference, "reference is at most 200 characters")
+	}
+	if err := v.Err(); err != nil {
+		return Transfer{}, err
+	}
+	t := Transfer{ID: NewID(), FromAccountID: FundingAccountID, ToAccountID: accountID, Amount: amount,
+		Kind: TransferDeposit, Reference: strings.TrimSpace(reference), CreatedAt: s.now()}
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		a, err := tx.LockAccount(ctx, accountID)
+		if err != nil {
+			return orNotFound(err, "account")
+		}
+		if a.Kind != AccountPayout {
+			return notFound("account")
+		}
+		if a.Balance > math.MaxInt64-amount {
+			return Invalid("Amount", amount.String(), "the account's balance would overflow")
+		}
+		return tx.InsertTransfers(ctx, []Transfer{t})
+	})
+	return t, err
+}

@@ -1,0 +1,104 @@
+package disburse
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code names a kind of failure a client can act on. The HTTP adapter maps each
+// code to one status (contract section 2); anything without a code is internal.
+type Code string
+
+// The error codes of contract section 2.
+const (
+	CodeInvalid           Code = "invalid"            // 400, with field failures
+	CodeUnauthorized      Code = "unauthorized"       // 401
+	CodeNotFound          Code = "not_found"          // 404
+	CodeInvalidState      Code = "invalid_state"      // 409
+	CodeBatchEmpty        Code = "batch_empty"        // 422
+	CodeInsufficientFloat Code = "insufficient_float" // 422
+	CodePayloadTooLarge   Code = "payload_too_large"  // 413
+	CodeInternal          Code = "internal"           // 500
+)
+
+// FieldError is one validation failure, in the shape of spec 7.1.
+// Index is the payment's position in the request, or nil for request-level failures.
+type FieldError struct {
+	ErrorMessage string `json:"errorMessage"`
+	FieldName    string `json:"fieldName"`
+	FieldValue   string `json:"fieldValue"`
+	Index        *int   `json:"index,omitempty"`
+}
+
+// Error is an application error: a code, a message safe to show a client, and
+// for CodeInvalid the field failures.
+type Error struct {
+	Code    Code
+	Message string
+	Fields  []FieldError
+	// Required and Available are set for CodeInsufficientFloat.
+	Required, Available Money
+}
+
+func (e *Error) Error() string {
+	if len(e.Fields) > 0 {
+		return fmt.Sprintf("%s: %s (%d field failures)", e.Code, e.Message, len(e.Fields))
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+// Errorf returns an *Error with code and a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrNotFound is what a store returns for a row that does not exist. The use
+// cases turn it into a not_found *Error naming the resource.
+var ErrNotFound = errors.New("not found")
+
+// ErrorCode returns the code of err, or CodeInternal when err carries none.
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// Invalid returns a CodeInvalid error with a single request-level failure.
+func Invalid(field, value, message string) *Error {
+	return &Error{Code: CodeInvalid, Message: message, Fields: []FieldError{{ErrorMessage: message, FieldName: field, FieldValue: value}}}
+}
+
+// Validation collects field failures; Err returns nil when there are none.
+type Validation struct {
+	fields []FieldError
+}
+
+// Add records a failure; index < 0 means not tied to one payment.
+func (v *Validation) Add(index int, field, value, message string) {
+	f := FieldError{ErrorMessage: message, FieldName: field, FieldValue: value}
+	if index >= 0 {
+		i := index
+		f.Index = &i
+	}
+	v.fields = append(v.fields, f)
+}
+
+// Err returns the collected failures as one CodeInvalid error, or nil.
+func (v *Validation) Err() error {
+	if len(v.fields) == 0 {
+		return nil
+	}
+	return &Error{Code: CodeInvalid, Message: "validation failed", Fields: v.fields}
+}
+
+func notFound(what string) *Error { return Errorf(CodeNotFound, "%s not found", what) }
+
+// orNotFound turns a store's ErrNotFound into a not_found error for what.
+func orNotFound(err error, what string) error {
+	if errors.Is(err, ErrNotFound) {
+		return notFound(what)
+	}
+	return err
+}

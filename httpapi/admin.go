@@ -1,0 +1,137 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/disburse/disburse"
+)
+
+// The operator API (contract section 7): for the service's operator, never
+// for organisations; admin in auth.go guards every route here.
+
+func (s *server) createOrganisation(w http.ResponseWriter, r *http.Request) error {
+	var req organisationRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	org, accounts, err := s.svc.CreateOrganisation(r.Context(), disburse.NewOrganisation{
+		Name: req.Name, Currency: req.Currency, ReferralsEnabled: req.ReferralsEnabled, ReversalPeriodDays: req.ReversalPeriodDays,
+	})
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/admin/organisations/"+org.ID)
+	return writeJSON(w, http.StatusCreated, toOrganisation(org, accounts))
+}
+
+func (s *server) getOrganisation(w http.ResponseWriter, r *http.Request) error {
+	org, accounts, err := s.svc.Organisation(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, toOrganisation(org, accounts))
+}
+
+func (s *server) updateSettings(w http.ResponseWriter, r *http.Request) error {
+	var req settingsRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	org, accounts, err := s.svc.UpdateSettings(r.Context(), r.PathValue("id"), disburse.Settings{
+		ReferralsEnabled: req.ReferralsEnabled, ReversalPeriodDays: req.ReversalPeriodDays, ReversalPeriodSeconds: req.ReversalPeriodSeconds,
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, toOrganisation(org, accounts))
+}
+
+func (s *server) createAccount(w http.ResponseWriter, r *http.Request) error {
+	var req accountRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	a, err := s.svc.CreateAccount(r.Context(), r.PathValue("id"), req.Name)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, toAccount(a))
+}
+
+// createAPIKey shows the key once; only its hash is kept (contract section 3).
+func (s *server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
+	key, secret, err := s.svc.CreateAPIKey(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, apiKeyJSON{ID: key.ID, APIKey: secret})
+}
+
+func (s *server) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
+	if err := s.svc.RevokeAPIKey(r.Context(), r.PathValue("id")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// deposit answers with the ledger transfer funding → float.
+func (s *server) deposit(w http.ResponseWriter, r *http.Request) error {
+	var req depositRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	t, err := s.svc.Deposit(r.Context(), r.PathValue("id"), string(req.Amount), req.Reference)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusCreated, transferJSON{ID: t.ID, AccountID: t.ToAccountID, Amount: t.Amount, Reference: t.Reference, CreatedAt: dateTime(t.CreatedAt)})
+}
+
+// registerMember answers 201 with a new member, whose pending payments it
+// has settled, or 200 with the member already registered, unchanged:
+// registration is idempotent (docs/decisions.md).
+func (s *server) registerMember(w http.ResponseWriter, r *http.Request) error {
+	var req memberRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	m, created, err := s.svc.RegisterMember(r.Context(), disburse.Member{
+		Msisdn: req.Msisdn, Firstname: req.Firstname, Lastname: req.Lastname, AppInstalled: req.AppInstalled,
+	})
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	return writeJSON(w, status, memberJSON{
+		Msisdn: m.Msisdn, Firstname: m.Firstname, Lastname: m.Lastname, AppInstalled: m.AppInstalled, RegisteredAt: dateTime(m.RegisteredAt),
+	})
+}
+
+func (s *server) statement(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.svc.Statement(r.Context(), r.PathValue("msisdn"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, toStatement(st))
+}
+
+func (s *server) notifications(w http.ResponseWriter, r *http.Request) error {
+	list, err := s.svc.Notifications(r.Context(), r.URL.Query().Get("recipient"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, toList(list, toNotification))
+}
+
+// checkLedger audits the ledger; problems is always an array.
+func (s *server) checkLedger(w http.ResponseWriter, r *http.Request) error {
+	report, err := s.svc.CheckLedger(r.Context())
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, ledgerJSON{OK: report.OK, Problems: append([]string{}, report.Problems...)})
+}

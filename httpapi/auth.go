@@ -1,0 +1,74 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+// errUnauthorized is the one answer to a missing or wrong credential, so a
+// caller learns nothing about which part was wrong (contract section 3).
+var errUnauthorized = disburse.Errorf(disburse.CodeUnauthorized, "missing, invalid, expired or revoked credentials")
+
+// bearerToken returns the token of an "Authorization: Bearer <token>" header.
+// The scheme is case-insensitive (RFC 9110 section 11.1).
+func bearerToken(r *http.Request) (string, bool) {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return "", false
+	}
+	return token, true
+}
+
+// org guards an organisation route: the access token names the organisation,
+// which the handler receives as an argument, never through the context.
+// The operator's token is no access token, so it gets 401 here.
+func (s *server) org(h orgHandlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		token, ok := bearerToken(r)
+		if !ok {
+			return errUnauthorized
+		}
+		orgID, err := s.svc.Authenticate(r.Context(), token)
+		if err != nil {
+			return err
+		}
+		return h(w, r, orgID)
+	}
+}
+
+// admin guards an operator route (contract section 7): the bearer token must
+// be the configured admin token. Without one configured, nobody gets in.
+func (s *server) admin(h handlerFunc) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		token, ok := bearerToken(r)
+		if !ok || s.adminToken == "" || !sameSecret(token, s.adminToken) {
+			return errUnauthorized
+		}
+		return h(w, r)
+	}
+}
+
+// sameSecret compares in constant time; hashing first hides the length too.
+func sameSecret(a, b string) bool {
+	ha, hb := sha256.Sum256([]byte(a)), sha256.Sum256([]byte(b))
+	return subtle.ConstantTimeCompare(ha[:], hb[:]) == 1
+}
+
+// getToken exchanges an API key for an access token (contract section 3).
+func (s *server) getToken(w http.ResponseWriter, r *http.Request) error {
+	var req tokenRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	token, ttl, err := s.svc.IssueToken(r.Context(), req.APIKey)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, tokenJSON{AccessToken: token, TokenType: "Bearer", ExpiresIn: int64(ttl / time.Second)})
+}

@@ -1,0 +1,101 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/disburse/disburse"
+)
+
+// The batch routes (contract section 4). Path ids and query values go to
+// the domain as sent: it answers 404 for a malformed id and 400 for a bad
+// query value.
+
+func (s *server) createBatch(w http.ResponseWriter, r *http.Request, orgID string) error {
+	var req batchRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	b, err := s.svc.CreateBatch(r.Context(), orgID, disburse.BatchInput{Name: req.Name, ExternalID: req.ExternalID, AccountID: req.AccountID})
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/batches/"+b.ID)
+	return writeJSON(w, http.StatusCreated, toBatch(b))
+}
+
+func (s *server) listBatches(w http.ResponseWriter, r *http.Request, orgID string) error {
+	list, err := s.svc.Batches(r.Context(), orgID, listQuery(r))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, toList(list, toBatch))
+}
+
+// listQuery is the raw query of a list call; the domain validates it.
+func listQuery(r *http.Request) disburse.ListQuery {
+	q := r.URL.Query()
+	return disburse.ListQuery{StatusCode: q.Get("statusCode"), ExternalID: q.Get("externalId"), Skip: q.Get("skip"), Take: q.Get("take")}
+}
+
+func batchStatusCodes(w http.ResponseWriter, _ *http.Request, _ string) error {
+	return writeJSON(w, http.StatusOK, disburse.BatchStatuses())
+}
+
+func (s *server) getBatch(w http.ResponseWriter, r *http.Request, orgID string) error {
+	b, err := s.svc.Batch(r.Context(), orgID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, toBatch(b))
+}
+
+func (s *server) updateBatch(w http.ResponseWriter, r *http.Request, orgID string) error {
+	var req batchRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	b, err := s.svc.UpdateBatch(r.Context(), orgID, r.PathValue("id"), disburse.BatchInput{Name: req.Name, ExternalID: req.ExternalID})
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, toBatch(b))
+}
+
+func (s *server) listPayments(w http.ResponseWriter, r *http.Request, orgID string) error {
+	list, err := s.svc.BatchPayments(r.Context(), orgID, r.PathValue("id"), listQuery(r))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, toPayments(list))
+}
+
+// addPayments answers with the batch and the payments just added (contract 4.1).
+func (s *server) addPayments(w http.ResponseWriter, r *http.Request, orgID string) error {
+	var req addPaymentsRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	b, added, err := s.svc.AddPayments(r.Context(), orgID, r.PathValue("id"), req.input())
+	if err != nil {
+		return err
+	}
+	return writeBatchWithPayments(w, b, added)
+}
+
+// submitBatch answers with every non-deleted payment and its new status.
+// It takes no body: one sent is ignored.
+func (s *server) submitBatch(w http.ResponseWriter, r *http.Request, orgID string) error {
+	b, payments, err := s.svc.Submit(r.Context(), orgID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeBatchWithPayments(w, b, payments)
+}
+
+func (s *server) cancelBatch(w http.ResponseWriter, r *http.Request, orgID string) error {
+	b, err := s.svc.Cancel(r.Context(), orgID, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, toBatch(b))
+}

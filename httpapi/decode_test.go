@@ -1,0 +1,273 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/disburse/disburse"
+)
+
+// decodeBody runs decode on body as a handler would see it: capped at limit.
+func decodeBody(body string, limit int64, dst any) error {
+	r := httptest.NewRequest("POST", "/x", strings.NewReader(body))
+	r.Body = http.MaxBytesReader(httptest.NewRecorder(), r.Body, limit)
+	return decode(r, dst)
+}
+
+// failure is a FieldError without its message, which tests check is set.
+type failure struct {
+	FieldName, FieldValue string
+	Index                 *int
+}
+
+func failuresOf(t *testing.T, err error) []failure {
+	t.Helper()
+	e, ok := err.(*disburse.Error)
+	if !ok || e.Code != disburse.CodeInvalid {
+		t.Fatalf("err = %v, want an invalid *disburse.Error", err)
+	}
+	var out []failure
+	for _, f := range e.Fields {
+		if f.ErrorMessage == "" {
+			t.Errorf("failure %+v has no message", f)
+		}
+		out = append(out, failure{f.FieldName, f.FieldValue, f.Index})
+	}
+	return out
+}
+
+func TestDecodeFailures(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		dst  func() any
+		want []failure
+	}{
+		{"empty body", ``, newBatch, []failure{{"Body", "", nil}}},
+		{"malformed", `{"name":`, newBatch, []failure{{"Body", "", nil}}},
+		{"not JSON at all", `name=x`, newBatch, []failure{{"Body", "", nil}}},
+		{"trailing garbage", `{"name":"x"} x`, newBatch, []failure{{"Body", "", nil}}},
+		{"two values", `{"name":"x"}{"name":"y"}`, newBatch, []failure{{"Body", "", nil}}},
+		{"an array, not an object", `[1,2]`, newBatch, []failure{{"Body", "array", nil}}},
+		{"a string, not an object", `"hello"`, newBatch, []failure{{"Body", "hello", nil}}},
+		{"a number for a string", `{"name":5}`, newBatch, []failure{{"Name", "5", nil}}},
+		{"an object for a string", `{"name":{"a":1}}`, newBatch, []failure{{"Name", "object", nil}}},
+		{"names match case-insensitively", `{"NAME":true}`, newBatch, []failure{{"Name", "true", nil}}},
+		{"a string for a bool", `{"clearExisting":"yes","payments":[]}`, newPayments, []failure{{"ClearExisting", "yes", nil}}},
+		{"a fraction for a whole number", `{"reversalPeriodDays":1.5}`, newSettings, []failure{{"ReversalPeriodDays", "1.5", nil}}},
+		{"past int64", `{"reversalPeriodSeconds":99999999999999999999}`, newSettings, []failure{{"ReversalPeriodSeconds", "99999999999999999999", nil}}},
+		{"payments not an array", `{"clearExisting":true,"payments":{"msisdn":"1"}}`, newPayments, []failure{{"Payments", "object", nil}}},
+		{
+			"every payment's wrong type, with its index, and the top level's",
+			`{"clearExisting":"no","payments":[{"msisdn":254712345678,"amount":1},{"msisdn":"254712345678","amount":1},` +
+				`{"firstname":true}, 5 ,{"externalId":["a"]},null,{"referralMsisdn":7}]}`,
+			newPayments,
+			[]failure{
+				{"ClearExisting", "no", nil},
+				{"Msisdn", "254712345678", intp(0)},
+				{"Firstname", "true", intp(2)},
+				{"Payments", "5", intp(3)},
+				{"ExternalId", "array", intp(4)},
+				{"ReferralMsisdn", "7", intp(6)},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := decodeBody(tt.body, defaultMaxBodyBytes, tt.dst())
+			if diff := cmp.Diff(tt.want, failuresOf(t, err)); diff != "" {
+				t.Errorf("failures (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func newBatch() any    { return new(batchRequest) }
+func newPayments() any { return new(addPaymentsRequest) }
+func newSettings() any { return new(settingsRequest) }
+
+func TestDecodeTooLarge(t *testing.T) {
+	err := decodeBody(`{"name":"`+strings.Repeat("x", 100)+`"}`, 50, new(batchRequest))
+	if c := disburse.ErrorCode(err); c != disburse.CodePayloadTooLarge {
+		t.Fatalf("code = %q (%v), want payload_too_large", c, err)
+	}
+	// A body exactly at the limit is fine.
+	body := `{"name":"abc"}`
+	if err := decodeBody(body, int64(len(body)), new(batchRequest)); err != nil {
+		t.Fatalf("body at the limit: %v", err)
+	}
+}
+
+// TestDecodeMoneyAsText: amounts reach the domain as the JSON text sent,
+// never through a float; absent is empty; unknown fields are ignored.
+func TestDecodeMoneyAsText(t *testing.T) {
+	body := `{"clearExisting":false,"unknown":{"x":[1]},"payments":[
+		{"msisdn":"254712345678","amount":150.00,"firstname":"Amina","lastname":"B","externalId":"e1","referralAmount":5.5,"referralMsisdn":"447911123456"},
+		{"amount":"10"}, {"amount":null}, {"amount":1e2}, {}, {"amount":99999999999999999999.99}, {"amount": -5 }, {"amount":0.1}]}`
+	var req addPaymentsRequest
+	if err := decodeBody(body, defaultMaxBodyBytes, &req); err != nil {
+		t.Fatal(err)
+	}
+	want := disburse.AddPaymentsInput{ClearExisting: new(bool), Payments: []disburse.PaymentInput{
+		{Msisdn: "254712345678", Amount: "150.00", Firstname: "Amina", Lastname: "B", ExternalID: "e1", ReferralAmount: "5.5", ReferralMsisdn: "447911123456"},
+		{Amount: `"10"`}, {Amount: "null"}, {Amount: "1e2"}, {}, {Amount: "99999999999999999999.99"}, {Amount: "-5"}, {Amount: "0.1"},
+	}}
+	if diff := cmp.Diff(want, req.input()); diff != "" {
+		t.Errorf("input (-want +got):\n%s", diff)
+	}
+
+	var dep depositRequest
+	if err := decodeBody(`{"amount":0.10}`, defaultMaxBodyBytes, &dep); err != nil || string(dep.Amount) != "0.10" {
+		t.Errorf("deposit amount = %q, %v; want 0.10", dep.Amount, err)
+	}
+}
+
+// TestDecodeClearExisting: absent, false and true are three answers.
+func TestDecodeClearExisting(t *testing.T) {
+	for body, want := range map[string]*bool{
+		`{}`:                     nil,
+		`{"clearExisting":null}`: nil,
+		`{"clearExisting":false}`: func() *bool {
+			b := false
+			return &b
+		}(),
+		`{"clearExisting":true}`: func() *bool {
+			b := true
+			return &b
+		}(),
+	} {
+		var req addPaymentsRequest
+		if err := decodeBody(body, defaultMaxBodyBytes, &req); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, req.ClearExisting); diff != "" {
+			t.Errorf("%s: clearExisting (-want +got):\n%s", body, diff)
+		}
+	}
+}
+
+// paymentsBody is a request of n valid payments.
+func paymentsBody(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"clearExisting":false,"payments":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"msisdn":"2547%08d","amount":%d.%02d,"firstname":"First%d","lastname":"Last","externalId":"ext-%d"}`, i, 1+i%1000, i%100, i, i)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+// TestDecodeManyPayments: 100,000 payments (contract 4.1's limit) decode in
+// well under a second of work, straight into the domain's inputs.
+func TestDecodeManyPayments(t *testing.T) {
+	body := paymentsBody(100_000)
+	start := time.Now()
+	var req addPaymentsRequest
+	if err := decodeBody(string(body), defaultMaxBodyBytes, &req); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	t.Logf("decoded %d payments (%d bytes) in %v", len(req.Payments.items), len(body), took)
+	if len(req.Payments.items) != 100_000 || req.Payments.items[99_999].ExternalID != "ext-99999" {
+		t.Fatalf("decoded %d payments, last %+v", len(req.Payments.items), req.Payments.items[len(req.Payments.items)-1])
+	}
+	if took > 10*time.Second { // typically ~0.2s; far more means a quadratic step crept in
+		t.Errorf("decoding took %v", took)
+	}
+}
+
+func BenchmarkDecodePayments(b *testing.B) {
+	body := string(paymentsBody(100_000))
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var req addPaymentsRequest
+		if err := decodeBody(body, defaultMaxBodyBytes, &req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// FuzzDecode: no body makes the decode helper and the error writer answer
+// anything but 200, a 400 array of well-formed failures, or a 413 problem.
+func FuzzDecode(f *testing.F) {
+	for _, seed := range []string{
+		``, `{}`, `null`, `[]`, `"x"`, `{"clearExisting":true,"payments":[{"msisdn":"254712345678","amount":150.00}]}`,
+		`{"clearExisting":"x","payments":[1,{"msisdn":1},{"amount":"1"},null,[],{"MSISDN":{}}]}`,
+		`{"payments":{}}`, `{"payments":"x"}`, `{"payments":[{"amount":1e400}]}`, `{"name":"\ud800"}`,
+		`{"reversalPeriodDays":-1e3}`, `{"amount":0.001,"reference":5}`, `{} {}`, `{"a":` + strings.Repeat(`[`, 20000),
+		strings.Repeat(" ", 300), `{"name":"` + strings.Repeat("x", 300) + `"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	s := testServer(new(bytes.Buffer))
+	s.maxBody = 256
+	targets := []func() any{newPayments, newBatch, newSettings, func() any { return new(depositRequest) }, func() any { return new(memberRequest) }}
+	h := s.limitBody(s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		dst := targets[len(r.URL.Path)%len(targets)]()
+		if err := decode(r, dst); err != nil {
+			return err
+		}
+		if p, ok := dst.(*addPaymentsRequest); ok {
+			for _, in := range p.Payments.items {
+				if in.Amount != "" && !json.Valid([]byte(in.Amount)) {
+					return fmt.Errorf("amount %q is not the JSON text sent", in.Amount)
+				}
+			}
+		}
+		return writeJSON(w, http.StatusOK, struct{}{})
+	}))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for i := range targets {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest("POST", "/"+strings.Repeat("x", i), bytes.NewReader(body)))
+			switch w.Code {
+			case http.StatusOK:
+			case http.StatusBadRequest:
+				checkFailureArray(t, w.Body.Bytes())
+			case http.StatusRequestEntityTooLarge:
+				var p problem
+				if err := json.Unmarshal(w.Body.Bytes(), &p); err != nil || p.Code != disburse.CodePayloadTooLarge ||
+					w.Header().Get("Content-Type") != "application/problem+json" {
+					t.Fatalf("413 body %s: %v", w.Body, err)
+				}
+			default:
+				t.Fatalf("target %d: status %d for %q: %s", i, w.Code, body, w.Body)
+			}
+		}
+	})
+}
+
+// checkFailureArray asserts the contract's 400 shape: a non-empty array of
+// objects with exactly errorMessage, fieldName, fieldValue and maybe index.
+func checkFailureArray(t *testing.T, body []byte) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	var fs []struct {
+		ErrorMessage *string `json:"errorMessage"`
+		FieldName    *string `json:"fieldName"`
+		FieldValue   *string `json:"fieldValue"`
+		Index        *int    `json:"index"`
+	}
+	if err := dec.Decode(&fs); err != nil || len(fs) == 0 {
+		t.Fatalf("400 body %s: %v", body, err)
+	}
+	for _, f := range fs {
+		if f.ErrorMessage == nil || *f.ErrorMessage == "" || f.FieldName == nil || *f.FieldName == "" ||
+			f.FieldValue == nil || (f.Index != nil && *f.Index < 0) {
+			t.Fatalf("malformed failure in %s", body)
+		}
+	}
+}

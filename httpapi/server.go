@@ -1,0 +1,164 @@
+// Package httpapi is the HTTP adapter of Disburse: the route table, the
+// middleware around it, the handlers and the one table from error code to
+// status. Every rule lives in the domain (package disburse); a handler
+// decodes, calls one Service method and writes the answer. The contract is
+// ../shared/CONTRACT.md; openapi.yaml documents every route.
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/disburse/disburse"
+)
+
+// defaultMaxBodyBytes is contract 4.1's request body limit.
+const defaultMaxBodyBytes = 64 << 20
+
+// Config is what the adapter needs besides the service.
+type Config struct {
+	// AdminToken is the operator API's bearer token; empty: every operator call is 401.
+	AdminToken string
+	// MaxBodyBytes caps a request body (413 past it); 0 means 64 MiB.
+	MaxBodyBytes int64
+	// Log receives the access log and internal errors; nil means slog.Default().
+	Log *slog.Logger
+}
+
+type server struct {
+	svc        *disburse.Service
+	adminToken string
+	maxBody    int64
+	log        *slog.Logger
+}
+
+// New returns the API's handler: the route table on a ServeMux, inside the
+// middleware listed here outermost first.
+func New(svc *disburse.Service, cfg Config) http.Handler {
+	s := &server{svc: svc, adminToken: cfg.AdminToken, maxBody: cfg.MaxBodyBytes, log: cfg.Log}
+	if s.maxBody <= 0 {
+		s.maxBody = defaultMaxBodyBytes
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	mux := http.NewServeMux()
+	for _, rt := range s.routes() {
+		mux.Handle(rt.method+" "+rt.path, s.handle(rt.handler))
+	}
+	return chain(s.problemsForUnrouted(mux),
+		withRequestID,   // first, so every response and log line has the id
+		s.accessLog,     // sees the final status, a recovered panic's 500 included
+		s.recoverPanics, // inside the log, outside everything that might panic
+		s.limitBody,
+	)
+}
+
+// chain wraps h in mws, the first outermost.
+func chain(h http.Handler, mws ...middleware) http.Handler {
+	for i := len(mws) - 1; i >= 0; i-- {
+		h = mws[i](h)
+	}
+	return h
+}
+
+// handlerFunc is a handler that returns its failure; handle writes it.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// orgHandlerFunc is a handler of the organisation API; orgID is the
+// authenticated organisation, passed explicitly (see auth.go).
+type orgHandlerFunc func(w http.ResponseWriter, r *http.Request, orgID string) error
+
+// handle adapts a handlerFunc: its error, if any, goes to the one error writer.
+func (s *server) handle(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// route is one line of the route table. The table is a slice so that a
+// test can check every route against openapi.yaml.
+type route struct {
+	method, path string
+	handler      handlerFunc
+}
+
+// routes is the one route table: contract sections 3, 4, 5, 7 and 9.
+// s.org and s.admin say which credentials a route takes (auth.go).
+func (s *server) routes() []route {
+	return []route{
+		{"GET", "/healthz", s.healthz},
+		{"GET", "/openapi.yaml", serveOpenAPI},
+		{"POST", "/authentication/getToken", s.getToken},
+
+		{"POST", "/batches", s.org(s.createBatch)},
+		{"GET", "/batches", s.org(s.listBatches)},
+		// More specific than /batches/{id}, so ServeMux prefers it.
+		{"GET", "/batches/statusCodes", s.org(batchStatusCodes)},
+		{"GET", "/batches/{id}", s.org(s.getBatch)},
+		{"PUT", "/batches/{id}", s.org(s.updateBatch)},
+		{"GET", "/batches/{id}/payments", s.org(s.listPayments)},
+		{"POST", "/batches/{id}/payments", s.org(s.addPayments)},
+		{"POST", "/batches/{id}/submit", s.org(s.submitBatch)},
+		{"POST", "/batches/{id}/cancel", s.org(s.cancelBatch)},
+		{"GET", "/payments/statusCodes", s.org(paymentStatusCodes)},
+		{"GET", "/payments/{id}", s.org(s.getPayment)},
+		{"DELETE", "/payments/{id}", s.org(s.deletePayment)},
+		{"GET", "/members/{msisdn}/exists", s.org(s.memberExists)},
+		{"GET", "/accounts", s.org(s.listAccounts)},
+
+		{"POST", "/admin/organisations", s.admin(s.createOrganisation)},
+		{"GET", "/admin/organisations/{id}", s.admin(s.getOrganisation)},
+		{"PUT", "/admin/organisations/{id}/settings", s.admin(s.updateSettings)},
+		{"POST", "/admin/organisations/{id}/accounts", s.admin(s.createAccount)},
+		{"POST", "/admin/organisations/{id}/apiKeys", s.admin(s.createAPIKey)},
+		{"DELETE", "/admin/apiKeys/{id}", s.admin(s.revokeAPIKey)},
+		{"POST", "/admin/accounts/{id}/deposits", s.admin(s.deposit)},
+		{"POST", "/admin/members", s.admin(s.registerMember)},
+		{"GET", "/admin/members/{msisdn}/statement", s.admin(s.statement)},
+		{"GET", "/admin/notifications", s.admin(s.notifications)},
+		{"GET", "/admin/ledger/check", s.admin(s.checkLedger)},
+	}
+}
+
+// problemsForUnrouted answers an unknown path (404) or method (405) with a
+// problem like every other error, where ServeMux would write plain text.
+func (s *server) problemsForUnrouted(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, pattern := mux.Handler(r)
+		if pattern != "" { // a route, or ServeMux's redirect to a clean path
+			mux.ServeHTTP(w, r)
+			return
+		}
+		// ServeMux's fallback tells 404 from 405 and lists the allowed methods.
+		probe := &headerProbe{header: http.Header{}}
+		h.ServeHTTP(probe, r)
+		if probe.code == http.StatusMethodNotAllowed {
+			w.Header().Set("Allow", probe.header.Get("Allow"))
+			s.writeError(w, r, disburse.Errorf(codeMethodNotAllowed, "%s is not allowed on %s", r.Method, r.URL.Path))
+			return
+		}
+		s.writeError(w, r, disburse.Errorf(disburse.CodeNotFound, "no such resource: %s", r.URL.Path))
+	})
+}
+
+// headerProbe records what a handler would answer, and discards the body.
+type headerProbe struct {
+	header http.Header
+	code   int
+}
+
+func (p *headerProbe) Header() http.Header         { return p.header }
+func (p *headerProbe) WriteHeader(code int)        { p.code = code }
+func (p *headerProbe) Write(b []byte) (int, error) { return len(b), nil }
+
+// healthz answers 200 once the database answers (contract section 9).
+func (s *server) healthz(w http.ResponseWriter, r *http.Request) error {
+	if err := s.svc.Store.Ping(r.Context()); err != nil {
+		s.log.WarnContext(r.Context(), "health check: database does not answer", "err", err)
+		return disburse.Errorf(codeUnavailable, "the database does not answer")
+	}
+	return writeJSON(w, http.StatusOK, healthJSON{Status: "ok"})
+}

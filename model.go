@@ -1,0 +1,212 @@
+package disburse
+
+import "time"
+
+// Organisation pays from its payout accounts. Its settings are the operator's
+// to change (contract section 7), never the organisation's.
+type Organisation struct {
+	ID               string
+	Name             string
+	Currency         string
+	ReferralsEnabled bool
+	ReversalPeriod   time.Duration
+	HoldingAccountID string
+	CreatedAt        time.Time
+}
+
+// AccountKind says what an account in the ledger is for (docs/ledger.md).
+type AccountKind string
+
+const (
+	AccountPayout  AccountKind = "PAYOUT"  // an organisation's float, paid from
+	AccountHolding AccountKind = "HOLDING" // an organisation's funds held for non-members
+	AccountWallet  AccountKind = "WALLET"  // a member's wallet, one per msisdn and currency
+	AccountFunding AccountKind = "FUNDING" // the outside world; deposits come from it
+)
+
+// FundingAccountID is the one external account deposits are drawn from. Its
+// balance is the only one that goes below zero.
+const FundingAccountID = "00000000-0000-7000-8000-000000000000"
+
+// Account is a ledger account. Balance is kept by the store from the transfers.
+type Account struct {
+	ID             string
+	OrganisationID string // empty for wallets and the funding account
+	Kind           AccountKind
+	Name           string
+	Currency       string
+	Balance        Money
+	IsDefault      bool
+	Msisdn         string // wallets only
+	CreatedAt      time.Time
+	// HeldBalance is what the holding account holds for this payout account's
+	// pending legs (contract section 5); filled by Accounts only.
+	HeldBalance Money
+}
+
+// APIKey lets an organisation obtain access tokens. Only its hash is stored.
+type APIKey struct {
+	ID             string
+	OrganisationID string
+	Hash           string
+	Prefix         string // the first characters, for display
+	CreatedAt      time.Time
+	RevokedAt      time.Time // zero while active
+}
+
+// Token is an access token, stored hashed, tied to the key that issued it so
+// that revoking the key revokes it at once.
+type Token struct {
+	Hash           string
+	APIKeyID       string
+	OrganisationID string
+	ExpiresAt      time.Time
+	CreatedAt      time.Time
+	KeyRevokedAt   time.Time // the issuing key's revocation time, zero while active
+}
+
+// Member is a person registered with the wallet side of the service.
+type Member struct {
+	Msisdn       string
+	Firstname    string
+	Lastname     string
+	AppInstalled bool
+	RegisteredAt time.Time
+}
+
+// Summary totals a batch's payments (spec 2.2, contract 4.2). Amounts are
+// those of the payments themselves; referral legs count only in
+// ReferralsAmount and HeldAmount.
+type Summary struct {
+	PaymentsAmount  Money
+	PaymentsCount   int64
+	ReferralsAmount Money
+	DraftAmount     Money
+	DraftCount      int64
+	PendingAmount   Money
+	PendingCount    int64
+	SettledAmount   Money
+	SettledCount    int64
+	CancelledAmount Money
+	CancelledCount  int64
+	// HeldAmount is what the holding account holds for this batch: every
+	// PENDING leg, referral legs included.
+	HeldAmount Money
+}
+
+// Batch groups payments that are submitted together.
+type Batch struct {
+	ID             string
+	OrganisationID string
+	AccountID      string
+	Name           string
+	ExternalID     string
+	Status         BatchStatus
+	Summary        Summary
+	CreatedAt      time.Time
+	SubmittedAt    time.Time
+	ClosedAt       time.Time // when it became CLOSED or CANCELLED
+}
+
+// Payment is one instruction to pay an msisdn, with an optional referral leg.
+type Payment struct {
+	ID             string
+	BatchID        string
+	OrganisationID string
+	Msisdn         string
+	Amount         Money
+	Firstname      string
+	Lastname       string
+	ExternalID     string
+	Status         PaymentStatus
+	IsMember       bool
+	CreatedAt      time.Time
+	SubmittedAt    time.Time
+	SettledAt      time.Time
+	ReversalDueAt  time.Time
+	CancelledAt    time.Time
+
+	ReferralAmount    Money  // zero: no referral leg
+	ReferralMsisdn    string // set when ReferralAmount is
+	ReferralStatus    PaymentStatus
+	ReferralSettledAt time.Time
+}
+
+// HasReferral reports whether the payment has a referral leg.
+func (p Payment) HasReferral() bool { return p.ReferralAmount > 0 }
+
+// Leg names one of a payment's two movements of money.
+type Leg string
+
+const (
+	LegPayment  Leg = "PAYMENT"
+	LegReferral Leg = "REFERRAL"
+)
+
+// TransferKind says why money moved (docs/ledger.md).
+type TransferKind string
+
+const (
+	TransferDeposit TransferKind = "DEPOSIT" // funding → payout
+	TransferPay     TransferKind = "PAY"     // payout → wallet, at submit
+	TransferHold    TransferKind = "HOLD"    // payout → holding, at submit
+	TransferSettle  TransferKind = "SETTLE"  // holding → wallet, at registration
+	TransferReverse TransferKind = "REVERSE" // holding → payout, after the reversal period
+	TransferCancel  TransferKind = "CANCEL"  // holding → payout, when an OPEN batch is cancelled
+)
+
+// Transfer is one immutable double-entry movement of a positive amount.
+type Transfer struct {
+	ID            string
+	FromAccountID string
+	ToAccountID   string
+	Amount        Money
+	Kind          TransferKind
+	PaymentID     string // empty for deposits
+	Leg           Leg    // empty for deposits
+	Reference     string
+	CreatedAt     time.Time
+}
+
+// Channel is how a payee is told.
+type Channel string
+
+const (
+	ChannelSMS  Channel = "SMS"
+	ChannelPush Channel = "PUSH"
+)
+
+// NotificationStatus is where a notification is in its delivery.
+type NotificationStatus string
+
+const (
+	NotificationPending NotificationStatus = "PENDING" // waiting for (another) attempt
+	NotificationSent    NotificationStatus = "SENT"    // the provider accepted it
+	NotificationFailed  NotificationStatus = "FAILED"  // gave up after the last attempt
+)
+
+// Notification is an outbox row, written in the transaction that moved the money.
+type Notification struct {
+	ID            string
+	Channel       Channel
+	Recipient     string
+	Message       string
+	Status        NotificationStatus
+	Attempts      int
+	NextAttemptAt time.Time
+	LeaseUntil    time.Time
+	LeaseOwner    string // the process holding the lease, empty when unclaimed
+	LastError     string
+	CreatedAt     time.Time
+	SentAt        time.Time
+}
+
+// StatementEntry is one payment or referral leg settled to a member (spec 1.9).
+type StatementEntry struct {
+	PaymentID        string
+	Leg              Leg
+	OrganisationName string
+	Amount           Money
+	Currency         string
+	SettledAt        time.Time
+}

@@ -1,0 +1,64 @@
+package notify
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+// HTTP posts each message as JSON to a gateway URL. Any non-2xx answer or a
+// timeout is an error, so the worker retries it later.
+type HTTP struct {
+	URL     string
+	Client  *http.Client
+	Timeout time.Duration // per attempt; default 10s
+}
+
+// message is what the gateway receives. The id lets it drop duplicates: a
+// message may be sent again if a process dies after sending, before recording.
+type message struct {
+	ID        string `json:"id"`
+	Channel   string `json:"channel"`
+	Recipient string `json:"recipient"`
+	Message   string `json:"message"`
+}
+
+// Send posts n to the gateway.
+func (h HTTP) Send(ctx context.Context, n disburse.Notification) error {
+	timeout := h.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	body, err := json.Marshal(message{ID: n.ID, Channel: string(n.Channel), Recipient: n.Recipient, Message: n.Message})
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", n.ID)
+	client := h.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("notify gateway: %w", err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // let the connection be reused
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("notify gateway answered %s", resp.Status)
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+package disburse
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// NewOrganisation is the operator's request to create an organisation (contract section 7).
+type NewOrganisation struct {
+	Name               string
+	Currency           string // default DefaultCurrency
+	ReferralsEnabled   bool
+	ReversalPeriodDays *int64 // default 60
+}
+
+// Settings changes an organisation's settings; nil fields are left alone.
+// Seconds exist so tests need not wait days; when both are given, seconds win.
+type Settings struct {
+	ReferralsEnabled      *bool
+	ReversalPeriodDays    *int64
+	ReversalPeriodSeconds *int64
+}
+
+// maxReversalPeriod keeps reversal dates far from overflow: ten years.
+const maxReversalPeriod = 10 * 365 * 24 * time.Hour
+
+// CreateOrganisation creates an organisation with its holding account and one
+// default payout account, in one transaction.
+func (s *Service) CreateOrganisation(ctx context.Context, in NewOrganisation) (Organisation, []Account, error) {
+	var v Validation
+	name := strings.TrimSpace(in.Name)
+	if name == "" || len(name) > 200 {
+		v.Add(-1, "Name", in.Name, "name is required, at most 200 characters")
+	}
+	currency := in.Currency
+	if currency == "" {
+		currency = DefaultCurrency
+	}
+	if !validCurrency(currency) {
+		v.Add(-1, "Currency", in.Currency, "currency must be three upper-case letters (ISO 4217)")
+	}
+	period := DefaultReversalPeriod
+	if in.ReversalPeriodDays != nil {
+		period = reversalPeriod(&v, "ReversalPeriodDays", *in.ReversalPeriodDays, 24*time.Hour)
+	}
+	if err := v.Err(); err != nil {
+		return Organisation{}, nil, err
+	}
+	now := s.now()
+	org := Organisation{
+		ID: NewID(), Name: name, Currency: currency, ReferralsEnabled: in.ReferralsEnabled,
+		ReversalPeriod: period, HoldingAccountID: NewID(), CreatedAt: now,
+	}
+	holding := Account{ID: org.HoldingAccountID, OrganisationID: org.ID, Kind: AccountHolding, Name: "Holding", Currency: currency, CreatedAt: now}
+	payout := Account{ID: NewID(), OrganisationID: org.ID, Kind: AccountPayout, Name: "Default", Currency: currency, IsDefault: true, CreatedAt: now}
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		if err := tx.InsertOrganisation(ctx, org); err != nil {
+			return err
+		}
+		if err := tx.InsertAccount(ctx, holding); err != nil {
+			return err
+		}
+		return tx.InsertAccount(ctx, payout)
+	})
+	if err != nil {
+		return Organisation{}, nil, err
+	}
+	return org, []Account{payout}, nil
+}
+
+// reversalPeriod validates a period given as a count of unit.
+func reversalPeriod(v *Validation, field string, n int64, unit time.Duration) time.Duration {
+	if n < 1 || n > int64(maxReversalPeriod/unit) {
+		v.Add(-1, field, strconv.FormatInt(n, 10), "reversal period must be positive and at most ten years")
+		return 0
+	}
+	return time.Duration(n) * unit
+}
+
+func validCurrency(c string) bool {
+	if len(c) != 3 {
+		return false
+	}
+	for i := 0; i < 3; i++ {
+		if c[i] < 'A' || c[i] > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// Organisation returns an organisation with its payout accounts.
+func (s *Service) Organisation(ctx context.Context, id string) (Organisation, []Account, error) {
+	if !ValidID(id) {
+		return Organisation{}, nil, notFound("organisation")
+	}
+	var org Organisation
+	var accounts []Account
+	err := s.Store.Read(ctx, func(tx Tx) error {
+		var err error
+		if org, err = tx.Organisation(ctx, id); err != nil {
+			return orNotFound(err, "organisation")
+		}
+		accounts, err = tx.PayoutAccounts(ctx, id)
+		return err
+	})
+	return org, accounts, err
+}
+
+// UpdateSettings changes an organisation's settings. A new reversal period
+// applies to batches submitted after the change (contract section 6).
+func (s *Service) UpdateSettings(ctx context.Context, id string, in Settings) (Organisation, []Account, error) {
+	if !ValidID(id) {
+		return Organisation{}, nil, notFound("organisation")
+	}
+	var v Validation
+	var period time.Duration
+	switch {
+	case in.ReversalPeriodSeconds != nil:
+		period = reversalPeriod(&v, "ReversalPeriodSeconds", *in.ReversalPeriodSeconds, time.Second)
+	case in.ReversalPeriodDays != nil:
+		period = reversalPeriod(&v, "ReversalPeriodDays", *in.ReversalPeriodDays, 24*time.Hour)
+	}
+	if err := v.Err(); err != nil {
+		return Organisation{}, nil, err
+	}
+	var org Organisation
+	var accounts []Account
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		var err error
+		if org, err = tx.Organisation(ctx, id); err != nil {
+			return orNotFound(err, "organisation")
+		}
+		if in.ReferralsEnabled != nil {
+			org.ReferralsEnabled = *in.ReferralsEnabled
+		}
+		if period > 0 {
+			org.ReversalPeriod = period
+		}
+		if err := tx.UpdateOrganisation(ctx, org); err != nil {
+			return err
+		}
+		accounts, err = tx.PayoutAccounts(ctx, id)
+		return err
+	})
+	return org, accounts, err
+}
+
+// CreateAccount adds a payout account to an organisation.
+func (s *Service) CreateAccount(ctx context.Context, organisationID, name string) (Account, error) {
+	if !ValidID(organisationID) {
+		return Account{}, notFound("organisation")
+	}
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 200 {
+		return Account{}, Invalid("Name", name, "name is required, at most 200 characters")
+	}
+	var a Account
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		org, err := tx.Organisation(ctx, organisationID)
+		if err != nil {
+			return orNotFound(err, "organisation")
+		}
+		a = Account{ID: NewID(), OrganisationID: org.ID, Kind: AccountPayout, Name: name, Currency: org.Currency, CreatedAt: s.now()}
+		return tx.InsertAccount(ctx, a)
+	})
+	return a, err
+}
+
+// Accounts lists an organisation's payout accounts with their float and held balances.
+func (s *Service) Accounts(ctx context.Context, organisationID string) ([]Account, error) {
+	var accounts []Account
+	err := s.Store.Read(ctx, func(tx Tx) error {
+		var err error
+		accounts, err = tx.PayoutAccounts(ctx, organisationID)
+		return err
+	})
+	return accounts, err
+}

@@ -1,0 +1,20 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/disburse/disburse/postgres"
+	"github.com/disburse/disburse/postgres/pgtest"
+	"github.com/disburse/disburse/storetest"
+)
+
+// BenchmarkBatch100k: 100,000 payments added and submitted, in a new
+// database (storetest.BenchBatch100k says what it measures).
+func BenchmarkBatch100k(b *testing.B) {
+	s, err := postgres.Open(b.Context(), pgtest.URL(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	storetest.BenchBatch100k(b, s)
+}

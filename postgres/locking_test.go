@@ -1,0 +1,150 @@
+package postgres_test
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/postgres"
+	"github.com/disburse/disburse/postgres/pgtest"
+	"github.com/disburse/disburse/sqlstore"
+)
+
+var now = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+// TestDeadlockIsRetried: two Writes lock two accounts in opposite orders,
+// each waiting until the other holds its first. PostgreSQL breaks the
+// deadlock by failing one of them (40P01, after deadlock_timeout, 1 s by
+// default); Write runs that one again, and both succeed.
+func TestDeadlockIsRetried(t *testing.T) {
+	ctx := t.Context()
+	s := pgtest.Open(t)
+	msisdns := []string{"254712345678", "254733123456"}
+	var wallets map[string]string
+	err := s.Write(ctx, func(tx disburse.Tx) (err error) {
+		wallets, err = tx.EnsureWallets(ctx, "KES", msisdns, now)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attempts atomic.Int32
+	var holdingFirst sync.WaitGroup
+	holdingFirst.Add(2)
+	lockBoth := func(first, second, member string) func(disburse.Tx) error {
+		waited := false // a rerun must not wait for the other again
+		return func(tx disburse.Tx) error {
+			attempts.Add(1)
+			if _, err := tx.LockAccount(ctx, first); err != nil {
+				return err
+			}
+			if !waited {
+				waited = true
+				holdingFirst.Done()
+				holdingFirst.Wait()
+			}
+			if _, err := tx.LockAccount(ctx, second); err != nil {
+				return err
+			}
+			_, err := tx.InsertMember(ctx, disburse.Member{Msisdn: member, RegisteredAt: now})
+			return err
+		}
+	}
+	a, b := wallets[msisdns[0]], wallets[msisdns[1]]
+	var errs [2]error
+	var wg sync.WaitGroup
+	wg.Go(func() { errs[0] = s.Write(ctx, lockBoth(a, b, msisdns[0])) })
+	wg.Go(func() { errs[1] = s.Write(ctx, lockBoth(b, a, msisdns[1])) })
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		t.Fatalf("Write surfaced %v", err)
+	}
+	if n := attempts.Load(); n != 3 {
+		t.Errorf("%d attempts, want 3: one of the two deadlocked and ran again", n)
+	}
+	for _, m := range msisdns {
+		if err := s.Read(ctx, func(tx disburse.Tx) error { _, err := tx.Member(ctx, m); return err }); err != nil {
+			t.Errorf("member %s: %v", m, err)
+		}
+	}
+}
+
+// TestConcurrentMigrate: processes starting at once on an empty database
+// all migrate it without error: the advisory lock lets one migrate while
+// the others wait, then find nothing to do.
+func TestConcurrentMigrate(t *testing.T) {
+	ctx := t.Context()
+	url := pgtest.URL(t)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Back to an empty database: pgtest's come migrated.
+	for _, q := range []string{"DROP SCHEMA public CASCADE", "CREATE SCHEMA public"} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn.Close(ctx)
+	errs := make([]error, 4)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Go(func() { errs[i] = postgres.Migrate(ctx, url) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	s, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := disburse.NewService(s).CheckLedger(ctx); err != nil {
+		t.Errorf("check the migrated ledger: %v", err)
+	}
+}
+
+// TestErrors: constraint failures are told apart by SQLSTATE, on both
+// insert paths (INSERT ... SELECT FROM unnest and COPY).
+func TestErrors(t *testing.T) {
+	for name, open := range map[string]func(*testing.T) disburse.Store{"unnest": pgtest.Open, "copy": openInChunks} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			s := open(t)
+			org := disburse.Organisation{ID: disburse.NewID(), Name: "o", Currency: "KES", CreatedAt: now}
+			payout := disburse.Account{ID: disburse.NewID(), OrganisationID: org.ID, Kind: disburse.AccountPayout, Name: "p", Currency: "KES", CreatedAt: now}
+			batch := disburse.Batch{ID: disburse.NewID(), OrganisationID: org.ID, AccountID: payout.ID, Name: "b", Status: disburse.BatchDraft, CreatedAt: now}
+			payment := disburse.Payment{ID: disburse.NewID(), BatchID: batch.ID, OrganisationID: org.ID, Msisdn: "254712345678",
+				Amount: 1, Status: disburse.PaymentDraft, CreatedAt: now}
+			err := s.Write(ctx, func(tx disburse.Tx) error {
+				return errors.Join(tx.InsertOrganisation(ctx, org), tx.InsertAccount(ctx, payout), tx.InsertBatch(ctx, batch),
+					tx.InsertPayments(ctx, []disburse.Payment{payment}))
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for what, insert := range map[string]func(disburse.Tx) error{
+				"InsertOrganisation": func(tx disburse.Tx) error { return tx.InsertOrganisation(ctx, org) },
+				"InsertPayments":     func(tx disburse.Tx) error { return tx.InsertPayments(ctx, []disburse.Payment{payment}) },
+			} {
+				if err := s.Write(ctx, insert); !errors.Is(err, sqlstore.ErrDuplicate) {
+					t.Errorf("%s again = %v, want ErrDuplicate", what, err)
+				}
+			}
+			err = s.Write(ctx, func(tx disburse.Tx) error {
+				return tx.InsertTransfers(ctx, []disburse.Transfer{{ID: disburse.NewID(), FromAccountID: payout.ID,
+					ToAccountID: disburse.FundingAccountID, Amount: 1, Kind: disburse.TransferDeposit, CreatedAt: now}})
+			})
+			if !errors.Is(err, sqlstore.ErrNegativeBalance) {
+				t.Errorf("InsertTransfers past the balance = %v, want ErrNegativeBalance", err)
+			}
+		})
+	}
+}

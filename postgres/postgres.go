@@ -1,0 +1,135 @@
+// Package postgres is the production store: disburse.Store on PostgreSQL,
+// through sqlstore, with pgx. Several processes may share one database
+// (contract section 9): migrations run under an advisory lock, money moves
+// under row locks, and background work is claimed with SKIP LOCKED.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"embed"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/disburse/disburse/sqlstore"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// defaultMaxConns sizes the pool when the URL sets no pool_max_conns:
+// enough for the HTTP handlers and the workers of one process, few enough
+// that several replicas stay well under PostgreSQL's max_connections (100).
+const defaultMaxConns = 10
+
+// Open migrates the database at url (a postgres:// URL, pgx's keywords
+// included: pool_max_conns, ...) and returns a store on it.
+func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
+	return open(ctx, url, Dialect{})
+}
+
+func open(ctx context.Context, url string, d Dialect) (*sqlstore.Store, error) {
+	db, err := openDB(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	// One pool for both: PostgreSQL runs reads beside writes on any
+	// connection, and Read's REPEATABLE READ gives it its snapshot.
+	s := sqlstore.New(db, db, d)
+	if err := s.Ping(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Migrate brings the database at url to the latest schema with the
+// embedded migrations.
+func Migrate(ctx context.Context, url string) error {
+	db, err := openDB(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return migrate(ctx, db)
+}
+
+// Migrations returns the embedded migrations, one goose SQL file each.
+// pgtest names its template database by their hash.
+func Migrations() fs.FS {
+	dir, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		panic(err) // the directory is embedded: it exists
+	}
+	return dir
+}
+
+// migrate runs the migrations holding a session-level advisory lock, so
+// that replicas starting at once apply them one after the other: the first
+// migrates, the others then find nothing to do. The lock is polled every
+// second (goose's default is every 5) for up to five minutes.
+func migrate(ctx context.Context, db *sql.DB) error {
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300))
+	if err != nil {
+		return fmt.Errorf("postgres: migrations: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, Migrations(),
+		goose.WithDisableGlobalRegistry(true), goose.WithSessionLocker(locker))
+	if err != nil {
+		return fmt.Errorf("postgres: migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("postgres: migrate: %w", err)
+	}
+	return nil
+}
+
+// openDB returns a database/sql handle on a pgx pool for url.
+func openDB(ctx context.Context, url string) (*sql.DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// pgx's error leaves the password out; ours leaves the URL out.
+		return nil, fmt.Errorf("postgres: parse database URL: %w", err)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = defaultMaxConns
+	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
+		cfg.ConnConfig.RuntimeParams["application_name"] = "disburse" // names our sessions in pg_stat_activity
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	// What stdlib.OpenDBFromPool does, but closing the *sql.DB closes the
+	// pool too, so that sqlstore.Store.Close releases every connection.
+	db := sql.OpenDB(poolConnector{stdlib.GetPoolConnector(pool), pool})
+	db.SetMaxIdleConns(0) // idle connections wait in the pgx pool, not in database/sql
+	return db, nil
+}
+
+// poolConnector is a driver.Connector over a pgx pool that owns the pool:
+// database/sql closes a connector that is an io.Closer when the DB closes.
+type poolConnector struct {
+	driver.Connector
+	pool *pgxpool.Pool
+}
+
+func (c poolConnector) Close() error {
+	c.pool.Close()
+	return nil
+}
+
+var _ io.Closer = poolConnector{}

@@ -1,0 +1,115 @@
+package disburse
+
+import (
+	"context"
+	"slices"
+	"strings"
+)
+
+// RegisterMember makes msisdn a member and, in the same transaction, settles
+// every leg pending to it in every organisation: holding → wallet. A batch
+// left with nothing pending closes (contract section 6). Registering an
+// existing member changes nothing and returns it with created false.
+func (s *Service) RegisterMember(ctx context.Context, in Member) (Member, bool, error) {
+	var v Validation
+	if !ValidMsisdn(in.Msisdn) {
+		v.Add(-1, "Msisdn", in.Msisdn, msisdnMessage)
+	}
+	if len([]rune(in.Firstname)) > 100 {
+		v.Add(-1, "Firstname", in.Firstname, "firstname is at most 100 characters")
+	}
+	if len([]rune(in.Lastname)) > 100 {
+		v.Add(-1, "Lastname", in.Lastname, "lastname is at most 100 characters")
+	}
+	if err := v.Err(); err != nil {
+		return Member{}, false, err
+	}
+	var member Member
+	var created bool
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		now := s.now()
+		member = in
+		member.RegisteredAt = now
+		var err error
+		if created, err = tx.InsertMember(ctx, member); err != nil {
+			return err
+		}
+		if !created {
+			member, err = tx.Member(ctx, in.Msisdn)
+			return err
+		}
+		legs, err := tx.LockPendingLegsTo(ctx, member.Msisdn)
+		if err != nil {
+			return err
+		}
+		m := movement{now: now}
+		return s.resolve(ctx, tx, &m, legs, func(org Organisation, b Batch, p *Payment, wallets map[string]string) {
+			settleLegs(&m, org, p, member, wallets[member.Msisdn])
+		}, func(org Organisation) []string { return []string{member.Msisdn} })
+	})
+	return member, created, err
+}
+
+// settleLegs moves p's legs pending to member from the holding account to
+// the member's wallet.
+func settleLegs(m *movement, org Organisation, p *Payment, member Member, wallet string) {
+	for _, l := range legsOf(p) {
+		if l.msisdn != member.Msisdn || *l.status != PaymentPending {
+			continue
+		}
+		m.transfer(org.HoldingAccountID, wallet, l.amount, TransferSettle, *p, l.which)
+		*l.status, *l.settledAt = PaymentSettled, m.now
+		if member.AppInstalled {
+			m.notify(ChannelPush, member.Msisdn, pushMessage(org, l.amount))
+		}
+	}
+}
+
+// resolve applies change to each payment with its batch locked (in id order,
+// so two resolvers never wait on each other), keeps the summaries, closes
+// each OPEN batch left with nothing pending, and writes it all.
+func (s *Service) resolve(ctx context.Context, tx Tx, m *movement, payments []Payment,
+	change func(org Organisation, b Batch, p *Payment, wallets map[string]string),
+	walletsFor func(org Organisation) []string) error {
+	byBatch := make(map[string][]int)
+	var ids []string
+	for i, p := range payments {
+		if _, ok := byBatch[p.BatchID]; !ok {
+			ids = append(ids, p.BatchID)
+		}
+		byBatch[p.BatchID] = append(byBatch[p.BatchID], i)
+	}
+	slices.SortFunc(ids, strings.Compare)
+	orgs := make(map[string]Organisation)
+	for _, id := range ids {
+		b, err := tx.LockBatch(ctx, id)
+		if err != nil {
+			return err
+		}
+		org, ok := orgs[b.OrganisationID]
+		if !ok {
+			if org, err = tx.Organisation(ctx, b.OrganisationID); err != nil {
+				return err
+			}
+			orgs[org.ID] = org
+		}
+		var wallets map[string]string
+		if names := walletsFor(org); len(names) > 0 {
+			if wallets, err = tx.EnsureWallets(ctx, org.Currency, names, m.now); err != nil {
+				return err
+			}
+		}
+		for _, i := range byBatch[id] {
+			old := payments[i]
+			change(org, b, &payments[i], wallets)
+			m.record(&b, old, payments[i])
+		}
+		if b.Status == BatchOpen && b.Summary.nothingPending() {
+			b.Status, b.ClosedAt = BatchClosed, m.now
+		}
+		if err := tx.UpdateBatch(ctx, b); err != nil {
+			return err
+		}
+	}
+	return m.flush(ctx, tx)
+}

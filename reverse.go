@@ -1,0 +1,41 @@
+package disburse
+
+import "context"
+
+// reverseBatchSize bounds one reversal transaction, so a sweep of a million
+// due legs never holds one enormous transaction.
+const reverseBatchSize = 1000
+
+// ReverseDue reverses every leg whose reversal date has passed: its funds go
+// from the holding account back to the batch's float and it becomes
+// CANCELLED (spec 1.7). It works in transactions of up to reverseBatchSize
+// payments until none is due, and returns how many payments it changed.
+// Rows another process holds are skipped, so replicas can sweep at once.
+// When ctx ends it finishes the transaction it is in and stops.
+func (s *Service) ReverseDue(ctx context.Context) (int, error) {
+	total := 0
+	for ctx.Err() == nil {
+		n, err := s.reverseSome(context.WithoutCancel(ctx))
+		total += n
+		if err != nil || n < reverseBatchSize {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+func (s *Service) reverseSome(ctx context.Context) (int, error) {
+	n := 0
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		m := movement{now: s.now()}
+		due, err := tx.ClaimDueLegs(ctx, m.now, reverseBatchSize)
+		if err != nil {
+			return err
+		}
+		n = len(due)
+		return s.resolve(ctx, tx, &m, due, func(org Organisation, b Batch, p *Payment, _ map[string]string) {
+			returnLegs(&m, org, b, p, PaymentPending, TransferReverse)
+		}, func(Organisation) []string { return nil })
+	})
+	return n, err
+}

@@ -1,0 +1,54 @@
+package disburse
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Limits are the configurable bounds of contract 4.1.
+type Limits struct {
+	MaxPaymentsPerRequest int   // default 100,000
+	MaxPaymentsPerBatch   int64 // non-deleted payments; default 1,000,000
+	MaxAmount             Money // per payment and per referral; default 1,000,000.00
+}
+
+// DefaultLimits are the contract's defaults.
+var DefaultLimits = Limits{
+	MaxPaymentsPerRequest: 100_000,
+	MaxPaymentsPerBatch:   1_000_000,
+	MaxAmount:             1_000_000 * 100,
+}
+
+// DefaultReversalPeriod is spec 1.7's default.
+const DefaultReversalPeriod = 60 * 24 * time.Hour
+
+// DefaultCurrency is an organisation's currency when the operator names none.
+const DefaultCurrency = "KES"
+
+// Service holds the use cases: every business rule of the service, above the
+// Store. The HTTP API, the CLI and the workers call it; none of them touch
+// the store directly.
+type Service struct {
+	Store    Store
+	Clock    func() time.Time // injected so tests move time instead of sleeping
+	Limits   Limits
+	TokenTTL time.Duration
+	Log      *slog.Logger
+}
+
+// NewService returns a Service with the contract's defaults.
+func NewService(store Store) *Service {
+	return &Service{
+		Store:    store,
+		Clock:    time.Now,
+		Limits:   DefaultLimits,
+		TokenTTL: time.Hour,
+		Log:      slog.Default(),
+	}
+}
+
+// now is the time of one use case: read once, so a transaction sees one clock.
+// Truncated to microseconds, the precision the stores keep.
+func (s *Service) now() time.Time {
+	return s.Clock().UTC().Truncate(time.Microsecond)
+}

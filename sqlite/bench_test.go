@@ -1,0 +1,19 @@
+package sqlite
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/disburse/disburse/storetest"
+)
+
+// BenchmarkBatch100k: 100,000 payments added and submitted, in a new file
+// (storetest.BenchBatch100k says what it measures).
+func BenchmarkBatch100k(b *testing.B) {
+	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	storetest.BenchBatch100k(b, s)
+}

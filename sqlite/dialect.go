@@ -1,0 +1,129 @@
+package sqlite
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/disburse/disburse/sqlstore"
+)
+
+// maxBulkRows keeps one JSON parameter to a few megabytes.
+const maxBulkRows = 50_000
+
+// Dialect is SQLite's sqlstore.Dialect. The zero value is ready to use.
+type Dialect struct {
+	bulkRows int // rows per bulk statement; 0 is maxBulkRows (tests make it small)
+}
+
+var _ sqlstore.Dialect = Dialect{}
+
+// Rebind leaves the query alone: SQLite takes ? placeholders.
+func (Dialect) Rebind(query string) string { return query }
+
+// LockClause is empty: SQLite has no row locks. Every write transaction
+// begins IMMEDIATE on the one writer connection, so it holds the database's
+// write lock from its first statement; what a lock would protect cannot
+// change under it.
+func (Dialect) LockClause(skipLocked bool) string { return "" }
+
+// Rows passes the rows as one JSON text parameter, an array of row arrays,
+// and reads them back with jsonb_each: one statement binds one parameter
+// whatever the number of rows. jsonb_each rather than json_each because it
+// yields each row as JSONB, which ->> indexes without parsing text again.
+func (Dialect) Rows(cols []sqlstore.Column, n int) (string, []any, error) {
+	var b strings.Builder
+	b.WriteString("(SELECT j.key AS ord")
+	for i, c := range cols {
+		fmt.Fprintf(&b, ", j.value ->> %d AS %s", i, c.Name)
+	}
+	b.WriteString(" FROM jsonb_each(?) AS j)")
+
+	buf := make([]byte, 0, n*len(cols)*24) // ids are 38 bytes quoted, the rest less
+	buf = append(buf, '[')
+	for i := range n {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, '[')
+		for k, c := range cols {
+			if k > 0 {
+				buf = append(buf, ',')
+			}
+			switch v := c.Value(i).(type) {
+			case nil:
+				buf = append(buf, "null"...)
+			case string:
+				buf = appendJSONString(buf, v)
+			case int64:
+				buf = strconv.AppendInt(buf, v, 10)
+			case bool:
+				buf = strconv.AppendBool(buf, v)
+			default:
+				return "", nil, fmt.Errorf("sqlite: bulk column %s: unexpected %T", c.Name, v)
+			}
+		}
+		buf = append(buf, ']')
+	}
+	buf = append(buf, ']')
+	return b.String(), []any{string(buf)}, nil
+}
+
+// appendJSONString appends s as a JSON string. Bytes that are not valid
+// UTF-8 are passed through: SQLite's JSON functions keep them as they are,
+// as they would in a text column.
+func appendJSONString(buf []byte, s string) []byte {
+	buf = append(buf, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			buf = append(buf, '\\', c)
+		case c < 0x20:
+			buf = append(buf, `\u00`...)
+			buf = append(buf, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xf])
+		default:
+			buf = append(buf, c)
+		}
+	}
+	return append(buf, '"')
+}
+
+// MaxBulkRows bounds the rows of one JSON parameter.
+func (d Dialect) MaxBulkRows() int {
+	if d.bulkRows > 0 {
+		return d.bulkRows
+	}
+	return maxBulkRows
+}
+
+// Violation reads SQLite's extended result code.
+func (Dialect) Violation(err error) sqlstore.Violation {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return sqlstore.NoViolation
+	}
+	switch e.Code() {
+	case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+		return sqlstore.UniqueViolation
+	case sqlite3.SQLITE_CONSTRAINT_CHECK:
+		return sqlstore.CheckViolation
+	}
+	return sqlstore.NoViolation
+}
+
+// Retryable is always false: SQLite has no serialization failures or
+// deadlocks here. Writers queue for the one writer connection, and BEGIN
+// IMMEDIATE waits busy_timeout for another process's writer.
+func (Dialect) Retryable(err error) bool { return false }
+
+// TxOptions: a read-only transaction begins DEFERRED on a query_only
+// connection; its first read fixes its snapshot (WAL).
+func (Dialect) TxOptions(readOnly bool) *sql.TxOptions {
+	return &sql.TxOptions{ReadOnly: readOnly}
+}

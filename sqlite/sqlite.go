@@ -1,0 +1,98 @@
+// Package sqlite is the embedded store: disburse.Store on a SQLite file,
+// through sqlstore, with the pure-Go modernc.org/sqlite driver.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"runtime"
+
+	"github.com/pressly/goose/v3"
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+
+	"github.com/disburse/disburse/sqlstore"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Open migrates the SQLite file at path (creating it if need be) and
+// returns a store on it. Writes go through one connection, so that
+// concurrent Writes queue in Go instead of failing with SQLITE_BUSY; reads
+// use a pool of read-only connections, which WAL lets run beside the writer.
+func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
+	return open(ctx, path, Dialect{})
+}
+
+func open(ctx context.Context, path string, d Dialect) (*sqlstore.Store, error) {
+	if err := Migrate(ctx, path); err != nil {
+		return nil, err
+	}
+	write, err := openDB(path, true, 1)
+	if err != nil {
+		return nil, err
+	}
+	read, err := openDB(path, false, max(4, runtime.NumCPU()))
+	if err != nil {
+		write.Close()
+		return nil, err
+	}
+	s := sqlstore.New(write, read, d)
+	if err := s.Ping(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Migrate brings the SQLite file at path to the latest schema with the
+// embedded migrations, creating the file if need be.
+func Migrate(ctx context.Context, path string) error {
+	db, err := openDB(path, true, 1)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	dir, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return fmt.Errorf("sqlite: migrations: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, dir, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return fmt.Errorf("sqlite: migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("sqlite: migrate %s: %w", path, err)
+	}
+	return nil
+}
+
+// openDB opens a pool of at most conns connections to path. Every
+// connection gets its settings from the DSN, so that a connection the pool
+// opens later has them too.
+func openDB(path string, writer bool, conns int) (*sql.DB, error) {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)") // wait for another process's writer
+	q.Add("_pragma", "foreign_keys(1)")
+	if writer {
+		q.Add("_pragma", "journal_mode(WAL)")            // readers do not block the writer, nor it them
+		q.Add("_pragma", "synchronous(FULL)")            // a commit survives power loss
+		q.Add("_pragma", "cache_size(-65536)")           // 64 MiB: bulk statements touch many index pages
+		q.Add("_pragma", "journal_size_limit(67108864)") // a big batch's WAL shrinks back to 64 MiB
+		q.Set("_txlock", "immediate")                    // take the write lock at BEGIN, never mid-transaction
+	} else {
+		q.Add("_pragma", "query_only(1)") // a read can never take the write lock
+	}
+	db, err := sql.Open("sqlite", path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	db.SetConnMaxLifetime(0) // a SQLite connection is cheap to keep, costly to reopen (schema, cache)
+	return db, nil
+}

@@ -1,0 +1,153 @@
+package sqlite
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/sqlstore"
+	"github.com/disburse/disburse/storetest"
+)
+
+// openTest returns a store on a new file in the test's temp dir.
+func openTest(t *testing.T, d Dialect) *sqlstore.Store {
+	t.Helper()
+	s, err := open(t.Context(), filepath.Join(t.TempDir(), "disburse.db"), d)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestStore(t *testing.T) {
+	storetest.Run(t, openStore)
+}
+
+// TestConcurrency, TestDelivery and TestProperties run the use cases
+// on the store: races, the notification outbox, and random operations
+// checked against a model.
+func TestConcurrency(t *testing.T) { storetest.RunConcurrency(t, openStore) }
+
+func TestDelivery(t *testing.T) { storetest.RunDelivery(t, openStore) }
+
+func TestProperties(t *testing.T) { storetest.RunProperties(t, openStore) }
+
+func openStore(t *testing.T) disburse.Store { return openTest(t, Dialect{}) }
+
+// TestStoreInSmallChunks runs the suite again with bulk statements of a
+// few rows, so that every bulk path is split into chunks.
+func TestStoreInSmallChunks(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) disburse.Store { return openTest(t, Dialect{bulkRows: 3}) })
+}
+
+// TestMigrateTwice: migrating a migrated file changes nothing.
+func TestMigrateTwice(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "disburse.db")
+	for range 2 {
+		if err := Migrate(t.Context(), path); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestLedgerReportsNegativeBalance reaches the audit's negative balance
+// check, which the CHECK constraint otherwise keeps out of reach.
+func TestLedgerReportsNegativeBalance(t *testing.T) {
+	ctx := t.Context()
+	s := openTest(t, Dialect{})
+	org := disburse.NewID()
+	acct := disburse.NewID()
+	for _, q := range []string{
+		`PRAGMA ignore_check_constraints = ON`,
+		`INSERT INTO organisations (id, name, currency, referrals_enabled, reversal_period_us, created_at) VALUES ('` + org + `', 'o', 'KES', 0, 0, 0)`,
+		`INSERT INTO accounts (id, organisation_id, kind, name, currency, balance, created_at) VALUES ('` + acct + `', '` + org + `', 'PAYOUT', 'p', 'KES', -5, 0)`,
+		`PRAGMA ignore_check_constraints = OFF`,
+	} {
+		if err := s.ExecRaw(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var problems []string
+	err := s.Read(ctx, func(tx disburse.Tx) (err error) { problems, err = tx.LedgerProblems(ctx); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "account " + acct + " (PAYOUT): negative balance -0.05"
+	for _, p := range problems {
+		if p == want {
+			return
+		}
+	}
+	t.Errorf("no %q in:\n%s", want, strings.Join(problems, "\n"))
+}
+
+// TestErrors: constraint failures are told apart by SQLite's extended
+// result codes.
+func TestErrors(t *testing.T) {
+	ctx := t.Context()
+	s := openTest(t, Dialect{})
+	org := disburse.Organisation{ID: disburse.NewID(), Name: "o", Currency: "KES", CreatedAt: storeTime}
+	payout := disburse.Account{ID: disburse.NewID(), OrganisationID: org.ID, Kind: disburse.AccountPayout, Name: "p", Currency: "KES", CreatedAt: storeTime}
+	err := s.Write(ctx, func(tx disburse.Tx) error {
+		if err := tx.InsertOrganisation(ctx, org); err != nil {
+			return err
+		}
+		return tx.InsertAccount(ctx, payout)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Write(ctx, func(tx disburse.Tx) error { return tx.InsertOrganisation(ctx, org) })
+	if !errors.Is(err, sqlstore.ErrDuplicate) {
+		t.Errorf("second InsertOrganisation = %v, want ErrDuplicate", err)
+	}
+	err = s.Write(ctx, func(tx disburse.Tx) error {
+		return tx.InsertTransfers(ctx, []disburse.Transfer{{ID: disburse.NewID(), FromAccountID: payout.ID,
+			ToAccountID: disburse.FundingAccountID, Amount: 1, Kind: disburse.TransferDeposit, CreatedAt: storeTime}})
+	})
+	if !errors.Is(err, sqlstore.ErrNegativeBalance) {
+		t.Errorf("InsertTransfers past the balance = %v, want ErrNegativeBalance", err)
+	}
+}
+
+var storeTime = time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)
+
+// TestTwoStoresOnOneFile: two stores on one file (two processes, say)
+// each have a writer; BEGIN IMMEDIATE and busy_timeout queue their writes
+// instead of failing with SQLITE_BUSY.
+func TestTwoStoresOnOneFile(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "disburse.db")
+	var stores [2]*sqlstore.Store
+	for i := range stores {
+		s, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		stores[i] = s
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for i := range 20 {
+		wg.Go(func() {
+			errs <- stores[i%2].Write(ctx, func(tx disburse.Tx) error {
+				_, err := tx.InsertMember(ctx, disburse.Member{Msisdn: fmt.Sprintf("2547123456%02d", i), RegisteredAt: storeTime})
+				return err
+			})
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("write: %v", err)
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+const accountColumns = `a.id, a.organisation_id, a.kind, a.name, a.currency, a.balance, a.is_default, a.msisdn, a.created_at`
+
+func scanAccount(r scanner, extra ...any) (disburse.Account, error) {
+	var a disburse.Account
+	dest := append([]any{&a.ID, opt(&a.OrganisationID), &a.Kind, &a.Name, &a.Currency, &a.Balance, &a.IsDefault, &a.Msisdn, at(&a.CreatedAt)}, extra...)
+	return a, r.Scan(dest...)
+}
+
+func (t *tx) InsertAccount(ctx context.Context, a disburse.Account) error {
+	return t.insert(ctx, "account",
+		`INSERT INTO accounts (id, organisation_id, kind, name, currency, balance, is_default, msisdn, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, nullID(a.OrganisationID), string(a.Kind), a.Name, a.Currency, int64(a.Balance), a.IsDefault, a.Msisdn, micros(a.CreatedAt))
+}
+
+func (t *tx) Account(ctx context.Context, id string) (disburse.Account, error) {
+	return t.account(ctx, id, "")
+}
+
+func (t *tx) LockAccount(ctx context.Context, id string) (disburse.Account, error) {
+	return t.account(ctx, id, t.d.LockClause(false))
+}
+
+func (t *tx) account(ctx context.Context, id, lock string) (disburse.Account, error) {
+	a, err := scanAccount(t.queryRow(ctx, `SELECT `+accountColumns+` FROM accounts a WHERE a.id = ?`+lock, id))
+	return a, found("account", err)
+}
+
+func (t *tx) PayoutAccounts(ctx context.Context, organisationID string) ([]disburse.Account, error) {
+	// HeldBalance: what the holding account holds for this account's
+	// pending legs, which is what its batches' stored summaries hold.
+	return list(ctx, t, "payout accounts", func(r *sql.Rows) (disburse.Account, error) {
+		var held int64
+		a, err := scanAccount(r, &held)
+		a.HeldBalance = disburse.Money(held)
+		return a, err
+	}, `SELECT `+accountColumns+`,
+		(SELECT CAST(COALESCE(SUM(b.held_amount), 0) AS BIGINT) FROM batches b WHERE b.account_id = a.id)
+		FROM accounts a WHERE a.organisation_id = ? AND a.kind = 'PAYOUT'
+		ORDER BY a.created_at, a.id`, organisationID)
+}
+
+func (t *tx) Wallets(ctx context.Context, msisdn string) ([]disburse.Account, error) {
+	return list(ctx, t, "wallets", scanRowAccount,
+		`SELECT `+accountColumns+` FROM accounts a WHERE a.kind = 'WALLET' AND a.msisdn = ? ORDER BY a.created_at, a.id`, msisdn)
+}
+
+func scanRowAccount(r *sql.Rows) (disburse.Account, error) { return scanAccount(r) }
+
+func (t *tx) EnsureWallets(ctx context.Context, currency string, msisdns []string, now time.Time) (map[string]string, error) {
+	msisdns = distinct(msisdns)
+	ids := make([]string, len(msisdns))
+	for i := range ids {
+		ids[i] = disburse.NewID()
+	}
+	cols := []Column{
+		IDCol("id", func(i int) string { return ids[i] }),
+		TextCol("msisdn", func(i int) string { return msisdns[i] }),
+	}
+	// WHERE true: SQLite needs it to tell ON CONFLICT from a join
+	// constraint. The casts type the parameters for PostgreSQL, which does
+	// not infer them from the columns of an INSERT ... SELECT.
+	_, err := t.bulk(ctx, `INSERT INTO accounts (id, kind, name, currency, balance, is_default, msisdn, created_at)
+		SELECT r.id, 'WALLET', r.msisdn, CAST(? AS TEXT), 0, FALSE, r.msisdn, CAST(? AS BIGINT) FROM @rows AS r WHERE true
+		ON CONFLICT (msisdn, currency) WHERE kind = 'WALLET' DO NOTHING`,
+		[]any{currency, micros(now)}, len(msisdns), cols, nil)
+	if err != nil {
+		return nil, fmt.Errorf("ensure wallets: %w", err)
+	}
+	wallets := make(map[string]string, len(msisdns))
+	_, err = t.bulk(ctx, `SELECT a.msisdn, a.id FROM @rows AS r
+		CROSS JOIN accounts a WHERE a.kind = 'WALLET' AND a.msisdn = r.msisdn AND a.currency = ?`,
+		[]any{currency}, len(msisdns), cols[1:], func(r *sql.Rows) error {
+			var msisdn, id string
+			err := r.Scan(&msisdn, &id)
+			wallets[msisdn] = id
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("ensure wallets: %w", err)
+	}
+	return wallets, nil
+}
+
+// distinct returns ss without repeats, in first-seen order.
+func distinct(ss []string) []string {
+	seen := make(map[string]bool, len(ss))
+	out := make([]string, 0, len(ss))
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

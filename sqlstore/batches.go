@@ -1,0 +1,99 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"math"
+	"strings"
+
+	"github.com/disburse/disburse"
+)
+
+// batchColumns lists the stored summary in the order of disburse.Summary.
+const batchColumns = `id, organisation_id, account_id, name, external_id, status,
+	payments_amount, payments_count, referrals_amount, draft_amount, draft_count,
+	pending_amount, pending_count, settled_amount, settled_count,
+	cancelled_amount, cancelled_count, held_amount,
+	created_at, submitted_at, closed_at`
+
+// summaryFields are the destinations or values of the summary columns.
+func summaryFields(s *disburse.Summary) []any {
+	return []any{&s.PaymentsAmount, &s.PaymentsCount, &s.ReferralsAmount, &s.DraftAmount, &s.DraftCount,
+		&s.PendingAmount, &s.PendingCount, &s.SettledAmount, &s.SettledCount,
+		&s.CancelledAmount, &s.CancelledCount, &s.HeldAmount}
+}
+
+// summaryArgs are the summary's values as query arguments.
+func summaryArgs(s disburse.Summary) []any {
+	return []any{int64(s.PaymentsAmount), s.PaymentsCount, int64(s.ReferralsAmount), int64(s.DraftAmount), s.DraftCount,
+		int64(s.PendingAmount), s.PendingCount, int64(s.SettledAmount), s.SettledCount,
+		int64(s.CancelledAmount), s.CancelledCount, int64(s.HeldAmount)}
+}
+
+func scanBatch(r scanner) (disburse.Batch, error) {
+	var b disburse.Batch
+	dest := []any{&b.ID, &b.OrganisationID, &b.AccountID, &b.Name, &b.ExternalID, &b.Status}
+	dest = append(dest, summaryFields(&b.Summary)...)
+	dest = append(dest, at(&b.CreatedAt), at(&b.SubmittedAt), at(&b.ClosedAt))
+	return b, r.Scan(dest...)
+}
+
+func (t *tx) InsertBatch(ctx context.Context, b disburse.Batch) error {
+	args := []any{b.ID, b.OrganisationID, b.AccountID, b.Name, b.ExternalID, string(b.Status)}
+	args = append(args, summaryArgs(b.Summary)...)
+	args = append(args, micros(b.CreatedAt), micros(b.SubmittedAt), micros(b.ClosedAt))
+	return t.insert(ctx, "batch", `INSERT INTO batches (`+batchColumns+`) VALUES (`+placeholders(len(args))+`)`, args...)
+}
+
+func (t *tx) Batch(ctx context.Context, id string) (disburse.Batch, error) {
+	return t.batch(ctx, id, "")
+}
+
+func (t *tx) LockBatch(ctx context.Context, id string) (disburse.Batch, error) {
+	return t.batch(ctx, id, t.d.LockClause(false))
+}
+
+func (t *tx) batch(ctx context.Context, id, lock string) (disburse.Batch, error) {
+	b, err := scanBatch(t.queryRow(ctx, `SELECT `+batchColumns+` FROM batches WHERE id = ?`+lock, id))
+	return b, found("batch", err)
+}
+
+func (t *tx) UpdateBatch(ctx context.Context, b disburse.Batch) error {
+	args := []any{b.Name, b.ExternalID, string(b.Status)}
+	args = append(args, summaryArgs(b.Summary)...)
+	args = append(args, micros(b.SubmittedAt), micros(b.ClosedAt), b.ID)
+	return t.update(ctx, "batch", `UPDATE batches SET name = ?, external_id = ?, status = ?,
+		payments_amount = ?, payments_count = ?, referrals_amount = ?, draft_amount = ?, draft_count = ?,
+		pending_amount = ?, pending_count = ?, settled_amount = ?, settled_count = ?,
+		cancelled_amount = ?, cancelled_count = ?, held_amount = ?,
+		submitted_at = ?, closed_at = ? WHERE id = ?`, args...)
+}
+
+// Batches lists newest first; ties by id, descending too, so that of two
+// batches created in the same microsecond the later (UUIDv7) comes first.
+func (t *tx) Batches(ctx context.Context, organisationID string, f disburse.BatchFilter) ([]disburse.Batch, error) {
+	where, args := []string{"organisation_id = ?"}, []any{organisationID}
+	if f.Status != "" {
+		where, args = append(where, "status = ?"), append(args, string(f.Status))
+	}
+	if f.ExternalID != "" {
+		where, args = append(where, "external_id = ?"), append(args, f.ExternalID)
+	}
+	args = append(args, limit(f.Take), f.Skip)
+	return list(ctx, t, "batches", func(r *sql.Rows) (disburse.Batch, error) { return scanBatch(r) },
+		`SELECT `+batchColumns+` FROM batches WHERE `+strings.Join(where, " AND ")+
+			` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, args...)
+}
+
+// placeholders returns n comma-separated ?.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// limit is the LIMIT of a page of take rows; 0 means no limit.
+func limit(take int) int64 {
+	if take <= 0 {
+		return math.MaxInt64
+	}
+	return int64(take)
+}

@@ -1,0 +1,51 @@
+package sqlstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+const apiKeyColumns = `id, organisation_id, hash, prefix, created_at, revoked_at`
+
+func (t *tx) InsertAPIKey(ctx context.Context, k disburse.APIKey) error {
+	return t.insert(ctx, "api key",
+		`INSERT INTO api_keys (`+apiKeyColumns+`) VALUES (?, ?, ?, ?, ?, ?)`,
+		k.ID, k.OrganisationID, k.Hash, k.Prefix, micros(k.CreatedAt), micros(k.RevokedAt))
+}
+
+func (t *tx) APIKey(ctx context.Context, id string) (disburse.APIKey, error) {
+	return t.apiKey(ctx, "id", id)
+}
+
+func (t *tx) APIKeyByHash(ctx context.Context, hash string) (disburse.APIKey, error) {
+	return t.apiKey(ctx, "hash", hash)
+}
+
+// apiKey looks a key up by column, id or hash (both unique).
+func (t *tx) apiKey(ctx context.Context, column, value string) (disburse.APIKey, error) {
+	var k disburse.APIKey
+	err := t.queryRow(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE `+column+` = ?`, value).
+		Scan(&k.ID, &k.OrganisationID, &k.Hash, &k.Prefix, at(&k.CreatedAt), at(&k.RevokedAt))
+	return k, found("api key", err)
+}
+
+// RevokeAPIKey keeps the first revocation time when a key is revoked twice.
+func (t *tx) RevokeAPIKey(ctx context.Context, id string, at time.Time) error {
+	return t.update(ctx, "api key", `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, micros(at), id)
+}
+
+func (t *tx) InsertToken(ctx context.Context, tk disburse.Token) error {
+	return t.insert(ctx, "token",
+		`INSERT INTO tokens (hash, api_key_id, organisation_id, expires_at, created_at) VALUES (?, ?, ?, ?, ?)`,
+		tk.Hash, tk.APIKeyID, tk.OrganisationID, micros(tk.ExpiresAt), micros(tk.CreatedAt))
+}
+
+func (t *tx) TokenByHash(ctx context.Context, hash string) (disburse.Token, error) {
+	var tk disburse.Token
+	err := t.queryRow(ctx, `SELECT t.hash, t.api_key_id, t.organisation_id, t.expires_at, t.created_at, k.revoked_at
+		FROM tokens t JOIN api_keys k ON k.id = t.api_key_id WHERE t.hash = ?`, hash).
+		Scan(&tk.Hash, &tk.APIKeyID, &tk.OrganisationID, at(&tk.ExpiresAt), at(&tk.CreatedAt), at(&tk.KeyRevokedAt))
+	return tk, found("token", err)
+}

@@ -1,0 +1,81 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+func (t *tx) InsertTransfers(ctx context.Context, ts []disburse.Transfer) error {
+	if len(ts) == 0 {
+		return nil
+	}
+	cols := []Column{
+		IDCol("id", func(i int) string { return ts[i].ID }),
+		IDCol("from_account_id", func(i int) string { return ts[i].FromAccountID }),
+		IDCol("to_account_id", func(i int) string { return ts[i].ToAccountID }),
+		IntCol("amount", func(i int) int64 { return int64(ts[i].Amount) }),
+		TextCol("kind", func(i int) string { return string(ts[i].Kind) }),
+		IDCol("payment_id", func(i int) string { return ts[i].PaymentID }),
+		OptTextCol("leg", func(i int) string { return string(ts[i].Leg) }),
+		TextCol("reference", func(i int) string { return ts[i].Reference }),
+		TimeCol("created_at", func(i int) time.Time { return ts[i].CreatedAt }),
+	}
+	if err := t.insertRows(ctx, "transfers", cols, len(ts)); err != nil {
+		return err
+	}
+	return t.applyToBalances(ctx, ts)
+}
+
+// applyToBalances adds the transfers to the stored balances: the deltas
+// are summed per account here, then one statement updates every touched
+// account once, however many transfers touch it (a payout account at
+// submit: one per payment).
+func (t *tx) applyToBalances(ctx context.Context, ts []disburse.Transfer) error {
+	delta := make(map[string]int64)
+	for _, tr := range ts {
+		delta[tr.FromAccountID] -= int64(tr.Amount)
+		delta[tr.ToAccountID] += int64(tr.Amount)
+	}
+	ids := make([]string, 0, len(delta))
+	for id, d := range delta {
+		if d != 0 {
+			ids = append(ids, id)
+		}
+	}
+	// A fixed order, so that two transactions lock shared accounts in the
+	// same order where the engine locks rows (fewer deadlocks).
+	slices.Sort(ids)
+	cols := []Column{
+		IDCol("id", func(i int) string { return ids[i] }),
+		IntCol("delta", func(i int) int64 { return delta[ids[i]] }),
+	}
+	_, err := t.bulk(ctx, `UPDATE accounts SET balance = accounts.balance + r.delta
+		FROM @rows AS r WHERE accounts.id = r.id`, nil, len(ids), cols, nil)
+	if err != nil {
+		if t.d.Violation(err) == CheckViolation {
+			// The only CHECK an UPDATE of balance can break.
+			err = ErrNegativeBalance
+		}
+		return fmt.Errorf("apply transfers to balances: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) StatementEntries(ctx context.Context, msisdn string) ([]disburse.StatementEntry, error) {
+	return list(ctx, t, "statement", func(r *sql.Rows) (disburse.StatementEntry, error) {
+		var e disburse.StatementEntry
+		err := r.Scan(&e.PaymentID, &e.Leg, &e.OrganisationName, &e.Amount, &e.Currency, at(&e.SettledAt))
+		return e, err
+	}, `SELECT t.payment_id, t.leg, o.name, t.amount, a.currency, t.created_at
+		FROM accounts a
+		JOIN transfers t ON t.to_account_id = a.id
+		JOIN payments p ON p.id = t.payment_id
+		JOIN organisations o ON o.id = p.organisation_id
+		WHERE a.kind = 'WALLET' AND a.msisdn = ?
+		ORDER BY t.created_at, t.id`, msisdn)
+}

@@ -1,0 +1,31 @@
+package sqlstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+const organisationColumns = `id, name, currency, referrals_enabled, reversal_period_us, holding_account_id, created_at`
+
+func (t *tx) InsertOrganisation(ctx context.Context, o disburse.Organisation) error {
+	return t.insert(ctx, "organisation",
+		`INSERT INTO organisations (`+organisationColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		o.ID, o.Name, o.Currency, o.ReferralsEnabled, o.ReversalPeriod.Microseconds(), nullID(o.HoldingAccountID), micros(o.CreatedAt))
+}
+
+func (t *tx) Organisation(ctx context.Context, id string) (disburse.Organisation, error) {
+	var o disburse.Organisation
+	var period int64
+	err := t.queryRow(ctx, `SELECT `+organisationColumns+` FROM organisations WHERE id = ?`, id).
+		Scan(&o.ID, &o.Name, &o.Currency, &o.ReferralsEnabled, &period, opt(&o.HoldingAccountID), at(&o.CreatedAt))
+	o.ReversalPeriod = time.Duration(period) * time.Microsecond
+	return o, found("organisation", err)
+}
+
+func (t *tx) UpdateOrganisation(ctx context.Context, o disburse.Organisation) error {
+	return t.update(ctx, "organisation",
+		`UPDATE organisations SET name = ?, currency = ?, referrals_enabled = ?, reversal_period_us = ?, holding_account_id = ? WHERE id = ?`,
+		o.Name, o.Currency, o.ReferralsEnabled, o.ReversalPeriod.Microseconds(), nullID(o.HoldingAccountID), o.ID)
+}

@@ -1,0 +1,162 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+const paymentColumns = `p.id, p.batch_id, p.organisation_id, p.msisdn, p.amount, p.firstname, p.lastname,
+	p.external_id, p.status, p.is_member, p.created_at, p.submitted_at, p.settled_at,
+	p.reversal_due_at, p.cancelled_at, p.referral_amount, p.referral_msisdn,
+	p.referral_status, p.referral_settled_at`
+
+func scanPayment(r scanner) (disburse.Payment, error) {
+	var p disburse.Payment
+	err := r.Scan(&p.ID, &p.BatchID, &p.OrganisationID, &p.Msisdn, &p.Amount, &p.Firstname, &p.Lastname,
+		&p.ExternalID, &p.Status, &p.IsMember, at(&p.CreatedAt), at(&p.SubmittedAt), at(&p.SettledAt),
+		at(&p.ReversalDueAt), at(&p.CancelledAt), &p.ReferralAmount, &p.ReferralMsisdn,
+		&p.ReferralStatus, at(&p.ReferralSettledAt))
+	return p, err
+}
+
+func scanRowPayment(r *sql.Rows) (disburse.Payment, error) { return scanPayment(r) }
+
+// paymentStateColumns are the columns UpdatePaymentStates writes, with the
+// id that finds the row.
+func paymentStateColumns(ps []disburse.Payment) []Column {
+	return []Column{
+		IDCol("id", func(i int) string { return ps[i].ID }),
+		TextCol("status", func(i int) string { return string(ps[i].Status) }),
+		BoolCol("is_member", func(i int) bool { return ps[i].IsMember }),
+		TimeCol("submitted_at", func(i int) time.Time { return ps[i].SubmittedAt }),
+		TimeCol("settled_at", func(i int) time.Time { return ps[i].SettledAt }),
+		TimeCol("reversal_due_at", func(i int) time.Time { return ps[i].ReversalDueAt }),
+		TimeCol("cancelled_at", func(i int) time.Time { return ps[i].CancelledAt }),
+		TextCol("referral_status", func(i int) string { return string(ps[i].ReferralStatus) }),
+		TimeCol("referral_settled_at", func(i int) time.Time { return ps[i].ReferralSettledAt }),
+	}
+}
+
+// InsertPayments inserts in input order, so that the engine-assigned seq,
+// which Payments orders by, is the order of addition.
+func (t *tx) InsertPayments(ctx context.Context, ps []disburse.Payment) error {
+	cols := append(paymentStateColumns(ps),
+		IDCol("batch_id", func(i int) string { return ps[i].BatchID }),
+		IDCol("organisation_id", func(i int) string { return ps[i].OrganisationID }),
+		TextCol("msisdn", func(i int) string { return ps[i].Msisdn }),
+		IntCol("amount", func(i int) int64 { return int64(ps[i].Amount) }),
+		TextCol("firstname", func(i int) string { return ps[i].Firstname }),
+		TextCol("lastname", func(i int) string { return ps[i].Lastname }),
+		TextCol("external_id", func(i int) string { return ps[i].ExternalID }),
+		TimeCol("created_at", func(i int) time.Time { return ps[i].CreatedAt }),
+		IntCol("referral_amount", func(i int) int64 { return int64(ps[i].ReferralAmount) }),
+		TextCol("referral_msisdn", func(i int) string { return ps[i].ReferralMsisdn }),
+	)
+	return t.insertRows(ctx, "payments", cols, len(ps))
+}
+
+func (t *tx) Payment(ctx context.Context, id string) (disburse.Payment, error) {
+	p, err := scanPayment(t.queryRow(ctx, `SELECT `+paymentColumns+` FROM payments p WHERE p.id = ?`, id))
+	return p, found("payment", err)
+}
+
+func (t *tx) Payments(ctx context.Context, batchID string, f disburse.PaymentFilter) ([]disburse.Payment, error) {
+	query, args := `SELECT `+paymentColumns+` FROM payments p WHERE p.batch_id = ?`, []any{batchID}
+	if f.Status != "" {
+		query, args = query+` AND p.status = ?`, append(args, string(f.Status))
+	}
+	rows, err := t.query(ctx, query+` ORDER BY p.seq LIMIT ? OFFSET ?`, append(args, limit(f.Take), f.Skip)...)
+	if err != nil {
+		return nil, fmt.Errorf("payments: %w", err)
+	}
+	// Room for what the caller expects, within the page asked for.
+	var out []disburse.Payment
+	if n := f.Expect; n > 0 {
+		if f.Take > 0 {
+			n = min(n, f.Take)
+		}
+		out = make([]disburse.Payment, 0, n)
+	}
+	return collect("payments", rows, out, scanRowPayment)
+}
+
+func (t *tx) ExternalIDsInUse(ctx context.Context, organisationID string, ids []string, exceptBatchID string) ([]string, error) {
+	ids = distinct(ids)
+	// The conditions on p repeat the partial index's predicate so that the
+	// engine may use it. The batch exception is added only when there is
+	// one: an empty id compared with a uuid column fails on PostgreSQL.
+	query := `SELECT DISTINCT p.external_id FROM @rows AS r CROSS JOIN payments p
+		WHERE p.organisation_id = ? AND p.external_id = r.external_id
+		AND p.external_id <> '' AND p.status <> 'DELETED'`
+	args := []any{organisationID}
+	if exceptBatchID != "" {
+		query, args = query+` AND p.batch_id <> ?`, append(args, exceptBatchID)
+	}
+	var inUse []string
+	_, err := t.bulk(ctx, query, args, len(ids), []Column{TextCol("external_id", func(i int) string { return ids[i] })},
+		func(r *sql.Rows) error {
+			var id string
+			err := r.Scan(&id)
+			inUse = append(inUse, id)
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("external ids in use: %w", err)
+	}
+	slices.Sort(inUse)
+	return inUse, nil
+}
+
+func (t *tx) UpdatePaymentStates(ctx context.Context, ps []disburse.Payment) error {
+	cols := paymentStateColumns(ps)
+	set := ""
+	for i, c := range cols[1:] {
+		if i > 0 {
+			set += ", "
+		}
+		set += c.Name + " = r." + c.Name
+	}
+	n, err := t.bulk(ctx, `UPDATE payments SET `+set+` FROM @rows AS r WHERE payments.id = r.id`, nil, len(ps), cols, nil)
+	if err != nil {
+		return fmt.Errorf("update payment states: %w", err)
+	}
+	if n != int64(len(ps)) {
+		return fmt.Errorf("update payment states: %d of %d payments: %w", n, len(ps), disburse.ErrNotFound)
+	}
+	return nil
+}
+
+// DeleteDraftPayments deletes the referral leg with its payment, as the
+// use case deleting one payment does.
+func (t *tx) DeleteDraftPayments(ctx context.Context, batchID string) error {
+	_, err := t.exec(ctx, `UPDATE payments SET status = 'DELETED',
+		referral_status = CASE WHEN referral_status = 'DRAFT' THEN 'DELETED' ELSE referral_status END
+		WHERE batch_id = ? AND status = 'DRAFT'`, batchID)
+	if err != nil {
+		return fmt.Errorf("delete draft payments: %w", err)
+	}
+	return nil
+}
+
+// LockPendingLegsTo unions two index lookups (one partial index per leg)
+// rather than OR-ing them, which would scan; the lock applies to the outer
+// SELECT, the only form PostgreSQL allows FOR UPDATE in.
+func (t *tx) LockPendingLegsTo(ctx context.Context, msisdn string) ([]disburse.Payment, error) {
+	return list(ctx, t, "pending legs", scanRowPayment, `SELECT `+paymentColumns+` FROM payments p
+		WHERE p.id IN (
+			SELECT id FROM payments WHERE msisdn = ? AND status = 'PENDING'
+			UNION
+			SELECT id FROM payments WHERE referral_msisdn = ? AND referral_status = 'PENDING')
+		ORDER BY p.seq`+t.d.LockClause(false), msisdn, msisdn)
+}
+
+func (t *tx) ClaimDueLegs(ctx context.Context, now time.Time, n int) ([]disburse.Payment, error) {
+	return list(ctx, t, "due legs", scanRowPayment, `SELECT `+paymentColumns+` FROM payments p
+		WHERE p.reversal_due_at <= ? AND (p.status = 'PENDING' OR p.referral_status = 'PENDING')
+		ORDER BY p.reversal_due_at, p.seq LIMIT ?`+t.d.LockClause(true), micros(now), n)
+}

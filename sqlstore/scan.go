@@ -1,0 +1,65 @@
+package sqlstore
+
+import (
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Times are stored in both engines as BIGINT unix microseconds, UTC: the
+// precision the service keeps (Service.now truncates to it), compared and
+// indexed as plain integers, with no driver time zone handling in between.
+// The zero time.Time is NULL.
+
+// micros is a time as a query argument.
+func micros(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMicro()
+}
+
+// nullID is an optional id as a query argument: empty is NULL, so that
+// foreign keys and uuid columns accept it.
+func nullID(id string) any {
+	if id == "" {
+		return nil
+	}
+	return id
+}
+
+// timeDest scans a nullable microsecond column into a time.Time.
+type timeDest struct{ t *time.Time }
+
+func (d timeDest) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*d.t = time.Time{}
+	case int64:
+		*d.t = time.UnixMicro(v).UTC()
+	default:
+		return fmt.Errorf("scan time: unexpected %T", src)
+	}
+	return nil
+}
+
+// textDest scans a nullable text or id column into a string; NULL is "".
+type textDest struct{ s *string }
+
+func (d textDest) Scan(src any) error {
+	var ns sql.NullString
+	if err := ns.Scan(src); err != nil {
+		return err
+	}
+	*d.s = ns.String
+	return nil
+}
+
+// at is the scan destination of a time column.
+func at(t *time.Time) sql.Scanner { return timeDest{t} }
+
+// opt is the scan destination of a nullable text or id column.
+func opt(s *string) sql.Scanner { return textDest{s} }
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }

@@ -1,0 +1,140 @@
+// Package sqlstore implements disburse.Store once, over database/sql, for
+// every SQL engine. What differs between engines (placeholders, row locks,
+// bulk row sources, error codes) sits behind a Dialect; sqlite/ and
+// postgres/ open the connections, run their migrations and supply it.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+// maxAttempts bounds how often Write runs fn when the engine reports a
+// serialization failure or deadlock.
+const maxAttempts = 5
+
+// Store is a disburse.Store over one or two connection pools.
+type Store struct {
+	write, read *sql.DB
+	d           Dialect
+}
+
+var _ disburse.Store = (*Store)(nil)
+
+// New returns a Store that runs write transactions on write and read-only
+// ones on read; both may be the same pool. The Store owns the pools: Close
+// closes them.
+func New(write, read *sql.DB, d Dialect) *Store {
+	return &Store{write: write, read: read, d: d}
+}
+
+// Write runs fn in a write transaction and commits if fn returns nil. It
+// runs fn again, up to maxAttempts times, when the dialect calls the failure
+// retryable.
+func (s *Store) Write(ctx context.Context, fn func(disburse.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := s.transact(ctx, s.write, false, fn)
+		if err == nil || attempt == maxAttempts || !s.d.Retryable(err) {
+			return err
+		}
+		if err := sleep(ctx, backoff(attempt)); err != nil {
+			return err
+		}
+	}
+}
+
+// Read runs fn in a read-only transaction: one consistent snapshot.
+func (s *Store) Read(ctx context.Context, fn func(disburse.Tx) error) error {
+	return s.transact(ctx, s.read, true, fn)
+}
+
+// transact runs fn in one transaction on db. The connection is taken with
+// ctx, so a caller that gives up stops waiting for it; the transaction
+// itself is begun without ctx's cancellation so that database/sql does not
+// roll it back and discard the connection behind our back: statements still
+// run with ctx, and the deferred Rollback always runs on a live connection.
+func (s *Store) transact(ctx context.Context, db *sql.DB, readOnly bool, fn func(disburse.Tx) error) (err error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("sqlstore: connect: %w", err)
+	}
+	defer conn.Close()
+	sqlTx, err := conn.BeginTx(context.WithoutCancel(ctx), s.d.TxOptions(readOnly))
+	if err != nil {
+		return fmt.Errorf("sqlstore: begin: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			// The error that matters is err; a rollback after a failed
+			// statement may find the transaction already gone.
+			_ = sqlTx.Rollback()
+		}
+	}()
+	if err := fn(&tx{tx: sqlTx, conn: conn, d: s.d}); err != nil {
+		return err
+	}
+	if readOnly {
+		// Nothing to keep; rolling back ends the snapshot just as well.
+		return sqlTx.Rollback()
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("sqlstore: commit: %w", err)
+	}
+	return nil
+}
+
+// backoff is the wait before attempt+1: exponential from 5ms, with full
+// jitter so that transactions that collided do not collide again.
+func backoff(attempt int) time.Duration {
+	ceiling := 5 * time.Millisecond << attempt
+	return time.Duration(rand.Int64N(int64(ceiling))) + time.Millisecond
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Ping reports whether the database answers on both pools.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.write.PingContext(ctx); err != nil {
+		return fmt.Errorf("sqlstore: ping: %w", err)
+	}
+	if s.read != s.write {
+		if err := s.read.PingContext(ctx); err != nil {
+			return fmt.Errorf("sqlstore: ping: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close closes the pools.
+func (s *Store) Close() error {
+	err := s.write.Close()
+	if s.read != s.write {
+		err = errors.Join(err, s.read.Close())
+	}
+	return err
+}
+
+// ExecRaw runs one statement outside the use cases, in its own write
+// transaction. It is for tests that must write rows the Tx methods never
+// would (a broken ledger, to see the audit find it) and for operator tools.
+func (s *Store) ExecRaw(ctx context.Context, query string, args ...any) error {
+	return s.transact(ctx, s.write, false, func(t disburse.Tx) error {
+		_, err := t.(*tx).exec(ctx, query, args...)
+		return err
+	})
+}

@@ -1,0 +1,192 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/disburse/disburse"
+)
+
+// Errors a Tx returns besides disburse.ErrNotFound. The use cases never
+// expect them (they check first); they report a bug or a race as a 500.
+var (
+	// ErrDuplicate: an insert collided with an existing key.
+	ErrDuplicate = errors.New("sqlstore: duplicate key")
+	// ErrNegativeBalance: transfers would take a balance other than the
+	// funding account's below zero.
+	ErrNegativeBalance = errors.New("sqlstore: balance would go below zero")
+)
+
+// rowsMarker stands in a bulk statement where the dialect's row source goes.
+const rowsMarker = "@rows"
+
+// tx is a disburse.Tx over one database/sql transaction, open on conn.
+type tx struct {
+	tx   *sql.Tx
+	conn *sql.Conn // for a Copier, which talks to the driver's connection
+	d    Dialect
+}
+
+var _ disburse.Tx = (*tx)(nil)
+
+func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(ctx, t.d.Rebind(query), args...)
+}
+
+func (t *tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(ctx, t.d.Rebind(query), args...)
+}
+
+func (t *tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(ctx, t.d.Rebind(query), args...)
+}
+
+// insert runs an INSERT of one row; a key collision is ErrDuplicate.
+func (t *tx) insert(ctx context.Context, what, query string, args ...any) error {
+	if _, err := t.exec(ctx, query, args...); err != nil {
+		if t.d.Violation(err) == UniqueViolation {
+			return fmt.Errorf("insert %s: %w", what, ErrDuplicate)
+		}
+		return fmt.Errorf("insert %s: %w", what, err)
+	}
+	return nil
+}
+
+// insertRows inserts the n rows of cols into table, in row order: with the
+// dialect's Copier when it has one and n is worth it, else INSERT ...
+// SELECT from the dialect's Rows. A key collision is ErrDuplicate.
+func (t *tx) insertRows(ctx context.Context, table string, cols []Column, n int) error {
+	var err error
+	if c, ok := t.d.(Copier); ok && n >= c.CopyMinRows() {
+		err = c.CopyRows(ctx, t.conn, table, cols, n)
+	} else {
+		_, err = t.bulk(ctx, `INSERT INTO `+table+` (`+columnNames(cols)+`) SELECT `+qualified("r", cols)+
+			` FROM @rows AS r ORDER BY r.ord`, nil, n, cols, nil)
+	}
+	if err != nil {
+		if t.d.Violation(err) == UniqueViolation {
+			err = ErrDuplicate
+		}
+		return fmt.Errorf("insert %s: %w", table, err)
+	}
+	return nil
+}
+
+// update runs an UPDATE of one row by key; no such row is ErrNotFound.
+func (t *tx) update(ctx context.Context, what, query string, args ...any) error {
+	res, err := t.exec(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("update %s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("update %s: %w", what, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("update %s: %w", what, disburse.ErrNotFound)
+	}
+	return nil
+}
+
+// found wraps the error of a lookup by key: no row is ErrNotFound.
+func found(what string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("%s: %w", what, disburse.ErrNotFound)
+	default:
+		return fmt.Errorf("%s: %w", what, err)
+	}
+}
+
+// list runs a query and collects one value per row with scan.
+func list[T any](ctx context.Context, t *tx, what string, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := t.query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return collect(what, rows, nil, scan)
+}
+
+// collect appends every row of rows, read with scan, to out and closes them.
+func collect[T any](what string, rows *sql.Rows, out []T, scan func(*sql.Rows) (T, error)) ([]T, error) {
+	err := forEach(rows, func(r *sql.Rows) error {
+		v, err := scan(r)
+		out = append(out, v)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}
+
+// forEach calls fn for every row of rows and closes them.
+func forEach(rows *sql.Rows, fn func(*sql.Rows) error) error {
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// bulk runs query once per chunk of n rows, with the dialect's row source
+// for cols in place of the @rows marker, which the query aliases. args are
+// the query's own arguments, in order; the row source's are spliced in
+// where the marker stands. With each nil the query is executed; otherwise
+// each is called for every result row. It returns the rows affected.
+//
+// A query that joins the rows to a table writes "@rows AS r CROSS JOIN
+// table": SQLite then loops over the rows and looks each one up in the
+// table's index, where its planner, guessing the rows' number, may instead
+// scan the table and the rows for each of its rows. To PostgreSQL it is a
+// plain join.
+func (t *tx) bulk(ctx context.Context, query string, args []any, n int, cols []Column, each func(*sql.Rows) error) (int64, error) {
+	head, tail, ok := strings.Cut(query, rowsMarker)
+	if !ok {
+		return 0, fmt.Errorf("sqlstore: bulk query without %s", rowsMarker)
+	}
+	split := strings.Count(head, "?")
+	size := max(t.d.MaxBulkRows(), 1)
+	var affected int64
+	for start := 0; start < n; start += size {
+		m := min(size, n-start)
+		chunk := make([]Column, len(cols))
+		for i, c := range cols {
+			chunk[i] = c.shift(start)
+		}
+		src, srcArgs, err := t.d.Rows(chunk, m)
+		if err != nil {
+			return affected, err
+		}
+		all := make([]any, 0, len(args)+len(srcArgs))
+		all = append(append(append(all, args[:split]...), srcArgs...), args[split:]...)
+		q := head + src + tail
+		if each == nil {
+			res, err := t.exec(ctx, q, all...)
+			if err != nil {
+				return affected, err
+			}
+			k, err := res.RowsAffected()
+			if err != nil {
+				return affected, err
+			}
+			affected += k
+			continue
+		}
+		rows, err := t.query(ctx, q, all...)
+		if err != nil {
+			return affected, err
+		}
+		if err := forEach(rows, each); err != nil {
+			return affected, err
+		}
+	}
+	return affected, nil
+}

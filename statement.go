@@ -1,0 +1,63 @@
+package disburse
+
+import "context"
+
+// Statement is a member's wallet: its balance and one entry per settled
+// payment or referral leg (spec 1.9).
+type Statement struct {
+	Msisdn   string
+	Wallets  []Account
+	Entries  []StatementEntry
+	IsMember bool
+}
+
+// Statement returns the statement of msisdn. A number that is not a member
+// has an empty statement, not a 404: money may be waiting for it.
+func (s *Service) Statement(ctx context.Context, msisdn string) (Statement, error) {
+	if !ValidMsisdn(msisdn) {
+		return Statement{}, Invalid("Msisdn", msisdn, msisdnMessage)
+	}
+	st := Statement{Msisdn: msisdn}
+	err := s.Store.Read(ctx, func(tx Tx) error {
+		members, err := tx.Members(ctx, []string{msisdn})
+		if err != nil {
+			return err
+		}
+		st.IsMember = len(members) > 0
+		if st.Wallets, err = tx.Wallets(ctx, msisdn); err != nil {
+			return err
+		}
+		st.Entries, err = tx.StatementEntries(ctx, msisdn)
+		return err
+	})
+	return st, err
+}
+
+// LedgerReport is the answer of GET /admin/ledger/check.
+type LedgerReport struct {
+	OK       bool
+	Problems []string
+}
+
+// CheckLedger audits every ledger invariant of docs/ledger.md in one snapshot.
+func (s *Service) CheckLedger(ctx context.Context) (LedgerReport, error) {
+	var r LedgerReport
+	err := s.Store.Read(ctx, func(tx Tx) error {
+		var err error
+		r.Problems, err = tx.LedgerProblems(ctx)
+		return err
+	})
+	r.OK = err == nil && len(r.Problems) == 0
+	return r, err
+}
+
+// Notifications lists the outbox, only recipient's when it is given.
+func (s *Service) Notifications(ctx context.Context, recipient string) ([]Notification, error) {
+	var list []Notification
+	err := s.Store.Read(ctx, func(tx Tx) error {
+		var err error
+		list, err = tx.Notifications(ctx, recipient)
+		return err
+	})
+	return list, err
+}

@@ -1,0 +1,134 @@
+package disburse
+
+import (
+	"context"
+	"time"
+)
+
+// Store is the persistence port. It knows tables and transactions, never the
+// business rules: those live in the use cases (Service), written once for
+// every store. sqlite/ and postgres/ implement it; storetest/ is the suite
+// both must pass.
+type Store interface {
+	// Write runs fn in one write transaction and commits when fn returns nil.
+	// A store retries fn (bounded) on serialization failures and deadlocks,
+	// so fn must have no effects outside tx.
+	Write(ctx context.Context, fn func(Tx) error) error
+	// Read runs fn in a read-only transaction: one consistent snapshot.
+	Read(ctx context.Context, fn func(Tx) error) error
+	// Ping reports whether the database answers.
+	Ping(ctx context.Context) error
+	// Close releases the store's connections.
+	Close() error
+}
+
+// Tx is what a transaction can do. Lookups by id return ErrNotFound for a
+// missing row. Methods named Lock… take a row lock for the rest of the
+// transaction where the engine has row locks (PostgreSQL: FOR UPDATE); the
+// use cases lock a batch before its payout account, and payments after both.
+type Tx interface {
+	InsertOrganisation(ctx context.Context, o Organisation) error
+	Organisation(ctx context.Context, id string) (Organisation, error)
+	UpdateOrganisation(ctx context.Context, o Organisation) error
+
+	InsertAccount(ctx context.Context, a Account) error
+	Account(ctx context.Context, id string) (Account, error)
+	LockAccount(ctx context.Context, id string) (Account, error)
+	// PayoutAccounts lists an organisation's payout accounts, oldest first,
+	// with HeldBalance filled from its batches.
+	PayoutAccounts(ctx context.Context, organisationID string) ([]Account, error)
+	// EnsureWallets returns the wallet account id of each msisdn in currency,
+	// creating the wallets that do not exist yet.
+	EnsureWallets(ctx context.Context, currency string, msisdns []string, now time.Time) (map[string]string, error)
+	// Wallets lists the wallets of one msisdn.
+	Wallets(ctx context.Context, msisdn string) ([]Account, error)
+
+	// InsertTransfers writes the transfers and applies them to the stored
+	// balances of their accounts, one aggregated update per account. It fails
+	// if a balance other than the funding account's would go below zero.
+	InsertTransfers(ctx context.Context, ts []Transfer) error
+	// LedgerProblems audits the ledger and returns one line per broken
+	// invariant (docs/ledger.md lists them); none means the ledger is sound.
+	LedgerProblems(ctx context.Context) ([]string, error)
+	// StatementEntries lists the transfers into the msisdn's wallets, one per
+	// settled payment or referral leg, oldest first.
+	StatementEntries(ctx context.Context, msisdn string) ([]StatementEntry, error)
+
+	InsertAPIKey(ctx context.Context, k APIKey) error
+	APIKey(ctx context.Context, id string) (APIKey, error)
+	APIKeyByHash(ctx context.Context, hash string) (APIKey, error)
+	RevokeAPIKey(ctx context.Context, id string, at time.Time) error
+	InsertToken(ctx context.Context, t Token) error
+	// TokenByHash returns the token with KeyRevokedAt filled from its key.
+	TokenByHash(ctx context.Context, hash string) (Token, error)
+
+	// InsertMember adds a member and reports false, changing nothing, when
+	// the msisdn is a member already.
+	InsertMember(ctx context.Context, m Member) (bool, error)
+	Member(ctx context.Context, msisdn string) (Member, error)
+	// Members returns the members among msisdns, keyed by msisdn.
+	Members(ctx context.Context, msisdns []string) (map[string]Member, error)
+
+	InsertBatch(ctx context.Context, b Batch) error
+	Batch(ctx context.Context, id string) (Batch, error)
+	LockBatch(ctx context.Context, id string) (Batch, error)
+	// UpdateBatch writes every mutable field: name, external id, status,
+	// summary and timestamps.
+	UpdateBatch(ctx context.Context, b Batch) error
+	// Batches lists an organisation's batches newest first, ties by id.
+	Batches(ctx context.Context, organisationID string, f BatchFilter) ([]Batch, error)
+
+	// InsertPayments adds payments in bulk; their order is kept as the order
+	// of addition that Payments lists them in.
+	InsertPayments(ctx context.Context, ps []Payment) error
+	Payment(ctx context.Context, id string) (Payment, error)
+	// Payments lists a batch's payments in the order they were added.
+	Payments(ctx context.Context, batchID string, f PaymentFilter) ([]Payment, error)
+	// ExternalIDsInUse returns which of ids belong to the organisation's
+	// non-deleted payments outside the batch exceptBatchID (empty: none excepted).
+	ExternalIDsInUse(ctx context.Context, organisationID string, ids []string, exceptBatchID string) ([]string, error)
+	// UpdatePaymentStates writes, in bulk, the state fields of each payment
+	// by id: Status, IsMember, SubmittedAt, SettledAt, ReversalDueAt,
+	// CancelledAt, ReferralStatus and ReferralSettledAt.
+	UpdatePaymentStates(ctx context.Context, ps []Payment) error
+	// DeleteDraftPayments marks every DRAFT payment of the batch DELETED.
+	DeleteDraftPayments(ctx context.Context, batchID string) error
+	// LockPendingLegsTo returns, locked, the payments with a PENDING leg
+	// (payment or referral) to msisdn, in every organisation.
+	LockPendingLegsTo(ctx context.Context, msisdn string) ([]Payment, error)
+	// ClaimDueLegs returns, locked, up to limit payments with a PENDING leg
+	// whose ReversalDueAt is not after now. Rows locked by another
+	// transaction are skipped (PostgreSQL: FOR UPDATE SKIP LOCKED).
+	ClaimDueLegs(ctx context.Context, now time.Time, limit int) ([]Payment, error)
+
+	InsertNotifications(ctx context.Context, ns []Notification) error
+	// ClaimNotifications leases up to limit PENDING notifications that are due
+	// at now and not leased by a live owner: sets LeaseOwner and LeaseUntil and
+	// returns them. Rows locked by another transaction are skipped.
+	ClaimNotifications(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]Notification, error)
+	// UpdateNotification writes the outcome of a delivery attempt and clears the lease.
+	UpdateNotification(ctx context.Context, n Notification) error
+	// ReleaseNotifications clears the leases owner holds, so another process
+	// can take them at once.
+	ReleaseNotifications(ctx context.Context, owner string) error
+	// Notifications lists notifications oldest first, only recipient's when it is not empty.
+	Notifications(ctx context.Context, recipient string) ([]Notification, error)
+}
+
+// BatchFilter narrows GET /batches. Take is 1..1000 once validated.
+type BatchFilter struct {
+	Status     BatchStatus
+	ExternalID string
+	Skip, Take int
+}
+
+// PaymentFilter narrows the payments of a batch. Take 0 means all of them.
+type PaymentFilter struct {
+	Status     PaymentStatus
+	Skip, Take int
+	// Expect is how many payments the caller expects (a batch's summary
+	// knows), so that they are read into one allocation: grown by append,
+	// the 100,000 of a submit took several times their size. A hint, never
+	// a limit; 0 means unknown.
+	Expect int
+}

@@ -1,0 +1,81 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+func testBatch(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	b := w.batch("payroll", t0)
+	b.ExternalID = "ext-1"
+	write(t, s, func(tx disburse.Tx) error { return tx.InsertBatch(ctx, b) })
+	same(t, "Batch", b, get(t, s, func(tx disburse.Tx) (disburse.Batch, error) { return tx.Batch(ctx, b.ID) }))
+
+	// Every mutable field, the whole summary included.
+	b.Name, b.ExternalID, b.Status = "renamed", "ext-2", disburse.BatchClosed
+	b.SubmittedAt, b.ClosedAt = at(time.Minute), at(time.Hour)
+	b.Summary = disburse.Summary{PaymentsAmount: 1, PaymentsCount: 2, ReferralsAmount: 3, DraftAmount: 4, DraftCount: 5,
+		PendingAmount: 6, PendingCount: 7, SettledAmount: 8, SettledCount: 9, CancelledAmount: 10, CancelledCount: 11, HeldAmount: 12}
+	var locked disburse.Batch
+	write(t, s, func(tx disburse.Tx) (err error) {
+		if locked, err = tx.LockBatch(ctx, b.ID); err != nil {
+			return err
+		}
+		return tx.UpdateBatch(ctx, b)
+	})
+	if locked.Status != disburse.BatchDraft {
+		t.Errorf("LockBatch status = %s, want DRAFT", locked.Status)
+	}
+	same(t, "updated Batch", b, get(t, s, func(tx disburse.Tx) (disburse.Batch, error) { return tx.Batch(ctx, b.ID) }))
+
+	missing := disburse.NewID()
+	notFound(t, s, "Batch", func(tx disburse.Tx) error { _, err := tx.Batch(ctx, missing); return err })
+	for name, fn := range map[string]func(disburse.Tx) error{
+		"LockBatch":   func(tx disburse.Tx) error { _, err := tx.LockBatch(ctx, missing); return err },
+		"UpdateBatch": func(tx disburse.Tx) error { m := b; m.ID = missing; return tx.UpdateBatch(ctx, m) },
+	} {
+		if err := s.Write(ctx, fn); err == nil {
+			t.Errorf("%s of a missing batch: no error", name)
+		}
+	}
+}
+
+func testBatches(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w, other := newWorld(t, s), newWorld(t, s)
+	// Two batches share a creation time: the later id (UUIDv7) comes first.
+	old := w.batch("old", t0)
+	tieA := w.batch("tieA", at(time.Hour))
+	tieB := w.batch("tieB", at(time.Hour))
+	newest := w.batch("newest", at(2*time.Hour))
+	newest.Status, newest.SubmittedAt, newest.ExternalID = disburse.BatchOpen, at(2*time.Hour), "x"
+	old.ExternalID = "x"
+	write(t, s, func(tx disburse.Tx) error {
+		for _, b := range []disburse.Batch{tieB, old, newest, tieA, other.batch("theirs", at(3*time.Hour))} {
+			if err := tx.InsertBatch(ctx, b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for _, c := range []struct {
+		name   string
+		filter disburse.BatchFilter
+		want   []disburse.Batch
+	}{
+		{"all", disburse.BatchFilter{Take: 1000}, []disburse.Batch{newest, tieB, tieA, old}},
+		{"no take", disburse.BatchFilter{}, []disburse.Batch{newest, tieB, tieA, old}},
+		{"page", disburse.BatchFilter{Skip: 1, Take: 2}, []disburse.Batch{tieB, tieA}},
+		{"past the end", disburse.BatchFilter{Skip: 4, Take: 2}, nil},
+		{"status", disburse.BatchFilter{Status: disburse.BatchDraft, Take: 1000}, []disburse.Batch{tieB, tieA, old}},
+		{"external id", disburse.BatchFilter{ExternalID: "x", Take: 1000}, []disburse.Batch{newest, old}},
+		{"both", disburse.BatchFilter{ExternalID: "x", Status: disburse.BatchOpen, Take: 1000}, []disburse.Batch{newest}},
+	} {
+		got := get(t, s, func(tx disburse.Tx) ([]disburse.Batch, error) { return tx.Batches(ctx, w.org.ID, c.filter) })
+		same(t, "Batches "+c.name, c.want, got)
+	}
+}

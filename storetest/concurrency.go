@@ -1,0 +1,171 @@
+package storetest
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+// RunConcurrency races the money use cases against each other on one store
+// (contract section 6, "Races"): whoever wins, each leg is settled or
+// reversed exactly once and the ledger stays sound.
+func RunConcurrency(t *testing.T, open func(t *testing.T) disburse.Store) {
+	t.Run("TenSubmitsOfOneBatch", func(t *testing.T) {
+		f := newFixture(t, open(t))
+		b := f.batchOf(t, 20)
+		errs := f.race(10, func(int) error { _, _, err := f.svc.Submit(f.ctx, f.org, b); return err })
+		ok, conflicts := 0, 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				ok++
+			case disburse.ErrorCode(err) == disburse.CodeInvalidState:
+				conflicts++
+			default:
+				t.Errorf("submit: unexpected error %v", err)
+			}
+		}
+		if ok != 1 || conflicts != 9 {
+			t.Errorf("got %d successes and %d conflicts, want 1 and 9", ok, conflicts)
+		}
+		f.checkLedger(t)
+	})
+
+	t.Run("RegistrationRacesReversal", func(t *testing.T) {
+		f := newFixture(t, open(t))
+		b := f.batchOf(t, 30)
+		if _, _, err := f.svc.Submit(f.ctx, f.org, b); err != nil {
+			t.Fatal(err)
+		}
+		f.now = f.now.Add(2 * time.Hour) // every leg is due for reversal
+		errs := f.race(4, func(i int) error {
+			if i%2 == 0 {
+				_, _, err := f.svc.RegisterMember(f.ctx, disburse.Member{Msisdn: racePayee})
+				return err
+			}
+			_, err := f.svc.ReverseDue(f.ctx)
+			return err
+		})
+		for _, err := range errs {
+			if err != nil {
+				t.Errorf("unexpected error %v", err)
+			}
+		}
+		batch, err := f.svc.Batch(f.ctx, f.org, b)
+		if err != nil || batch.Status != disburse.BatchClosed {
+			t.Errorf("batch %v %v, want CLOSED", batch.Status, err)
+		}
+		s := batch.Summary
+		if s.SettledCount+s.CancelledCount != 30 || s.PendingCount != 0 {
+			t.Errorf("summary %+v: want every leg resolved once", s)
+		}
+		st, err := f.svc.Statement(f.ctx, racePayee)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int64(len(st.Entries)) != s.SettledCount {
+			t.Errorf("%d statement entries for %d settled payments", len(st.Entries), s.SettledCount)
+		}
+		f.checkLedger(t)
+	})
+
+	t.Run("SubmitRacesCancel", func(t *testing.T) {
+		f := newFixture(t, open(t))
+		b := f.batchOf(t, 20)
+		errs := f.race(2, func(i int) error {
+			if i == 0 {
+				_, _, err := f.svc.Submit(f.ctx, f.org, b)
+				return err
+			}
+			_, err := f.svc.Cancel(f.ctx, f.org, b)
+			return err
+		})
+		for _, err := range errs {
+			if err != nil && disburse.ErrorCode(err) != disburse.CodeInvalidState {
+				t.Errorf("unexpected error %v", err)
+			}
+		}
+		batch, err := f.svc.Batch(f.ctx, f.org, b)
+		if err != nil || batch.Status != disburse.BatchCancelled {
+			t.Errorf("batch %v %v: cancel is accepted from DRAFT and OPEN, so it must end CANCELLED", batch.Status, err)
+		}
+		f.checkLedger(t)
+	})
+}
+
+// racePayee is a non-member in the fixtures' batches.
+const racePayee = "447911123456"
+
+type fixture struct {
+	ctx     context.Context
+	svc     *disburse.Service
+	org     string
+	account string
+	now     time.Time
+	mu      sync.Mutex
+}
+
+func newFixture(t *testing.T, store disburse.Store) *fixture {
+	t.Helper()
+	f := &fixture{ctx: context.Background(), now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	f.svc = disburse.NewService(store)
+	f.svc.Clock = func() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.now }
+	org, accounts, err := f.svc.CreateOrganisation(f.ctx, disburse.NewOrganisation{Name: "Race Ltd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hour := int64(3600)
+	if _, _, err := f.svc.UpdateSettings(f.ctx, org.ID, disburse.Settings{ReversalPeriodSeconds: &hour}); err != nil {
+		t.Fatal(err)
+	}
+	f.org, f.account = org.ID, accounts[0].ID
+	if _, err := f.svc.Deposit(f.ctx, f.account, "100000", ""); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// batchOf creates a DRAFT batch of n payments of 10.00 to racePayee.
+func (f *fixture) batchOf(t *testing.T, n int) string {
+	t.Helper()
+	b, err := f.svc.CreateBatch(f.ctx, f.org, disburse.BatchInput{Name: "race"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := make([]disburse.PaymentInput, n)
+	for i := range in {
+		in[i] = disburse.PaymentInput{Msisdn: racePayee, Amount: "10.00"}
+	}
+	clear := false
+	if _, _, err := f.svc.AddPayments(f.ctx, f.org, b.ID, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: in}); err != nil {
+		t.Fatal(err)
+	}
+	return b.ID
+}
+
+// race runs fn n times at once, released together, and returns each error.
+func (f *fixture) race(n int, fn func(i int) error) []error {
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			errs[i] = fn(i)
+		})
+	}
+	close(start)
+	wg.Wait()
+	return errs
+}
+
+func (f *fixture) checkLedger(t *testing.T) {
+	t.Helper()
+	r, err := f.svc.CheckLedger(f.ctx)
+	if err != nil || !r.OK {
+		t.Errorf("ledger check: %v %v", err, r.Problems)
+	}
+}

@@ -1,0 +1,104 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+// transfer is a transfer of a payment leg, not yet stored.
+func transfer(from, to string, amount disburse.Money, kind disburse.TransferKind, p disburse.Payment, leg disburse.Leg, created time.Time) disburse.Transfer {
+	return disburse.Transfer{ID: disburse.NewID(), FromAccountID: from, ToAccountID: to, Amount: amount,
+		Kind: kind, PaymentID: p.ID, Leg: leg, CreatedAt: created}
+}
+
+func testInsertTransfers(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	w.deposit(t, s, 100_00)
+	w.deposit(t, s, 50_00)
+	b := w.insertBatch(t, s, "b")
+	p := payment(b, msisdnUK, 30_00)
+	insertPayments(t, s, p)
+	// Many transfers touching the same accounts: one balance change each.
+	write(t, s, func(tx disburse.Tx) error {
+		return tx.InsertTransfers(ctx, []disburse.Transfer{
+			transfer(w.payout.ID, w.holding.ID, 10_00, disburse.TransferHold, p, disburse.LegPayment, t0),
+			transfer(w.payout.ID, w.holding.ID, 20_00, disburse.TransferHold, p, disburse.LegReferral, t0),
+			transfer(w.holding.ID, w.payout.ID, 5_00, disburse.TransferReverse, p, disburse.LegPayment, t0),
+		})
+	})
+	for _, c := range []struct {
+		id   string
+		want disburse.Money
+	}{{disburse.FundingAccountID, -150_00}, {w.payout.ID, 125_00}, {w.holding.ID, 25_00}} {
+		if got := balance(t, s, c.id); got != c.want {
+			t.Errorf("balance of %s = %s, want %s", c.id, got, c.want)
+		}
+	}
+	write(t, s, func(tx disburse.Tx) error { return tx.InsertTransfers(ctx, nil) })
+}
+
+// testInsertTransfersRefusesNegativeBalance: the whole Write fails and
+// nothing of it stays, neither the transfers nor what came before them.
+func testInsertTransfersRefusesNegativeBalance(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	w.deposit(t, s, 10_00)
+	b := w.insertBatch(t, s, "b")
+	p := payment(b, msisdnUK, 30_00)
+	insertPayments(t, s, p)
+	err := s.Write(ctx, func(tx disburse.Tx) error {
+		if _, err := tx.InsertMember(ctx, disburse.Member{Msisdn: msisdnKE, RegisteredAt: t0}); err != nil {
+			return err
+		}
+		return tx.InsertTransfers(ctx, []disburse.Transfer{
+			transfer(w.payout.ID, w.holding.ID, 6_00, disburse.TransferHold, p, disburse.LegPayment, t0),
+			transfer(w.payout.ID, w.holding.ID, 6_00, disburse.TransferHold, p, disburse.LegReferral, t0),
+		})
+	})
+	if err == nil {
+		t.Fatal("InsertTransfers past the balance: no error")
+	}
+	if got := balance(t, s, w.payout.ID); got != 10_00 {
+		t.Errorf("payout balance = %s, want 10.00 unchanged", got)
+	}
+	if got := balance(t, s, w.holding.ID); got != 0 {
+		t.Errorf("holding balance = %s, want 0.00 unchanged", got)
+	}
+	notFound(t, s, "member written before the refused transfers", func(tx disburse.Tx) error {
+		_, err := tx.Member(ctx, msisdnKE)
+		return err
+	})
+}
+
+func testStatementEntries(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	l := newSoundLedger(t, s)
+	got := get(t, s, func(tx disburse.Tx) ([]disburse.StatementEntry, error) { return tx.StatementEntries(ctx, msisdnKE) })
+	want := []disburse.StatementEntry{
+		{PaymentID: l.paid.ID, Leg: disburse.LegPayment, OrganisationName: l.org.Name, Amount: 100_00, Currency: "KES", SettledAt: at(time.Minute)},
+		{PaymentID: l.registered.ID, Leg: disburse.LegReferral, OrganisationName: l.org.Name, Amount: 5_00, Currency: "KES", SettledAt: at(2 * time.Minute)},
+	}
+	same(t, "StatementEntries", want, got)
+	got = get(t, s, func(tx disburse.Tx) ([]disburse.StatementEntry, error) { return tx.StatementEntries(ctx, msisdnKE2) })
+	want = []disburse.StatementEntry{
+		{PaymentID: l.registered.ID, Leg: disburse.LegPayment, OrganisationName: l.org.Name, Amount: 30_00, Currency: "KES", SettledAt: at(time.Hour)},
+	}
+	same(t, "StatementEntries after registration", want, got)
+	if got := get(t, s, func(tx disburse.Tx) ([]disburse.StatementEntry, error) { return tx.StatementEntries(ctx, msisdnUK2) }); len(got) != 0 {
+		t.Errorf("StatementEntries of a stranger = %v", got)
+	}
+}
+
+func testLedgerSound(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	if problems := get(t, s, func(tx disburse.Tx) ([]string, error) { return tx.LedgerProblems(ctx) }); len(problems) != 0 {
+		t.Errorf("LedgerProblems of an empty ledger = %q", problems)
+	}
+	newSoundLedger(t, s)
+	if problems := get(t, s, func(tx disburse.Tx) ([]string, error) { return tx.LedgerProblems(ctx) }); len(problems) != 0 {
+		t.Errorf("LedgerProblems of a sound ledger = %q", problems)
+	}
+}

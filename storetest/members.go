@@ -1,0 +1,45 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+func testMember(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	m := disburse.Member{Msisdn: msisdnKE, Firstname: "Wanjiru", Lastname: "Kamau", AppInstalled: true, RegisteredAt: t0}
+	var added, again bool
+	write(t, s, func(tx disburse.Tx) (err error) { added, err = tx.InsertMember(ctx, m); return err })
+	other := m
+	other.Firstname, other.AppInstalled, other.RegisteredAt = "Someone", false, at(time.Hour)
+	write(t, s, func(tx disburse.Tx) (err error) { again, err = tx.InsertMember(ctx, other); return err })
+	if !added || again {
+		t.Errorf("InsertMember = %v then %v, want true then false", added, again)
+	}
+	same(t, "Member (unchanged by the duplicate)", m, get(t, s, func(tx disburse.Tx) (disburse.Member, error) { return tx.Member(ctx, msisdnKE) }))
+	notFound(t, s, "Member", func(tx disburse.Tx) error { _, err := tx.Member(ctx, msisdnUK); return err })
+}
+
+func testMembers(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	a := disburse.Member{Msisdn: msisdnKE, Firstname: "A", RegisteredAt: t0}
+	b := disburse.Member{Msisdn: msisdnUK, Lastname: "B", AppInstalled: true, RegisteredAt: at(time.Second)}
+	write(t, s, func(tx disburse.Tx) error {
+		for _, m := range []disburse.Member{a, b, {Msisdn: msisdnKE3, RegisteredAt: t0}} {
+			if _, err := tx.InsertMember(ctx, m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	got := get(t, s, func(tx disburse.Tx) (map[string]disburse.Member, error) {
+		return tx.Members(ctx, []string{msisdnKE, msisdnKE2, msisdnUK, msisdnKE})
+	})
+	same(t, "Members", map[string]disburse.Member{msisdnKE: a, msisdnUK: b}, got)
+	none := get(t, s, func(tx disburse.Tx) (map[string]disburse.Member, error) { return tx.Members(ctx, nil) })
+	if len(none) != 0 {
+		t.Errorf("Members of nobody = %v", none)
+	}
+}

@@ -1,0 +1,111 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+// notification returns a new PENDING notification, due at created.
+func notification(recipient string, created time.Time) disburse.Notification {
+	return disburse.Notification{ID: disburse.NewID(), Channel: disburse.ChannelSMS, Recipient: recipient,
+		Message: "You have been paid", Status: disburse.NotificationPending, NextAttemptAt: created, CreatedAt: created}
+}
+
+func insertNotifications(t *testing.T, s disburse.Store, ns ...disburse.Notification) {
+	t.Helper()
+	write(t, s, func(tx disburse.Tx) error { return tx.InsertNotifications(t.Context(), ns) })
+}
+
+// claim runs ClaimNotifications in a transaction of its own.
+func claim(t *testing.T, s disburse.Store, owner string, now time.Time, limit int) []disburse.Notification {
+	t.Helper()
+	var got []disburse.Notification
+	write(t, s, func(tx disburse.Tx) (err error) {
+		got, err = tx.ClaimNotifications(t.Context(), owner, now, now.Add(time.Minute), limit)
+		return err
+	})
+	return got
+}
+
+func testNotifications(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	a := notification(msisdnKE, at(time.Second))
+	b := notification(msisdnUK, t0)
+	b.Channel, b.Attempts, b.LastError = disburse.ChannelPush, 2, "gateway down"
+	c := notification(msisdnKE, at(2*time.Second))
+	c.Status, c.SentAt = disburse.NotificationSent, at(3*time.Second)
+	insertNotifications(t, s, a, b, c)
+	all := get(t, s, func(tx disburse.Tx) ([]disburse.Notification, error) { return tx.Notifications(ctx, "") })
+	same(t, "Notifications (oldest first)", []disburse.Notification{b, a, c}, all)
+	mine := get(t, s, func(tx disburse.Tx) ([]disburse.Notification, error) { return tx.Notifications(ctx, msisdnKE) })
+	same(t, "Notifications of a recipient", []disburse.Notification{a, c}, mine)
+}
+
+func testClaimNotifications(t *testing.T, s disburse.Store) {
+	early := notification(msisdnKE, t0)
+	due := notification(msisdnKE, at(time.Second))
+	future := notification(msisdnKE, at(time.Hour))
+	sent := notification(msisdnKE, t0)
+	sent.Status, sent.SentAt = disburse.NotificationSent, t0
+	failed := notification(msisdnKE, t0)
+	failed.Status = disburse.NotificationFailed
+	insertNotifications(t, s, future, due, sent, early, failed)
+	now := at(time.Minute)
+
+	got := claim(t, s, "one", now, 1)
+	early.LeaseOwner, early.LeaseUntil = "one", now.Add(time.Minute)
+	same(t, "first claim (limit 1)", []disburse.Notification{early}, got)
+
+	got = claim(t, s, "two", now, 10)
+	due.LeaseOwner, due.LeaseUntil = "two", now.Add(time.Minute)
+	same(t, "second claim skips the live lease", []disburse.Notification{due}, got)
+
+	if got := claim(t, s, "three", now, 10); len(got) != 0 {
+		t.Errorf("third claim = %v, want nothing", got)
+	}
+
+	// A lease that has run out is taken over.
+	later := now.Add(2 * time.Minute)
+	got = claim(t, s, "three", later, 1)
+	early.LeaseOwner, early.LeaseUntil = "three", later.Add(time.Minute)
+	same(t, "claim after the lease ran out", []disburse.Notification{early}, got)
+
+	// Released leases are free at once.
+	write(t, s, func(tx disburse.Tx) error { return tx.ReleaseNotifications(t.Context(), "two") })
+	got = claim(t, s, "four", now, 10)
+	due.LeaseOwner, due.LeaseUntil = "four", now.Add(time.Minute)
+	same(t, "claim after release", []disburse.Notification{due}, got)
+}
+
+func testUpdateNotification(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	n := notification(msisdnKE, t0)
+	insertNotifications(t, s, n)
+	claimed := claim(t, s, "worker", at(time.Minute), 10)
+	if len(claimed) != 1 {
+		t.Fatalf("claimed %d notifications, want 1", len(claimed))
+	}
+	retry := claimed[0]
+	retry.Attempts, retry.LastError, retry.NextAttemptAt = 1, "timeout", at(time.Hour)
+	write(t, s, func(tx disburse.Tx) error { return tx.UpdateNotification(ctx, retry) })
+	retry.LeaseOwner, retry.LeaseUntil = "", time.Time{}
+	got := get(t, s, func(tx disburse.Tx) ([]disburse.Notification, error) { return tx.Notifications(ctx, "") })
+	same(t, "after a failed attempt (lease cleared)", []disburse.Notification{retry}, got)
+
+	if got := claim(t, s, "worker", at(time.Hour-time.Second), 10); len(got) != 0 {
+		t.Errorf("claimed before its next attempt: %v", got)
+	}
+	sent := claim(t, s, "worker", at(time.Hour), 10)[0]
+	sent.Status, sent.Attempts, sent.SentAt, sent.LastError = disburse.NotificationSent, 2, at(time.Hour), ""
+	write(t, s, func(tx disburse.Tx) error { return tx.UpdateNotification(ctx, sent) })
+	sent.LeaseOwner, sent.LeaseUntil = "", time.Time{}
+	got = get(t, s, func(tx disburse.Tx) ([]disburse.Notification, error) { return tx.Notifications(ctx, "") })
+	same(t, "after delivery", []disburse.Notification{sent}, got)
+
+	missing := notification(msisdnKE, t0)
+	if err := s.Write(ctx, func(tx disburse.Tx) error { return tx.UpdateNotification(ctx, missing) }); err == nil {
+		t.Error("UpdateNotification of a missing notification: no error")
+	}
+}

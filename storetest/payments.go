@@ -1,0 +1,201 @@
+package storetest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+// testInsertPaymentsKeepsOrder: Payments lists in the order of addition,
+// which is neither the order of the ids nor of anything else.
+func testInsertPaymentsKeepsOrder(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	b := w.insertBatch(t, s, "big")
+	ps := make([]disburse.Payment, 3000)
+	for i := range ps {
+		ps[i] = payment(b, msisdnKE, disburse.Money(100+i))
+		ps[i].ExternalID = fmt.Sprintf("e%d", i)
+	}
+	rand.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
+	insertPayments(t, s, ps[:1000]...)
+	insertPayments(t, s, ps[1000:]...)
+	got := get(t, s, func(tx disburse.Tx) ([]disburse.Payment, error) {
+		return tx.Payments(ctx, b.ID, disburse.PaymentFilter{})
+	})
+	same(t, "Payments order", ids(ps), ids(got))
+}
+
+func testPayment(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	b := w.insertBatch(t, s, "b")
+	p := withReferral(payment(b, msisdnKE, 12_34), msisdnUK, 5_67)
+	p.Firstname, p.Lastname, p.ExternalID = "Zoë \"Z\" \\ O'Neil\n", "Ünïcödé 名前", "ext?1"
+	p.Status, p.IsMember = disburse.PaymentSettled, true
+	p.SubmittedAt, p.SettledAt, p.ReversalDueAt = at(time.Minute), at(time.Minute), at(time.Hour)
+	p.ReferralStatus = disburse.PaymentPending
+	q := payment(b, msisdnKE2, 1_00) // every optional field empty
+	insertPayments(t, s, p, q)
+	for _, want := range []disburse.Payment{p, q} {
+		same(t, "Payment", want, get(t, s, func(tx disburse.Tx) (disburse.Payment, error) { return tx.Payment(ctx, want.ID) }))
+	}
+	notFound(t, s, "Payment", func(tx disburse.Tx) error { _, err := tx.Payment(ctx, disburse.NewID()); return err })
+}
+
+func testPayments(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	b, other := w.insertBatch(t, s, "b"), w.insertBatch(t, s, "other")
+	var ps []disburse.Payment
+	for i := range 5 {
+		p := payment(b, msisdnKE, disburse.Money(100*(i+1)))
+		if i%2 == 1 {
+			p = pending(p, at(time.Hour))
+		}
+		ps = append(ps, p)
+	}
+	insertPayments(t, s, ps...)
+	insertPayments(t, s, payment(other, msisdnKE, 100))
+	for _, c := range []struct {
+		name   string
+		filter disburse.PaymentFilter
+		want   []disburse.Payment
+	}{
+		{"all", disburse.PaymentFilter{}, ps},
+		{"page", disburse.PaymentFilter{Skip: 1, Take: 3}, ps[1:4]},
+		{"skip only", disburse.PaymentFilter{Skip: 3}, ps[3:]},
+		{"status", disburse.PaymentFilter{Status: disburse.PaymentPending}, []disburse.Payment{ps[1], ps[3]}},
+		{"status page", disburse.PaymentFilter{Status: disburse.PaymentDraft, Skip: 1, Take: 1}, ps[2:3]},
+		{"none", disburse.PaymentFilter{Status: disburse.PaymentSettled}, nil},
+	} {
+		got := get(t, s, func(tx disburse.Tx) ([]disburse.Payment, error) { return tx.Payments(ctx, b.ID, c.filter) })
+		same(t, "Payments "+c.name, c.want, got)
+	}
+}
+
+func testExternalIDsInUse(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w, other := newWorld(t, s), newWorld(t, s)
+	b1, b2, theirs := w.insertBatch(t, s, "1"), w.insertBatch(t, s, "2"), other.insertBatch(t, s, "theirs")
+	withExt := func(b disburse.Batch, ext string, status disburse.PaymentStatus) disburse.Payment {
+		p := payment(b, msisdnKE, 100)
+		p.ExternalID, p.Status = ext, status
+		return p
+	}
+	insertPayments(t, s,
+		withExt(b1, "a", disburse.PaymentDraft), withExt(b1, "b", disburse.PaymentDraft),
+		withExt(b1, "c", disburse.PaymentDeleted), withExt(b2, "d", disburse.PaymentDraft),
+		withExt(b2, "", disburse.PaymentDraft), withExt(theirs, "e", disburse.PaymentDraft))
+	query := []string{"a", "c", "d", "e", "z", "a", ""}
+	for _, c := range []struct {
+		except string
+		want   []string
+	}{{"", []string{"a", "d"}}, {b2.ID, []string{"a"}}, {b1.ID, []string{"d"}}} {
+		got := get(t, s, func(tx disburse.Tx) ([]string, error) { return tx.ExternalIDsInUse(ctx, w.org.ID, query, c.except) })
+		same(t, "ExternalIDsInUse except "+c.except, c.want, got)
+	}
+}
+
+func testUpdatePaymentStates(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	b := w.insertBatch(t, s, "b")
+	p := withReferral(payment(b, msisdnKE, 100), msisdnUK, 50)
+	p.Firstname, p.ExternalID = "Ann", "x"
+	q := payment(b, msisdnKE2, 200)
+	insertPayments(t, s, p, q)
+
+	p.Status, p.IsMember, p.SubmittedAt, p.SettledAt = disburse.PaymentSettled, true, at(time.Minute), at(time.Minute)
+	p.ReversalDueAt, p.CancelledAt = at(time.Hour), at(2*time.Hour)
+	p.ReferralStatus, p.ReferralSettledAt = disburse.PaymentSettled, at(3*time.Minute)
+	changed := p
+	changed.Firstname, changed.Amount = "not written", 999 // not state: UpdatePaymentStates leaves them
+	write(t, s, func(tx disburse.Tx) error { return tx.UpdatePaymentStates(ctx, []disburse.Payment{changed}) })
+	got := get(t, s, func(tx disburse.Tx) ([]disburse.Payment, error) {
+		return tx.Payments(ctx, b.ID, disburse.PaymentFilter{})
+	})
+	same(t, "after UpdatePaymentStates", []disburse.Payment{p, q}, got)
+
+	// Back to DRAFT: zero times are written as such.
+	p.Status, p.IsMember, p.SubmittedAt, p.SettledAt, p.ReversalDueAt, p.CancelledAt = disburse.PaymentDraft, false, time.Time{}, time.Time{}, time.Time{}, time.Time{}
+	p.ReferralStatus, p.ReferralSettledAt = disburse.PaymentDraft, time.Time{}
+	write(t, s, func(tx disburse.Tx) error { return tx.UpdatePaymentStates(ctx, []disburse.Payment{p}) })
+	same(t, "after clearing", p, get(t, s, func(tx disburse.Tx) (disburse.Payment, error) { return tx.Payment(ctx, p.ID) }))
+
+	missing := payment(b, msisdnKE, 100)
+	if err := s.Write(ctx, func(tx disburse.Tx) error { return tx.UpdatePaymentStates(ctx, []disburse.Payment{p, missing}) }); err == nil {
+		t.Error("UpdatePaymentStates of a missing payment: no error")
+	}
+	write(t, s, func(tx disburse.Tx) error { return tx.UpdatePaymentStates(ctx, nil) })
+}
+
+func testDeleteDraftPayments(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	b, other := w.insertBatch(t, s, "b"), w.insertBatch(t, s, "other")
+	draft := withReferral(payment(b, msisdnKE, 100), msisdnUK, 10)
+	plain := payment(b, msisdnKE, 200)
+	gone := payment(b, msisdnKE, 300)
+	gone.Status = disburse.PaymentDeleted
+	kept := payment(other, msisdnKE, 400)
+	insertPayments(t, s, draft, plain, gone, kept)
+	write(t, s, func(tx disburse.Tx) error { return tx.DeleteDraftPayments(ctx, b.ID) })
+	draft.Status, draft.ReferralStatus = disburse.PaymentDeleted, disburse.PaymentDeleted
+	plain.Status = disburse.PaymentDeleted
+	got := get(t, s, func(tx disburse.Tx) ([]disburse.Payment, error) {
+		return tx.Payments(ctx, b.ID, disburse.PaymentFilter{})
+	})
+	same(t, "DeleteDraftPayments", []disburse.Payment{draft, plain, gone}, got)
+	same(t, "another batch's payment", kept, get(t, s, func(tx disburse.Tx) (disburse.Payment, error) { return tx.Payment(ctx, kept.ID) }))
+}
+
+func testLockPendingLegsTo(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w, other := newWorld(t, s), newWorld(t, s)
+	b, theirs := w.insertBatch(t, s, "b"), other.insertBatch(t, s, "theirs")
+	due := at(time.Hour)
+	toHim := pending(payment(b, msisdnKE, 100), due)
+	referral := pending(withReferral(payment(b, msisdnUK, 100), msisdnKE, 10), due)
+	elsewhere := pending(payment(theirs, msisdnKE, 100), due)
+	settled := payment(b, msisdnKE, 100)
+	settled.Status, settled.SubmittedAt, settled.SettledAt = disburse.PaymentSettled, t0, t0
+	referralSettled := pending(withReferral(payment(b, msisdnUK, 100), msisdnKE, 10), due)
+	referralSettled.ReferralStatus, referralSettled.ReferralSettledAt = disburse.PaymentSettled, t0
+	stranger := pending(payment(b, msisdnUK2, 100), due)
+	insertPayments(t, s, toHim, settled, referral, stranger, referralSettled, elsewhere)
+	var got []disburse.Payment
+	write(t, s, func(tx disburse.Tx) (err error) { got, err = tx.LockPendingLegsTo(ctx, msisdnKE); return err })
+	same(t, "LockPendingLegsTo", ids([]disburse.Payment{toHim, referral, elsewhere}), ids(got))
+}
+
+func testClaimDueLegs(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	b := w.insertBatch(t, s, "b")
+	first := pending(payment(b, msisdnKE, 100), at(time.Hour))
+	second := pending(payment(b, msisdnKE, 100), at(2*time.Hour))
+	referralOnly := pending(withReferral(payment(b, msisdnKE, 100), msisdnUK, 10), at(time.Hour))
+	referralOnly.Status, referralOnly.SettledAt = disburse.PaymentSettled, t0
+	later := pending(payment(b, msisdnKE, 100), at(3*time.Hour))
+	done := pending(payment(b, msisdnKE, 100), at(time.Hour))
+	done.Status, done.CancelledAt = disburse.PaymentCancelled, at(time.Hour)
+	insertPayments(t, s, later, second, done, first, referralOnly)
+	for _, c := range []struct {
+		name  string
+		now   time.Time
+		limit int
+		want  []disburse.Payment
+	}{
+		{"nothing due yet", at(time.Hour - time.Microsecond), 10, nil},
+		{"due at now", at(2 * time.Hour), 10, []disburse.Payment{first, referralOnly, second}},
+		{"limit", at(4 * time.Hour), 2, []disburse.Payment{first, referralOnly}},
+	} {
+		var got []disburse.Payment
+		write(t, s, func(tx disburse.Tx) (err error) { got, err = tx.ClaimDueLegs(ctx, c.now, c.limit); return err })
+		same(t, "ClaimDueLegs "+c.name, ids(c.want), ids(got))
+	}
+}

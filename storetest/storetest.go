@@ -1,0 +1,67 @@
+// Package storetest is the suite every disburse.Store must pass: the
+// SQLite and PostgreSQL stores run the same tests, so the use cases can
+// count on the same behaviour from both (contract section 9).
+package storetest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/disburse/disburse"
+)
+
+// RawExecer is implemented by stores that can run one raw statement (SQL
+// with ? placeholders). The suite uses it to write rows no Tx method would,
+// a broken ledger, to see LedgerProblems find them; without it those tests
+// are skipped.
+type RawExecer interface {
+	ExecRaw(ctx context.Context, query string, args ...any) error
+}
+
+// Run runs the suite of the Store and Tx methods, each test in parallel
+// on a store of its own. open returns a new, empty, migrated store and
+// arranges its closing with t.Cleanup.
+func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
+	tests := []struct {
+		name string
+		run  func(*testing.T, disburse.Store)
+	}{
+		{"Organisation", testOrganisation},
+		{"Account", testAccount},
+		{"FundingAccount", testFundingAccount},
+		{"PayoutAccounts", testPayoutAccounts},
+		{"EnsureWallets", testEnsureWallets},
+		{"InsertTransfers", testInsertTransfers},
+		{"InsertTransfersRefusesNegativeBalance", testInsertTransfersRefusesNegativeBalance},
+		{"StatementEntries", testStatementEntries},
+		{"LedgerSound", testLedgerSound},
+		{"LedgerBroken", testLedgerBroken},
+		{"APIKey", testAPIKey},
+		{"Token", testToken},
+		{"Member", testMember},
+		{"Members", testMembers},
+		{"Batch", testBatch},
+		{"Batches", testBatches},
+		{"InsertPaymentsKeepsOrder", testInsertPaymentsKeepsOrder},
+		{"Payment", testPayment},
+		{"Payments", testPayments},
+		{"ExternalIDsInUse", testExternalIDsInUse},
+		{"UpdatePaymentStates", testUpdatePaymentStates},
+		{"DeleteDraftPayments", testDeleteDraftPayments},
+		{"LockPendingLegsTo", testLockPendingLegsTo},
+		{"ClaimDueLegs", testClaimDueLegs},
+		{"Notifications", testNotifications},
+		{"ClaimNotifications", testClaimNotifications},
+		{"UpdateNotification", testUpdateNotification},
+		{"WriteRollsBack", testWriteRollsBack},
+		{"ReadIsReadOnly", testReadIsReadOnly},
+		{"ConcurrentWrites", testConcurrentWrites},
+		{"Ping", testPing},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t, open(t))
+		})
+	}
+}

@@ -1,0 +1,106 @@
+package disburse
+
+import (
+	"context"
+	"fmt"
+)
+
+// Submit pays a DRAFT batch in one transaction (contract section 6): members
+// are paid from the float at once, non-members' money moves to the holding
+// account until they register or the reversal period ends. It returns the
+// batch and every non-deleted payment with its new status.
+func (s *Service) Submit(ctx context.Context, organisationID, batchID string) (Batch, []Payment, error) {
+	var b Batch
+	var payments []Payment
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		var err error
+		if b, err = ownBatch(ctx, tx, organisationID, batchID, true); err != nil {
+			return err
+		}
+		if err := checkAllowed(b, ActionSubmit); err != nil {
+			return err
+		}
+		if b.Summary.PaymentsCount == 0 {
+			return Errorf(CodeBatchEmpty, "the batch has no payments to submit")
+		}
+		float, err := tx.LockAccount(ctx, b.AccountID)
+		if err != nil {
+			return err
+		}
+		required := b.Summary.PaymentsAmount + b.Summary.ReferralsAmount
+		if float.Balance < required {
+			return &Error{Code: CodeInsufficientFloat, Message: fmt.Sprintf("the payout account holds %s, the batch needs %s", float.Balance, required), Required: required, Available: float.Balance}
+		}
+		org, err := tx.Organisation(ctx, b.OrganisationID)
+		if err != nil {
+			return err
+		}
+		if payments, err = tx.Payments(ctx, b.ID, PaymentFilter{Status: PaymentDraft, Expect: int(b.Summary.DraftCount)}); err != nil {
+			return err
+		}
+		m := movement{now: s.now()}
+		if err := s.pay(ctx, tx, &m, org, &b, payments); err != nil {
+			return err
+		}
+		b.SubmittedAt = m.now
+		b.Status = BatchOpen
+		if b.Summary.nothingPending() {
+			b.Status, b.ClosedAt = BatchClosed, m.now
+		}
+		if err := m.flush(ctx, tx); err != nil {
+			return err
+		}
+		return tx.UpdateBatch(ctx, b)
+	})
+	if err != nil {
+		return Batch{}, nil, err
+	}
+	return b, payments, nil
+}
+
+// pay moves every leg of the DRAFT payments: to a member's wallet, or to the
+// holding account with a reversal date. Membership is read now, at submit.
+func (s *Service) pay(ctx context.Context, tx Tx, m *movement, org Organisation, b *Batch, payments []Payment) error {
+	members, err := tx.Members(ctx, msisdnsOf(payments, true))
+	if err != nil {
+		return err
+	}
+	var paid []string
+	for _, msisdn := range msisdnsOf(payments, true) {
+		if _, ok := members[msisdn]; ok {
+			paid = append(paid, msisdn)
+		}
+	}
+	wallets, err := tx.EnsureWallets(ctx, org.Currency, paid, m.now)
+	if err != nil {
+		return err
+	}
+	due := m.now.Add(org.ReversalPeriod)
+	m.reserve(payments, members)
+	for i := range payments {
+		p := &payments[i]
+		old := *p
+		_, p.IsMember = members[p.Msisdn]
+		p.SubmittedAt = m.now
+		for _, l := range legsOf(p) {
+			member, isMember := members[l.msisdn]
+			if isMember {
+				m.transfer(b.AccountID, wallets[l.msisdn], l.amount, TransferPay, *p, l.which)
+				*l.status, *l.settledAt = PaymentSettled, m.now
+				if member.AppInstalled {
+					m.notify(ChannelPush, l.msisdn, pushMessage(org, l.amount))
+				}
+				continue
+			}
+			m.transfer(b.AccountID, org.HoldingAccountID, l.amount, TransferHold, *p, l.which)
+			*l.status, p.ReversalDueAt = PaymentPending, due
+			m.notify(ChannelSMS, l.msisdn, smsMessage(org, l.amount, due))
+		}
+		b.Summary.Change(old, *p)
+	}
+	// Every DRAFT payment changes at submit, so the payments themselves are
+	// what flush writes, rather than a copy (m.record's) of a batch that
+	// may hold a million of them.
+	m.payments = payments
+	return nil
+}

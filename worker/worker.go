@@ -1,0 +1,85 @@
+// Package worker runs the background loops: the reversal sweep and
+// notification delivery. The work itself lives in database tables and the
+// use cases; a loop only decides when to look for it.
+package worker
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+// Loop calls RunOnce every Interval until its context ends. Tests call
+// RunOnce directly instead of waiting for the ticker.
+type Loop struct {
+	Name     string
+	Interval time.Duration
+	RunOnce  func(ctx context.Context) (int, error)
+	Log      *slog.Logger
+}
+
+func (l Loop) run(ctx context.Context) {
+	t := time.NewTicker(l.Interval)
+	defer t.Stop()
+	for {
+		n, err := l.RunOnce(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			l.Log.ErrorContext(ctx, "worker run failed", "worker", l.Name, "err", err)
+		case n > 0:
+			l.Log.InfoContext(ctx, "worker run", "worker", l.Name, "items", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Group owns a set of loops: Start launches them, Stop cancels them and waits
+// until each has finished the run it was in, so claimed work is completed
+// (or released) before the process exits.
+type Group struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// Start runs each loop in its own goroutine until Stop.
+func (g *Group) Start(ctx context.Context, loops ...Loop) {
+	ctx, g.cancel = context.WithCancel(ctx)
+	for _, l := range loops {
+		g.wg.Go(func() { l.run(ctx) })
+	}
+}
+
+// Stop cancels the loops and waits for them.
+func (g *Group) Stop() {
+	if g.cancel != nil {
+		g.cancel()
+	}
+	g.wg.Wait()
+}
+
+// Reversal is the loop that reverses legs whose reversal period has passed.
+func Reversal(svc *disburse.Service, interval time.Duration, log *slog.Logger) Loop {
+	return Loop{Name: "reversal", Interval: interval, RunOnce: svc.ReverseDue, Log: log}
+}
+
+// Delivery is the loop that sends due notifications through n, claiming
+// them under owner's name.
+func Delivery(svc *disburse.Service, n disburse.Notifier, owner string, p disburse.DeliveryPolicy, interval time.Duration, log *slog.Logger) Loop {
+	return Loop{Name: "delivery", Interval: interval, Log: log, RunOnce: func(ctx context.Context) (int, error) {
+		total := 0
+		for {
+			n, err := svc.DeliverNotifications(ctx, n, owner, p)
+			total += n
+			if err != nil || n < p.BatchSize || ctx.Err() != nil {
+				return total, err
+			}
+		}
+	}}
+}
