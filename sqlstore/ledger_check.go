@@ -30,7 +30,7 @@ func (t *tx) LedgerProblems(ctx context.Context) ([]string, error) {
 	for _, c := range []check{
 		balancesSumToZero, currencyBalancesMatchFunding, transfersKeepCurrency,
 		balancesMatchTransfers, noNegativeBalances, legsMatchTransfers,
-		summariesMatchPayments, holdingMatchesBatches,
+		transfersGoWhereTheirKindSays, summariesMatchPayments, holdingMatchesBatches,
 	} {
 		lines, err := list(ctx, t, "ledger check", c.describe, c.query+fmt.Sprintf(" LIMIT %d", problemLimit))
 		if err != nil {
@@ -117,14 +117,15 @@ var noNegativeBalances = check{
 }
 
 // legsMatchTransfers: every leg's transfers are those its status implies
-// (docs/ledger.md). Legs and transfers are put in one stream and grouped by
+// (docs/ledger.md); a leg CANCELLED without transfers is one whose batch
+// was cancelled before it was submitted. Legs and transfers are put in one stream and grouped by
 // leg, one sort however many payments; a group with no leg is a transfer
 // for a leg that does not exist. The NULLs are typed because PostgreSQL
 // types a chain of UNIONs pair by pair and cannot match an untyped NULL
 // pair with a BIGINT.
 var legsMatchTransfers = check{
 	query: `SELECT payment_id, leg, status, leg_amount, n, holds, pays, settles, reverses, cancels, lo, hi FROM (
-			SELECT payment_id, leg, MAX(status) AS status, MAX(leg_amount) AS leg_amount,
+			SELECT payment_id, leg, MAX(status) AS status, MAX(leg_amount) AS leg_amount, MAX(submitted) AS submitted,
 				COUNT(kind) AS n,
 				COUNT(CASE WHEN kind = 'HOLD' THEN 1 END) AS holds,
 				COUNT(CASE WHEN kind = 'PAY' THEN 1 END) AS pays,
@@ -134,17 +135,19 @@ var legsMatchTransfers = check{
 				MIN(amount) AS lo, MAX(amount) AS hi
 			FROM (
 				SELECT id AS payment_id, 'PAYMENT' AS leg, status, amount AS leg_amount,
+					CASE WHEN submitted_at IS NULL THEN 0 ELSE 1 END AS submitted,
 					CAST(NULL AS TEXT) AS kind, CAST(NULL AS BIGINT) AS amount FROM payments
 				UNION ALL
 				SELECT id, 'REFERRAL', referral_status, referral_amount,
+					CASE WHEN submitted_at IS NULL THEN 0 ELSE 1 END,
 					CAST(NULL AS TEXT), CAST(NULL AS BIGINT) FROM payments WHERE referral_amount > 0
 				UNION ALL
-				SELECT payment_id, leg, CAST(NULL AS TEXT), CAST(NULL AS BIGINT), kind, amount
+				SELECT payment_id, leg, CAST(NULL AS TEXT), CAST(NULL AS BIGINT), CAST(NULL AS INTEGER), kind, amount
 					FROM transfers WHERE payment_id IS NOT NULL
 			) x GROUP BY payment_id, leg
 		) g
 		WHERE status IS NULL OR NOT (
-			(n = 0 AND status IN ('DRAFT', 'DELETED', 'CANCELLED'))
+			(n = 0 AND (status IN ('DRAFT', 'DELETED') OR (status = 'CANCELLED' AND submitted = 0)))
 			OR (n > 0 AND lo = leg_amount AND hi = leg_amount AND (
 				(status = 'PENDING' AND n = 1 AND holds = 1)
 				OR (status = 'SETTLED' AND ((n = 1 AND pays = 1) OR (n = 2 AND holds = 1 AND settles = 1)))
@@ -169,6 +172,39 @@ var legsMatchTransfers = check{
 			moved = fmt.Sprintf("%s of %s to %s", strings.Join(kinds, ", "), disburse.Money(lo.Int64), disburse.Money(hi.Int64))
 		}
 		return fmt.Sprintf("payment %s %s leg: %s %s, but %s", id, leg, status, disburse.Money(amount.Int64), moved), nil
+	},
+}
+
+// transfersGoWhereTheirKindSays: each transfer runs between the accounts
+// its kind names for its leg (docs/ledger.md): a deposit from the funding
+// account into a payout account; PAY and HOLD from the batch's payout
+// account to the leg's payee's wallet or the organisation's holding
+// account; SETTLE from that holding account to the payee's wallet;
+// REVERSE and CANCEL from it back to the batch's payout account. The
+// amounts and counts are legsMatchTransfers' to check; this one checks the
+// accounts, which balances alone cannot: money sent to the wrong wallet
+// still sums to zero. COALESCE turns a missing payment (a NULL comparison)
+// into a problem rather than a pass.
+var transfersGoWhereTheirKindSays = check{
+	query: `SELECT t.id, t.kind, f.kind, a.kind FROM transfers t
+		JOIN accounts f ON f.id = t.from_account_id
+		JOIN accounts a ON a.id = t.to_account_id
+		LEFT JOIN payments p ON p.id = t.payment_id
+		LEFT JOIN batches b ON b.id = p.batch_id
+		LEFT JOIN organisations o ON o.id = b.organisation_id
+		WHERE NOT COALESCE(
+			(t.kind = 'DEPOSIT' AND t.payment_id IS NULL AND f.kind = 'FUNDING' AND a.kind = 'PAYOUT')
+			OR (t.kind IN ('PAY', 'SETTLE') AND a.kind = 'WALLET'
+				AND a.msisdn = CASE t.leg WHEN 'PAYMENT' THEN p.msisdn ELSE p.referral_msisdn END
+				AND f.id = CASE t.kind WHEN 'PAY' THEN b.account_id ELSE o.holding_account_id END)
+			OR (t.kind = 'HOLD' AND f.id = b.account_id AND a.id = o.holding_account_id)
+			OR (t.kind IN ('REVERSE', 'CANCEL') AND f.id = o.holding_account_id AND a.id = b.account_id),
+			FALSE)
+		ORDER BY t.id`,
+	describe: func(r *sql.Rows) (string, error) {
+		var id, kind, from, to string
+		err := r.Scan(&id, &kind, &from, &to)
+		return fmt.Sprintf("%s transfer %s: from a %s account to a %s account, not the accounts its leg names", kind, id, from, to), err
 	},
 }
 

@@ -52,6 +52,24 @@ func testLedgerBroken(t *testing.T, s disburse.Store) {
 		arg:    l.open.ID,
 		want:   []string{"batch " + l.open.ID + ": stored summary", "holding account " + l.holding.ID},
 	}, {
+		name:   "settled into another member's wallet",
+		breaks: `UPDATE transfers SET to_account_id = (SELECT to_account_id FROM transfers WHERE kind = 'PAY' AND leg = 'PAYMENT') WHERE kind = 'SETTLE' AND payment_id = ?`,
+		repair: `UPDATE transfers SET to_account_id = (SELECT id FROM accounts WHERE kind = 'WALLET' AND msisdn = (SELECT msisdn FROM payments WHERE id = ?)) WHERE kind = 'SETTLE'`,
+		arg:    l.registered.ID,
+		want:   []string{"SETTLE transfer "},
+	}, {
+		name:   "reversed into a wallet, not the float",
+		breaks: `UPDATE transfers SET to_account_id = (SELECT to_account_id FROM transfers WHERE kind = 'PAY' AND leg = 'PAYMENT') WHERE kind = 'REVERSE' AND payment_id = ?`,
+		repair: `UPDATE transfers SET to_account_id = (SELECT b.account_id FROM batches b JOIN payments p ON p.batch_id = b.id WHERE p.id = ?) WHERE kind = 'REVERSE'`,
+		arg:    l.reversed.ID,
+		want:   []string{"REVERSE transfer "},
+	}, {
+		name:   "cancelled after submit with nothing returned",
+		breaks: `UPDATE payments SET submitted_at = cancelled_at WHERE id = ?`,
+		repair: `UPDATE payments SET submitted_at = NULL WHERE id = ?`,
+		arg:    l.dropped.ID,
+		want:   []string{"payment " + l.dropped.ID + " PAYMENT leg: CANCELLED 15.00, but no transfers"},
+	}, {
 		name:   "account in another currency",
 		breaks: `UPDATE accounts SET currency = 'USD' WHERE id = ?`,
 		repair: `UPDATE accounts SET currency = 'KES' WHERE id = ?`,
