@@ -92,6 +92,11 @@ func (s *Service) checkStored(ctx context.Context, tx Tx, v *Validation, b Batch
 		}
 	}
 	if len(ids) > 0 {
+		// Adds to two batches lock two batch rows; the organisation's row
+		// orders them, or both could find an external id free and take it.
+		if _, err := tx.LockOrganisation(ctx, b.OrganisationID); err != nil {
+			return err
+		}
 		except := ""
 		if clear {
 			except = b.ID // the payments being cleared give their external ids up

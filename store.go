@@ -25,10 +25,14 @@ type Store interface {
 // Tx is what a transaction can do. Lookups by id return ErrNotFound for a
 // missing row. Methods named Lock… take a row lock for the rest of the
 // transaction where the engine has row locks (PostgreSQL: FOR UPDATE); the
-// use cases lock a batch before its payout account, and payments after both.
+// use cases lock a batch before its payout account or its organisation, and
+// payments after both.
 type Tx interface {
 	InsertOrganisation(ctx context.Context, o Organisation) error
 	Organisation(ctx context.Context, id string) (Organisation, error)
+	// LockOrganisation serialises the checks of what is unique within an
+	// organisation (payments' external ids) across its batches.
+	LockOrganisation(ctx context.Context, id string) (Organisation, error)
 	UpdateOrganisation(ctx context.Context, o Organisation) error
 
 	InsertAccount(ctx context.Context, a Account) error

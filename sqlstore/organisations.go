@@ -16,9 +16,17 @@ func (t *tx) InsertOrganisation(ctx context.Context, o disburse.Organisation) er
 }
 
 func (t *tx) Organisation(ctx context.Context, id string) (disburse.Organisation, error) {
+	return t.organisation(ctx, id, "")
+}
+
+func (t *tx) LockOrganisation(ctx context.Context, id string) (disburse.Organisation, error) {
+	return t.organisation(ctx, id, t.d.LockClause(false))
+}
+
+func (t *tx) organisation(ctx context.Context, id, lock string) (disburse.Organisation, error) {
 	var o disburse.Organisation
 	var period int64
-	err := t.queryRow(ctx, `SELECT `+organisationColumns+` FROM organisations WHERE id = ?`, id).
+	err := t.queryRow(ctx, `SELECT `+organisationColumns+` FROM organisations WHERE id = ?`+lock, id).
 		Scan(&o.ID, &o.Name, &o.Currency, &o.ReferralsEnabled, &period, opt(&o.HoldingAccountID), at(&o.CreatedAt))
 	o.ReversalPeriod = time.Duration(period) * time.Microsecond
 	return o, found("organisation", err)

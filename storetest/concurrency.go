@@ -72,6 +72,43 @@ func RunConcurrency(t *testing.T, open func(t *testing.T) disburse.Store) {
 		f.checkLedger(t)
 	})
 
+	t.Run("OneExternalIDRacesIntoManyBatches", func(t *testing.T) {
+		// Contract 4.1: an externalId is unique among the organisation's
+		// non-deleted payments. Adds to different batches lock different
+		// batch rows, so only the organisation row can order them.
+		f := newFixture(t, open(t))
+		const n = 8
+		batches := make([]string, n)
+		for i := range batches {
+			b, err := f.svc.CreateBatch(f.ctx, f.org, disburse.BatchInput{Name: "race"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			batches[i] = b.ID
+		}
+		// Thousands of payments each, so that the write transactions last
+		// long enough to overlap.
+		clear := false
+		in := disburse.AddPaymentsInput{ClearExisting: &clear, Payments: make([]disburse.PaymentInput, 3000)}
+		for i := range in.Payments {
+			in.Payments[i] = disburse.PaymentInput{Msisdn: racePayee, Amount: "10.00"}
+		}
+		in.Payments[len(in.Payments)-1].ExternalID = "invoice-1"
+		errs := f.race(n, func(i int) error { _, _, err := f.svc.AddPayments(f.ctx, f.org, batches[i], in); return err })
+		added := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				added++
+			case disburse.ErrorCode(err) != disburse.CodeInvalid:
+				t.Errorf("add: unexpected error %v", err)
+			}
+		}
+		if added != 1 {
+			t.Errorf("externalId invoice-1 was added %d times, want once", added)
+		}
+	})
+
 	t.Run("SubmitRacesCancel", func(t *testing.T) {
 		f := newFixture(t, open(t))
 		b := f.batchOf(t, 20)
