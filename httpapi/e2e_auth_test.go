@@ -23,8 +23,10 @@ type apiKeyBody struct {
 }
 
 // TestE2EAuthentication covers contract section 3 and the operator/organisation split.
-func TestE2EAuthentication(t *testing.T) {
-	h := startDefault(t)
+func TestE2EAuthentication(t *testing.T) { eachStore(t, testE2EAuthentication) }
+
+func testE2EAuthentication(t *testing.T, store opener) {
+	h := startDefaultOn(t, store)
 
 	// The operator API wants the admin token and nothing else.
 	problem(t, h.do("POST", "/admin/organisations", "", `{"name":"Acme"}`), 401, "unauthorized")
@@ -102,8 +104,10 @@ func TestE2EAuthentication(t *testing.T) {
 
 // TestE2ENoAdminToken: with no admin token configured the operator API is
 // closed to everyone (contract section 9).
-func TestE2ENoAdminToken(t *testing.T) {
-	h := start(t, httpapi.Config{})
+func TestE2ENoAdminToken(t *testing.T) { eachStore(t, testE2ENoAdminToken) }
+
+func testE2ENoAdminToken(t *testing.T, store opener) {
+	h := startOn(t, store, httpapi.Config{})
 	for _, auth := range []string{"", "Bearer", "Bearer ", "Bearer " + adminToken, "Bearer null"} {
 		problem(t, h.send("GET", "/admin/ledger/check", auth, nil), 401, "unauthorized")
 		problem(t, h.send("POST", "/admin/organisations", auth, `{"name":"Acme"}`), 401, "unauthorized")

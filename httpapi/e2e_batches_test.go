@@ -32,8 +32,10 @@ func keysOf(t *testing.T, raw []byte) []string {
 }
 
 // TestE2EBatchLifecycle: create, read, update and the state rules of contract section 4.
-func TestE2EBatchLifecycle(t *testing.T) {
-	h := startDefault(t)
+func TestE2EBatchLifecycle(t *testing.T) { eachStore(t, testE2EBatchLifecycle) }
+
+func testE2EBatchLifecycle(t *testing.T, store opener) {
+	h := startDefaultOn(t, store)
 	a := h.createOrg("Acme", false, "")
 
 	r := h.do("POST", "/batches", a.token, `{"name":"November","externalId":"nov-1"}`)
@@ -109,8 +111,10 @@ func TestE2EBatchLifecycle(t *testing.T) {
 }
 
 // TestE2EListBatches: newest first, filters, paging and bad values (contract section 4).
-func TestE2EListBatches(t *testing.T) {
-	h := startDefault(t)
+func TestE2EListBatches(t *testing.T) { eachStore(t, testE2EListBatches) }
+
+func testE2EListBatches(t *testing.T, store opener) {
+	h := startDefaultOn(t, store)
 	a := h.createOrg("Acme", false, "")
 	var ids []string
 	for i, ext := range []string{"x", "y", "x", ""} {

@@ -21,12 +21,35 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlite"
 )
 
 // The end-to-end harness: the real handler on a real listener on
-// 127.0.0.1:0, over a temp SQLite file, driven over HTTP only. The clock is
-// injected so that tests move time instead of sleeping.
+// 127.0.0.1:0, over a fresh database of each store, driven over HTTP only.
+// The clock is injected so that tests move time instead of sleeping.
+
+// opener opens a fresh, migrated store for one test and closes it when the
+// test ends.
+type opener func(t *testing.T) disburse.Store
+
+// eachStore runs test on every store (contract section 9: both pass the
+// same suite): a temp SQLite file, and a PostgreSQL database of its own,
+// which pgtest skips, saying how to run it, without DISBURSE_TEST_POSTGRES_URL.
+func eachStore(t *testing.T, test func(t *testing.T, store opener)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, openSQLite) })
+	t.Run("postgres", func(t *testing.T) { test(t, pgtest.Open) })
+}
+
+func openSQLite(t *testing.T) disburse.Store {
+	t.Helper()
+	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "e2e.db"))
+	if err != nil {
+		t.Fatalf("sqlite.Open: %v", err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return store
+}
 
 const adminToken = "adm_e2e-test-token"
 
@@ -55,13 +78,11 @@ func (c *clock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// start serves a fresh database; when the test ends the ledger must audit clean.
-func start(t *testing.T, cfg httpapi.Config) *harness {
+// startOn serves a fresh database of the store; when the test ends the
+// ledger must audit clean.
+func startOn(t *testing.T, open opener, cfg httpapi.Config) *harness {
 	t.Helper()
-	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "e2e.db"))
-	if err != nil {
-		t.Fatalf("sqlite.Open: %v", err)
-	}
+	store := open(t)
 	c := &clock{now: time.Date(2026, 11, 22, 10, 15, 30, 123456000, time.UTC)}
 	svc := disburse.NewService(store)
 	svc.Clock = c.Now
@@ -89,14 +110,26 @@ func start(t *testing.T, cfg httpapi.Config) *harness {
 		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 			t.Errorf("serve: %v", err)
 		}
-		store.Close()
 	})
 	return h
 }
 
+// startDefaultOn serves the store with the operator API on adminToken.
+func startDefaultOn(t *testing.T, open opener) *harness {
+	t.Helper()
+	return startOn(t, open, httpapi.Config{AdminToken: adminToken})
+}
+
+// startDefault and start serve SQLite alone, for the tests not yet run on
+// every store.
 func startDefault(t *testing.T) *harness {
 	t.Helper()
-	return start(t, httpapi.Config{AdminToken: adminToken})
+	return startDefaultOn(t, openSQLite)
+}
+
+func start(t *testing.T, cfg httpapi.Config) *harness {
+	t.Helper()
+	return startOn(t, openSQLite, cfg)
 }
 
 // response is what came back, checked for what every response must carry.

@@ -28,8 +28,10 @@ func statuses(ps []Payment) []string {
 }
 
 // TestE2ESubmitAllMembers: every payee a member → paid at once, CLOSED (contract section 6).
-func TestE2ESubmitAllMembers(t *testing.T) {
-	h := startDefault(t)
+func TestE2ESubmitAllMembers(t *testing.T) { eachStore(t, testE2ESubmitAllMembers) }
+
+func testE2ESubmitAllMembers(t *testing.T, store opener) {
+	h := startDefaultOn(t, store)
 	a := h.createOrg("Acme", false, "1000.00")
 	ok[Member](t, h.register(member, true), 201)
 	ok[Member](t, h.register(third, false), 201)
@@ -89,8 +91,10 @@ func TestE2ESubmitAllMembers(t *testing.T) {
 
 // TestE2ESubmitMixedThenRegister: a non-member's payment waits in the
 // holding account; registration settles it, in every organisation, and closes the batches.
-func TestE2ESubmitMixedThenRegister(t *testing.T) {
-	h := startDefault(t)
+func TestE2ESubmitMixedThenRegister(t *testing.T) { eachStore(t, testE2ESubmitMixedThenRegister) }
+
+func testE2ESubmitMixedThenRegister(t *testing.T, store opener) {
+	h := startDefaultOn(t, store)
 	a := h.createOrg("Acme", false, "1000.00")
 	o := h.createOrg("Other", false, "100.00")
 	ok[Member](t, h.register(member, false), 201)
@@ -175,8 +179,10 @@ func TestE2ESubmitMixedThenRegister(t *testing.T) {
 
 // TestE2ESubmitRefused: an empty batch and a batch the float cannot cover
 // are 422, and nothing changes.
-func TestE2ESubmitRefused(t *testing.T) {
-	h := startDefault(t)
+func TestE2ESubmitRefused(t *testing.T) { eachStore(t, testE2ESubmitRefused) }
+
+func testE2ESubmitRefused(t *testing.T, store opener) {
+	h := startDefaultOn(t, store)
 	a := h.createOrg("Acme", true, "100.00")
 
 	empty := h.createBatch(a, "empty")
@@ -221,8 +227,10 @@ func TestE2ESubmitRefused(t *testing.T) {
 
 // TestE2EReversal: a leg unclaimed for the reversal period returns to the
 // float; the sweep is the worker's svc.ReverseDue, called here directly.
-func TestE2EReversal(t *testing.T) {
-	h := startDefault(t)
+func TestE2EReversal(t *testing.T) { eachStore(t, testE2EReversal) }
+
+func testE2EReversal(t *testing.T, store opener) {
+	h := startDefaultOn(t, store)
 	a := h.createOrg("Acme", false, "500.00")
 	settings := ok[Organisation](t, h.do("PUT", "/admin/organisations/"+a.ID+"/settings", adminToken, `{"reversalPeriodSeconds":60}`), 200)
 	if settings.ReversalPeriodSeconds != 60 || settings.ReferralsEnabled {
@@ -267,8 +275,10 @@ func TestE2EReversal(t *testing.T) {
 
 // TestE2ECancel: from DRAFT nothing moves; from OPEN pending legs return to
 // the float and settled ones stay; CLOSED and CANCELLED are 409.
-func TestE2ECancel(t *testing.T) {
-	h := startDefault(t)
+func TestE2ECancel(t *testing.T) { eachStore(t, testE2ECancel) }
+
+func testE2ECancel(t *testing.T, store opener) {
+	h := startDefaultOn(t, store)
 	a := h.createOrg("Acme", false, "1000.00")
 	ok[Member](t, h.register(member, false), 201)
 

@@ -20,8 +20,10 @@ type Transfer struct {
 }
 
 // TestE2EOperator: the operator API's validation and answers (contract section 7).
-func TestE2EOperator(t *testing.T) {
-	h := startDefault(t)
+func TestE2EOperator(t *testing.T) { eachStore(t, testE2EOperator) }
+
+func testE2EOperator(t *testing.T, store opener) {
+	h := startDefaultOn(t, store)
 
 	for body, want := range map[string][]failure{
 		`{}`: {{"Name", "", nil}},
@@ -93,8 +95,10 @@ func TestE2EOperator(t *testing.T) {
 }
 
 // TestE2EService: health, the document, unknown routes and the request id.
-func TestE2EService(t *testing.T) {
-	h := start(t, httpapi.Config{AdminToken: adminToken, MaxBodyBytes: 1024})
+func TestE2EService(t *testing.T) { eachStore(t, testE2EService) }
+
+func testE2EService(t *testing.T, store opener) {
+	h := startOn(t, store, httpapi.Config{AdminToken: adminToken, MaxBodyBytes: 1024})
 	if r := h.do("GET", "/healthz", "", nil); r.status != 200 || string(r.body) != `{"status":"ok"}` {
 		t.Errorf("healthz %d %s", r.status, r.body)
 	}

@@ -11,8 +11,10 @@ import (
 
 // TestE2ETenantIsolation: another organisation's ids are 404, never 403,
 // on every route (contract section 2), and its batches never show in a list.
-func TestE2ETenantIsolation(t *testing.T) {
-	h := startDefault(t)
+func TestE2ETenantIsolation(t *testing.T) { eachStore(t, testE2ETenantIsolation) }
+
+func testE2ETenantIsolation(t *testing.T, store opener) {
+	h := startDefaultOn(t, store)
 	a := h.createOrg("A", false, "1000.00")
 	b := h.createOrg("B", false, "1000.00")
 	batch := h.createBatch(a, "A's")
@@ -60,8 +62,10 @@ func TestE2ETenantIsolation(t *testing.T) {
 
 // TestE2EMalformedIDs: a path id that is no UUID, or not the service's
 // lower-case form, is a 404 on every route that takes one.
-func TestE2EMalformedIDs(t *testing.T) {
-	h := startDefault(t)
+func TestE2EMalformedIDs(t *testing.T) { eachStore(t, testE2EMalformedIDs) }
+
+func testE2EMalformedIDs(t *testing.T, store opener) {
+	h := startDefaultOn(t, store)
 	a := h.createOrg("A", false, "")
 	batch := h.createBatch(a, "real")
 	for _, id := range []string{"not-a-uuid", "1", strings.ToUpper(batch.ID), batch.ID + "0", "%20", disburse.NewID()} {
