@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -9,129 +8,88 @@ import (
 	"github.com/disburse/disburse"
 )
 
-// BenchBatch100k adds 100,000 payments to a batch the way AddPayments
-// does (external ids and members looked up, then the bulk insert), then
-// submits them the way Submit does: wallets for the members, every
-// payment's state, one transfer per payment with the aggregated balance
-// update, an SMS per non-member. It reports each phase in ms per 100,000
-// payments, and how long the ledger audit of everything takes at the end.
-// Each store's BenchmarkBatch100k runs it on a new, empty store.
+// benchMembers is how many distinct members the benchmark's batches pay:
+// the half of the payments that go to members spread over them (spec 1.9
+// allows several payments to one msisdn), so the setup registers a few
+// thousand members, not fifty thousand.
+const benchMembers = 2_000
+
+// BenchBatch100k measures the real use cases on a store: AddPayments of
+// 100,000 payments in one request (validation, external ids, membership,
+// the bulk insert), then Submit of the batch (half to members with the app
+// installed: PAY and a PUSH each; half to non-members: HOLD and an SMS
+// each). It reports each in ms per 100,000 payments, and how long the
+// ledger audit of everything takes at the end. Each store's
+// BenchmarkBatch100k runs it on a new, empty store.
 func BenchBatch100k(b *testing.B, s disburse.Store) {
 	const n = 100_000
 	ctx := b.Context()
-	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	org := disburse.Organisation{ID: disburse.NewID(), Name: "Bench", Currency: "KES", HoldingAccountID: disburse.NewID(), CreatedAt: now}
-	holding := disburse.Account{ID: org.HoldingAccountID, OrganisationID: org.ID, Kind: disburse.AccountHolding, Name: "h", Currency: "KES", CreatedAt: now}
-	payout := disburse.Account{ID: disburse.NewID(), OrganisationID: org.ID, Kind: disburse.AccountPayout, Name: "p", Currency: "KES", CreatedAt: now}
-	err := s.Write(ctx, func(tx disburse.Tx) error {
-		for _, err := range []error{tx.InsertOrganisation(ctx, org), tx.InsertAccount(ctx, holding), tx.InsertAccount(ctx, payout)} {
-			if err != nil {
+	svc := disburse.NewService(s)
+	org, accounts, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := svc.Deposit(ctx, accounts[0].ID, "1000000000000", "bench"); err != nil {
+		b.Fatal(err)
+	}
+	err = s.Write(ctx, func(tx disburse.Tx) error {
+		for i := range benchMembers {
+			m := disburse.Member{Msisdn: fmt.Sprintf("2547%08d", i), AppInstalled: true, RegisteredAt: time.Now().UTC()}
+			if _, err := tx.InsertMember(ctx, m); err != nil {
 				return err
 			}
 		}
-		return tx.InsertTransfers(ctx, []disburse.Transfer{{ID: disburse.NewID(), FromAccountID: disburse.FundingAccountID,
-			ToAccountID: payout.ID, Amount: 1 << 60, Kind: disburse.TransferDeposit, CreatedAt: now}})
+		return nil
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
+
 	var add, submit time.Duration
+	batches := 0
 	for b.Loop() {
-		batch := disburse.Batch{ID: disburse.NewID(), OrganisationID: org.ID, AccountID: payout.ID, Name: "bench", Status: disburse.BatchDraft, CreatedAt: now}
-		ps := make([]disburse.Payment, n)
-		exts, msisdns := make([]string, n), make([]string, n)
-		for i := range ps {
-			ps[i] = disburse.Payment{ID: disburse.NewID(), BatchID: batch.ID, OrganisationID: org.ID,
-				Msisdn: fmt.Sprintf("2547%08d", i), Amount: 150_00, Firstname: "First", Lastname: "Last",
-				ExternalID: fmt.Sprintf("%s-%d", batch.ID[:8], i), Status: disburse.PaymentDraft, CreatedAt: now}
-			exts[i], msisdns[i] = ps[i].ExternalID, ps[i].Msisdn
-			batch.Summary.PaymentsAmount += ps[i].Amount
-		}
-		batch.Summary.PaymentsCount = n
-		start := time.Now()
-		err := s.Write(ctx, func(tx disburse.Tx) error {
-			if err := tx.InsertBatch(ctx, batch); err != nil {
-				return err
-			}
-			// What AddPayments reads before it writes.
-			if _, err := tx.ExternalIDsInUse(ctx, org.ID, exts, batch.ID); err != nil {
-				return err
-			}
-			if _, err := tx.Members(ctx, msisdns); err != nil {
-				return err
-			}
-			return tx.InsertPayments(ctx, ps)
-		})
+		batch, err := svc.CreateBatch(ctx, org.ID, disburse.BatchInput{Name: "bench"})
 		if err != nil {
+			b.Fatal(err)
+		}
+		in := make([]disburse.PaymentInput, n)
+		for i := range in {
+			msisdn := fmt.Sprintf("2547%08d", benchMembers+i) // a non-member
+			if i%2 == 0 {
+				msisdn = fmt.Sprintf("2547%08d", i%benchMembers)
+			}
+			in[i] = disburse.PaymentInput{Msisdn: msisdn, Amount: "150.00", Firstname: "First", Lastname: "Last",
+				ExternalID: fmt.Sprintf("b%d-%d", batches, i)}
+		}
+		batches++
+		clear := false
+
+		start := time.Now()
+		if _, _, err := svc.AddPayments(ctx, org.ID, batch.ID, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: in}); err != nil {
 			b.Fatal(err)
 		}
 		add += time.Since(start)
 
 		start = time.Now()
-		err = s.Write(ctx, func(tx disburse.Tx) error {
-			if err := benchSubmit(ctx, tx, payout, holding, ps, now); err != nil {
-				return err
-			}
-			batch.Status, batch.SubmittedAt = disburse.BatchOpen, now
-			batch.Summary.SettledAmount, batch.Summary.SettledCount = batch.Summary.PaymentsAmount/2, n/2
-			batch.Summary.PendingAmount, batch.Summary.PendingCount = batch.Summary.PaymentsAmount/2, n/2
-			batch.Summary.HeldAmount = batch.Summary.PendingAmount
-			return tx.UpdateBatch(ctx, batch)
-		})
+		submitted, _, err := svc.Submit(ctx, org.ID, batch.ID)
 		if err != nil {
 			b.Fatal(err)
 		}
 		submit += time.Since(start)
+		if got := submitted.Summary.SettledCount; got != n/2 {
+			b.Fatalf("submit settled %d payments, want %d", got, n/2)
+		}
 	}
 	b.ReportMetric(float64(add.Milliseconds())/float64(b.N), "add-ms/op")
 	b.ReportMetric(float64(submit.Milliseconds())/float64(b.N), "submit-ms/op")
 
 	start := time.Now()
-	var problems []string
-	err = s.Read(ctx, func(tx disburse.Tx) (err error) { problems, err = tx.LedgerProblems(ctx); return err })
+	report, err := svc.CheckLedger(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if len(problems) > 0 {
-		b.Errorf("LedgerProblems = %q", problems)
+	if !report.OK {
+		b.Errorf("ledger check: %q", report.Problems)
 	}
 	b.ReportMetric(float64(time.Since(start).Milliseconds()), "audit-ms")
-}
-
-// benchSubmit moves every payment as Submit would: even ones to members.
-func benchSubmit(ctx context.Context, tx disburse.Tx, payout, holding disburse.Account, ps []disburse.Payment, now time.Time) error {
-	var members []string
-	for i, p := range ps {
-		if i%2 == 0 {
-			members = append(members, p.Msisdn)
-		}
-	}
-	wallets, err := tx.EnsureWallets(ctx, "KES", members, now)
-	if err != nil {
-		return err
-	}
-	ts := make([]disburse.Transfer, len(ps))
-	var sms []disburse.Notification
-	for i := range ps {
-		p := &ps[i]
-		p.SubmittedAt = now
-		to, kind := wallets[p.Msisdn], disburse.TransferPay
-		if i%2 == 0 {
-			p.Status, p.IsMember, p.SettledAt = disburse.PaymentSettled, true, now
-		} else {
-			p.Status, p.ReversalDueAt = disburse.PaymentPending, now.Add(disburse.DefaultReversalPeriod)
-			to, kind = holding.ID, disburse.TransferHold
-			sms = append(sms, disburse.Notification{ID: disburse.NewID(), Channel: disburse.ChannelSMS, Recipient: p.Msisdn,
-				Message: "You have a payment waiting", Status: disburse.NotificationPending, NextAttemptAt: now, CreatedAt: now})
-		}
-		ts[i] = disburse.Transfer{ID: disburse.NewID(), FromAccountID: payout.ID, ToAccountID: to, Amount: p.Amount,
-			Kind: kind, PaymentID: p.ID, Leg: disburse.LegPayment, CreatedAt: now}
-	}
-	if err := tx.UpdatePaymentStates(ctx, ps); err != nil {
-		return err
-	}
-	if err := tx.InsertTransfers(ctx, ts); err != nil {
-		return err
-	}
-	return tx.InsertNotifications(ctx, sms)
 }
