@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/disburse/disburse"
 )
 
 // config is what `serve` needs (contract section 9). Every setting comes from
@@ -19,22 +22,82 @@ type config struct {
 	NotifyProvider string // "log" or "http"
 	NotifyURL      string
 	NotifyAttempts int
+	Limits         disburse.Limits // contract 4.1
+	MaxBodyBytes   int64           // contract 4.1: 413 past it
 	Demo           bool
 }
 
-// flags registers the settings on fs, each defaulting to its variable's
-// value or else the contract's default.
+// defaultMaxBodyBytes is contract 4.1's request body limit.
+const defaultMaxBodyBytes = 64 << 20
+
+// variables maps each setting's flag to its variable. Only these flags read
+// the environment: `org create --name` has no DISBURSE_NAME.
+var variables = map[string]string{
+	"listen":                   "DISBURSE_LISTEN",
+	"database-url":             "DISBURSE_DATABASE_URL",
+	"admin-token":              "DISBURSE_ADMIN_TOKEN",
+	"token-ttl":                "DISBURSE_TOKEN_TTL",
+	"worker-interval":          "DISBURSE_WORKER_INTERVAL",
+	"notify-provider":          "DISBURSE_NOTIFY_PROVIDER",
+	"notify-url":               "DISBURSE_NOTIFY_URL",
+	"notify-attempts":          "DISBURSE_NOTIFY_ATTEMPTS",
+	"max-amount":               "DISBURSE_MAX_AMOUNT",
+	"max-payments-per-request": "DISBURSE_MAX_PAYMENTS_PER_REQUEST",
+	"max-payments-per-batch":   "DISBURSE_MAX_PAYMENTS_PER_BATCH",
+	"max-body-bytes":           "DISBURSE_MAX_BODY_BYTES",
+}
+
+// flags registers serve's settings on fs with the contract's defaults, which
+// is what -h shows. parse applies the variables afterwards.
 func (c *config) flags(fs *flag.FlagSet) {
-	fs.StringVar(&c.Listen, "listen", env("DISBURSE_LISTEN", ":8080"), "address to serve on (DISBURSE_LISTEN)")
-	fs.StringVar(&c.DatabaseURL, "database-url", env("DISBURSE_DATABASE_URL", "sqlite:disburse.db"), "sqlite:PATH or postgres://… (DISBURSE_DATABASE_URL)")
-	fs.StringVar(&c.AdminToken, "admin-token", env("DISBURSE_ADMIN_TOKEN", ""), "bearer token of the operator API; unset: the operator API answers 401 (DISBURSE_ADMIN_TOKEN)")
-	fs.Var(durationValue{&c.TokenTTL}, "token-ttl", "access token lifetime (DISBURSE_TOKEN_TTL, default 1h)")
-	fs.Var(durationValue{&c.WorkerInterval}, "worker-interval", "how often background workers look for due work (DISBURSE_WORKER_INTERVAL, default 5s)")
-	fs.StringVar(&c.NotifyProvider, "notify-provider", env("DISBURSE_NOTIFY_PROVIDER", "log"), "notification provider: log or http (DISBURSE_NOTIFY_PROVIDER)")
-	fs.StringVar(&c.NotifyURL, "notify-url", env("DISBURSE_NOTIFY_URL", ""), "gateway URL of the http provider (DISBURSE_NOTIFY_URL)")
-	fs.IntVar(&c.NotifyAttempts, "notify-attempts", envInt("DISBURSE_NOTIFY_ATTEMPTS", 8), "delivery attempts before a notification is FAILED (DISBURSE_NOTIFY_ATTEMPTS)")
-	c.TokenTTL = envDuration("DISBURSE_TOKEN_TTL", time.Hour)
-	c.WorkerInterval = envDuration("DISBURSE_WORKER_INTERVAL", 5*time.Second)
+	c.databaseFlag(fs)
+	fs.StringVar(&c.Listen, "listen", ":8080", "address to serve on (DISBURSE_LISTEN)")
+	fs.StringVar(&c.AdminToken, "admin-token", "", "bearer token of the operator API; unset: the operator API answers 401 (DISBURSE_ADMIN_TOKEN)")
+	fs.DurationVar(&c.TokenTTL, "token-ttl", time.Hour, "access token lifetime (DISBURSE_TOKEN_TTL)")
+	fs.DurationVar(&c.WorkerInterval, "worker-interval", 5*time.Second, "how often background workers look for due work (DISBURSE_WORKER_INTERVAL)")
+	fs.StringVar(&c.NotifyProvider, "notify-provider", "log", "notification provider: log or http (DISBURSE_NOTIFY_PROVIDER)")
+	fs.StringVar(&c.NotifyURL, "notify-url", "", "gateway URL of the http provider (DISBURSE_NOTIFY_URL)")
+	fs.IntVar(&c.NotifyAttempts, "notify-attempts", 8, "delivery attempts before a notification is FAILED (DISBURSE_NOTIFY_ATTEMPTS)")
+	c.Limits = disburse.DefaultLimits
+	fs.Var(moneyValue{&c.Limits.MaxAmount}, "max-amount", "largest `amount` of one payment or referral, at most 2 decimals (DISBURSE_MAX_AMOUNT)")
+	fs.IntVar(&c.Limits.MaxPaymentsPerRequest, "max-payments-per-request", c.Limits.MaxPaymentsPerRequest, "payments in one POST /batches/{id}/payments (DISBURSE_MAX_PAYMENTS_PER_REQUEST)")
+	fs.Int64Var(&c.Limits.MaxPaymentsPerBatch, "max-payments-per-batch", c.Limits.MaxPaymentsPerBatch, "non-deleted payments in one batch (DISBURSE_MAX_PAYMENTS_PER_BATCH)")
+	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", defaultMaxBodyBytes, "largest request body in bytes; past it 413 (DISBURSE_MAX_BODY_BYTES)")
+}
+
+// databaseFlag registers --database-url alone, for the commands that only
+// open the store (migrate, org create).
+func (c *config) databaseFlag(fs *flag.FlagSet) {
+	fs.StringVar(&c.DatabaseURL, "database-url", "sqlite:disburse.db", "sqlite:PATH or postgres://… (DISBURSE_DATABASE_URL)")
+}
+
+// parse reads args into fs, then gives every setting whose flag was not on
+// the command line the value of its variable, if that is set. A bad
+// variable is an error naming it, unless its flag was given: the flag wins.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		name, ok := variables[f.Name]
+		if !ok || given[f.Name] {
+			return
+		}
+		v, ok := os.LookupEnv(name)
+		if !ok || strings.TrimSpace(v) == "" {
+			return
+		}
+		if err := fs.Set(f.Name, v); err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: invalid value: %v", name, v, err))
+		}
+	})
+	return errors.Join(errs...)
 }
 
 // check reports settings that cannot work, before anything starts.
@@ -50,55 +113,34 @@ func (c *config) check() error {
 		return fmt.Errorf("notify-provider http needs notify-url")
 	case c.NotifyAttempts < 1:
 		return fmt.Errorf("notify-attempts must be at least 1")
+	case c.Limits.MaxAmount < disburse.MinAmount:
+		return fmt.Errorf("max-amount must be at least %s, the smallest payment", disburse.MinAmount)
+	case c.Limits.MaxPaymentsPerRequest < 1:
+		return fmt.Errorf("max-payments-per-request must be at least 1")
+	case c.Limits.MaxPaymentsPerBatch < 1:
+		return fmt.Errorf("max-payments-per-batch must be at least 1")
+	case c.MaxBodyBytes < 1:
+		return fmt.Errorf("max-body-bytes must be at least 1")
 	}
 	return nil
 }
 
-func env(name, def string) string {
-	if v, ok := os.LookupEnv(name); ok && strings.TrimSpace(v) != "" {
-		return v
-	}
-	return def
-}
+// moneyValue is a flag.Value over an amount, parsed exactly like an API
+// amount (no float on the money path, contract section 1).
+type moneyValue struct{ m *disburse.Money }
 
-func envInt(name string, def int) int {
-	var n int
-	if _, err := fmt.Sscan(env(name, ""), &n); err == nil {
-		return n
-	}
-	return def
-}
-
-// envDuration reads a Go duration; a bad value is reported at start by
-// failing fast rather than silently falling back.
-func envDuration(name string, def time.Duration) time.Duration {
-	v := env(name, "")
-	if v == "" {
-		return def
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "disburse: %s: %v\n", name, err)
-		os.Exit(2)
-	}
-	return d
-}
-
-// durationValue is a flag.Value over a time.Duration that already holds its default.
-type durationValue struct{ d *time.Duration }
-
-func (v durationValue) String() string {
-	if v.d == nil {
+func (v moneyValue) String() string {
+	if v.m == nil {
 		return ""
 	}
-	return v.d.String()
+	return v.m.String()
 }
 
-func (v durationValue) Set(s string) error {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return err
+func (v moneyValue) Set(s string) error {
+	m, ok := disburse.ParseMoney(s)
+	if !ok {
+		return fmt.Errorf("want an amount with at most 2 decimal places, such as 1000000 or 2500.50")
 	}
-	*v.d = d
+	*v.m = m
 	return nil
 }

@@ -4,10 +4,15 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"github.com/disburse/disburse"
 )
 
 const usage = `usage: disburse <command> [flags]
@@ -24,10 +29,28 @@ Run 'disburse <command> -h' for a command's flags. Every flag has a DISBURSE_* v
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "disburse:", err)
+	err := run(ctx, os.Args[1:])
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+	default:
+		fmt.Fprintln(os.Stderr, "disburse:", describe(err))
 		os.Exit(1)
 	}
+}
+
+// describe spells out a validation error's field failures, which the
+// error's own text only counts.
+func describe(err error) string {
+	var e *disburse.Error
+	if !errors.As(err, &e) || len(e.Fields) == 0 {
+		return err.Error()
+	}
+	var b strings.Builder
+	b.WriteString(err.Error())
+	for _, f := range e.Fields {
+		fmt.Fprintf(&b, "\n  %s %q: %s", f.FieldName, f.FieldValue, f.ErrorMessage)
+	}
+	return b.String()
 }
 
 func run(ctx context.Context, args []string) error {

@@ -10,8 +10,8 @@ import (
 func migrate(ctx context.Context, args []string) error {
 	var c config
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	c.flags(fs)
-	if err := fs.Parse(args); err != nil {
+	c.databaseFlag(fs)
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	store, err := openStore(ctx, c.DatabaseURL)

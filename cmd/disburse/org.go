@@ -13,11 +13,15 @@ import (
 func orgCreate(ctx context.Context, args []string) error {
 	var c config
 	fs := flag.NewFlagSet("org create", flag.ContinueOnError)
-	c.flags(fs)
+	c.databaseFlag(fs)
 	name := fs.String("name", "", "organisation name (required)")
-	deposit := fs.String("deposit", "0", "amount to deposit into its default payout account")
+	deposit := fs.String("deposit", "0", "amount to deposit into its default payout account, at most 2 decimals; 0: none")
 	referrals := fs.Bool("referrals", false, "enable referrals")
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	amount, err := depositAmount(*deposit)
+	if err != nil {
 		return err
 	}
 	store, err := openStore(ctx, c.DatabaseURL)
@@ -26,7 +30,7 @@ func orgCreate(ctx context.Context, args []string) error {
 	}
 	defer store.Close()
 	svc := disburse.NewService(store)
-	org, key, err := createFundedOrg(ctx, svc, *name, *deposit, *referrals)
+	org, key, err := createFundedOrg(ctx, svc, *name, amount, *referrals)
 	if err != nil {
 		return err
 	}
@@ -34,16 +38,26 @@ func orgCreate(ctx context.Context, args []string) error {
 	return nil
 }
 
+// depositAmount checks --deposit before anything is created, so that a bad
+// amount leaves no organisation behind. Zero means no deposit.
+func depositAmount(text string) (disburse.Money, error) {
+	m, ok := disburse.ParseMoney(text)
+	if !ok {
+		return 0, fmt.Errorf("--deposit %q: want an amount with at most 2 decimal places, such as 5000 or 5000.50", text)
+	}
+	return m, nil
+}
+
 // createFundedOrg creates an organisation, deposits into its default payout
 // account when deposit is not zero, and issues an API key.
-func createFundedOrg(ctx context.Context, svc *disburse.Service, name, deposit string, referrals bool) (disburse.Organisation, string, error) {
+func createFundedOrg(ctx context.Context, svc *disburse.Service, name string, deposit disburse.Money, referrals bool) (disburse.Organisation, string, error) {
 	org, accounts, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: name, ReferralsEnabled: referrals})
 	if err != nil {
 		return org, "", err
 	}
-	if deposit != "0" {
-		if _, err := svc.Deposit(ctx, accounts[0].ID, deposit, "opening float"); err != nil {
-			return org, "", err
+	if deposit != 0 {
+		if _, err := svc.Deposit(ctx, accounts[0].ID, deposit.String(), "opening float"); err != nil {
+			return org, "", fmt.Errorf("organisation %s created, but its deposit failed: %w", org.ID, err)
 		}
 	}
 	_, key, err := svc.CreateAPIKey(ctx, org.ID)
@@ -56,7 +70,7 @@ func demo(ctx context.Context, svc *disburse.Service, c *config) error {
 	if c.AdminToken == "" {
 		c.AdminToken = disburse.NewSecret("adm_")
 	}
-	org, key, err := createFundedOrg(ctx, svc, "Demo Organisation", "1000000", true)
+	org, key, err := createFundedOrg(ctx, svc, "Demo Organisation", 1_000_000*100, true)
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ func serve(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	c.flags(fs)
 	fs.BoolVar(&c.Demo, "demo", false, "create a demo organisation with float and print an API key (and an admin token if none is set)")
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := c.check(); err != nil {
@@ -43,7 +43,7 @@ func serve(ctx context.Context, args []string) error {
 	}
 	defer store.Close()
 	svc := disburse.NewService(store)
-	svc.TokenTTL, svc.Log = c.TokenTTL, log
+	svc.TokenTTL, svc.Limits, svc.Log = c.TokenTTL, c.Limits, log
 
 	if c.Demo {
 		if err := demo(ctx, svc, &c); err != nil {
@@ -56,7 +56,7 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           httpapi.New(svc, httpapi.Config{AdminToken: c.AdminToken, Log: log}),
+		Handler:           httpapi.New(svc, httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log}),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	var workers worker.Group
