@@ -94,7 +94,10 @@ func runLoad(ctx context.Context, e *env) error {
 	for _, p := range problems {
 		e.say("ledger: %s", p)
 	}
-	return writeLoad(e, endpoints, figures, ok)
+	if err := writeLoad(e, endpoints, figures, ok); err != nil {
+		return err
+	}
+	return ledgerError(ok, problems)
 }
 
 // hammer sends GET path on conns connections until d has passed, and

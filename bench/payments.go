@@ -103,7 +103,20 @@ func runPayments(ctx context.Context, e *env) error {
 	}
 	r.ledgerOK = ok
 	r.peakRSS = peakRSSMB()
-	return r.write(cfg.Out)
+	if err := r.write(cfg.Out); err != nil {
+		return err
+	}
+	return ledgerError(ok, problems)
+}
+
+// ledgerError fails the run, after its figures are written, when the
+// ledger audit did not pass: a benchmark that broke the ledger measured
+// nothing worth keeping, and CI must see it.
+func ledgerError(ok bool, problems []string) error {
+	if ok {
+		return nil
+	}
+	return fmt.Errorf("ledger check failed: %d problems", len(problems))
 }
 
 // serviceRun adds a fresh batch's payments through the API and submits it.
