@@ -15,10 +15,17 @@ import (
 // HTTP posts each message as JSON to a gateway URL. Any non-2xx answer or a
 // timeout is an error, so the worker retries it later.
 type HTTP struct {
-	URL     string
-	Client  *http.Client
-	Timeout time.Duration // per attempt; default 10s
+	URL    string
+	Client *http.Client
+	// Timeout caps one attempt besides the deadline of Send's context (the
+	// delivery worker's DeliveryPolicy.SendTimeout), whichever ends first.
+	// Zero: the context's deadline alone, or DefaultTimeout if it has none.
+	Timeout time.Duration
 }
+
+// DefaultTimeout bounds an attempt whose context has no deadline and whose
+// HTTP sets no Timeout.
+const DefaultTimeout = 10 * time.Second
 
 // message is what the gateway receives. The id lets it drop duplicates: a
 // message may be sent again if a process dies after sending, before recording.
@@ -29,14 +36,17 @@ type message struct {
 	Message   string `json:"message"`
 }
 
-// Send posts n to the gateway.
+// Send posts n to the gateway and gives up when ctx ends.
 func (h HTTP) Send(ctx context.Context, n disburse.Notification) error {
 	timeout := h.Timeout
-	if timeout <= 0 {
-		timeout = 10 * time.Second
+	if _, ok := ctx.Deadline(); !ok && timeout <= 0 {
+		timeout = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
 	body, err := json.Marshal(message{ID: n.ID, Channel: string(n.Channel), Recipient: n.Recipient, Message: n.Message})
 	if err != nil {
 		return err

@@ -68,13 +68,33 @@ func (t *tx) ClaimNotifications(ctx context.Context, owner string, now, leaseUnt
 	return ns, err
 }
 
-// UpdateNotification keeps the stored NextAttemptAt when n's is zero (a
-// notification that is done needs no next attempt, but the column does).
+// UpdateNotification writes the outcome only while n.LeaseOwner still holds
+// the lease: a holder whose lease another process has taken over gets
+// disburse.ErrLeaseLost and overwrites nothing. It keeps the stored
+// NextAttemptAt when n's is zero (a notification that is done needs no next
+// attempt, but the column does).
 func (t *tx) UpdateNotification(ctx context.Context, n disburse.Notification) error {
-	return t.update(ctx, "notification", `UPDATE notifications
+	res, err := t.exec(ctx, `UPDATE notifications
 		SET status = ?, attempts = ?, next_attempt_at = COALESCE(?, next_attempt_at), last_error = ?, sent_at = ?, lease_owner = '', lease_until = NULL
-		WHERE id = ?`,
-		string(n.Status), n.Attempts, micros(n.NextAttemptAt), n.LastError, micros(n.SentAt), n.ID)
+		WHERE id = ? AND lease_owner = ?`,
+		string(n.Status), n.Attempts, micros(n.NextAttemptAt), n.LastError, micros(n.SentAt), n.ID, n.LeaseOwner)
+	if err != nil {
+		return fmt.Errorf("update notification: %w", err)
+	}
+	switch k, err := res.RowsAffected(); {
+	case err != nil:
+		return fmt.Errorf("update notification: %w", err)
+	case k > 0:
+		return nil
+	}
+	var exists int
+	if err := t.queryRow(ctx, `SELECT COUNT(*) FROM notifications WHERE id = ?`, n.ID).Scan(&exists); err != nil {
+		return fmt.Errorf("update notification: %w", err)
+	}
+	if exists == 0 {
+		return fmt.Errorf("update notification: %w", disburse.ErrNotFound)
+	}
+	return fmt.Errorf("update notification %s for %q: %w", n.ID, n.LeaseOwner, disburse.ErrLeaseLost)
 }
 
 func (t *tx) ReleaseNotifications(ctx context.Context, owner string) error {

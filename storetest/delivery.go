@@ -2,24 +2,30 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/notify"
+	"github.com/disburse/disburse/worker"
 	"github.com/google/go-cmp/cmp"
 )
 
 // RunDelivery checks the notification outbox end to end on a store: what a
 // submit and a registration write, and delivery through the http provider
 // against a local gateway that fails, with retries, backoff, FAILED after the
-// last attempt, and leases that another process takes over once expired.
+// last attempt, leases that another process takes over once expired, no
+// message sent twice by two processes when the gateway is slow, and a
+// shutdown that finishes the send in flight and hands the rest back.
 func RunDelivery(t *testing.T, open func(t *testing.T) disburse.Store) {
-	policy := disburse.DeliveryPolicy{MaxAttempts: 3, BaseBackoff: time.Second, MaxBackoff: time.Minute, Lease: 30 * time.Second, BatchSize: 10}
+	policy := disburse.DeliveryPolicy{MaxAttempts: 3, BaseBackoff: time.Second, MaxBackoff: time.Minute,
+		Lease: 30 * time.Second, SendTimeout: 10 * time.Second, BatchSize: 10}
 
 	t.Run("RetriesUntilTheGatewayAccepts", func(t *testing.T) {
 		f := newFixture(t, open(t))
@@ -90,6 +96,139 @@ func RunDelivery(t *testing.T, open func(t *testing.T) disburse.Store) {
 		}
 	})
 
+	t.Run("NoDoubleSendWhenTheGatewayIsSlow", func(t *testing.T) {
+		// Each send takes 8 s of the 30 s lease. Inside every send of process
+		// "a", process "b" looks for work, as a second replica would. Before
+		// the fix "a" kept sending past its lease while "b" took the same
+		// messages over; now "a" stops while a send still fits and hands the
+		// rest back.
+		f := newFixture(t, open(t))
+		if _, _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 10)); err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		sends := map[string][]string{} // notification id -> the owners that sent it
+		record := func(owner string, n disburse.Notification) {
+			mu.Lock()
+			defer mu.Unlock()
+			sends[n.ID] = append(sends[n.ID], owner)
+		}
+		var b disburse.Notifier = sender(func(ctx context.Context, n disburse.Notification) error {
+			record("b", n)
+			return nil
+		})
+		a := sender(func(ctx context.Context, n disburse.Notification) error {
+			if _, ok := ctx.Deadline(); !ok {
+				t.Error("a send without a deadline")
+			}
+			record("a", n)
+			f.advance(8 * time.Second) // a slow gateway
+			if _, err := f.svc.DeliverNotifications(f.ctx, b, "b", policy); err != nil {
+				t.Errorf("deliver b: %v", err)
+			}
+			return nil
+		})
+		for range 10 {
+			if _, err := f.svc.DeliverNotifications(f.ctx, a, "a", policy); err != nil {
+				t.Fatalf("deliver a: %v", err)
+			}
+		}
+		list, err := f.svc.Notifications(f.ctx, "")
+		if err != nil || len(list) != 10 {
+			t.Fatalf("notifications: %d, %v; want 10", len(list), err)
+		}
+		for _, n := range list {
+			if got := sends[n.ID]; len(got) != 1 {
+				t.Errorf("notification %s sent by %v, want exactly once", n.ID, got)
+			}
+			if n.Status != disburse.NotificationSent || n.Attempts != 1 || n.LeaseOwner != "" {
+				t.Errorf("notification %+v, want SENT after 1 attempt, unleased", n)
+			}
+		}
+	})
+
+	t.Run("ALateOutcomeDoesNotOverwrite", func(t *testing.T) {
+		// "a" claims and stalls past its lease; "b" takes over and sends.
+		// The outcome "a" then writes must be refused, not overwrite SENT.
+		f := newFixture(t, open(t))
+		f.submitOne(t)
+		var claimed []disburse.Notification
+		err := f.svc.Store.Write(f.ctx, func(tx disburse.Tx) error {
+			var err error
+			claimed, err = tx.ClaimNotifications(f.ctx, "a", f.now, f.now.Add(policy.Lease), 10)
+			return err
+		})
+		if err != nil || len(claimed) != 1 {
+			t.Fatalf("claim: %d, %v", len(claimed), err)
+		}
+		f.advance(policy.Lease + time.Second)
+		f.deliver(t, notify.Log{Logger: f.svc.Log}, "b", policy, 1)
+		late := claimed[0]
+		late.Attempts, late.LastError, late.NextAttemptAt = 1, "timeout", f.now.Add(time.Minute)
+		err = f.svc.Store.Write(f.ctx, func(tx disburse.Tx) error { return tx.UpdateNotification(f.ctx, late) })
+		if !errors.Is(err, disburse.ErrLeaseLost) {
+			t.Errorf("late outcome of a lost lease: %v, want ErrLeaseLost", err)
+		}
+		if n := f.only(t); n.Status != disburse.NotificationSent || n.Attempts != 1 || n.LastError != "" {
+			t.Errorf("notification %+v, want SENT by b, untouched by a", n)
+		}
+	})
+
+	t.Run("StopFinishesTheSendInFlight", func(t *testing.T) {
+		// serve's shutdown: worker.Group.Stop cancels the delivery loop
+		// while the gateway holds a send. The send completes and counts as
+		// sent; nothing else is sent; the rest is unleased at once.
+		f := newFixture(t, open(t))
+		if _, _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 3)); err != nil {
+			t.Fatal(err)
+		}
+		started, release := make(chan struct{}), make(chan struct{})
+		var calls atomic.Int32
+		gateway := sender(func(ctx context.Context, n disburse.Notification) error {
+			if calls.Add(1) == 1 {
+				close(started)
+				<-release
+			}
+			return ctx.Err() // a transport aborts a send whose context ended
+		})
+		var g worker.Group
+		g.Start(context.Background(), worker.Delivery(f.svc, gateway, "stopping", policy, time.Hour, f.svc.Log))
+		<-started
+		stopped := make(chan struct{})
+		go func() { g.Stop(); close(stopped) }()
+		time.Sleep(20 * time.Millisecond) // let Stop cancel the loop's context mid-send
+		select {
+		case <-stopped:
+			t.Fatal("Stop returned while a send was in flight")
+		default:
+		}
+		close(release)
+		<-stopped
+		if n := calls.Load(); n != 1 {
+			t.Errorf("%d sends, want 1: no send may start after Stop", n)
+		}
+		list, err := f.svc.Notifications(f.ctx, "")
+		if err != nil || len(list) != 3 {
+			t.Fatalf("notifications: %d, %v; want 3", len(list), err)
+		}
+		sent := 0
+		for _, n := range list {
+			switch {
+			case n.Status == disburse.NotificationSent && n.Attempts == 1:
+				sent++
+			case n.Status != disburse.NotificationPending || n.Attempts != 0:
+				t.Errorf("notification %+v, want PENDING with no attempt", n)
+			}
+			if n.LeaseOwner != "" || !n.LeaseUntil.IsZero() {
+				t.Errorf("notification %s still leased to %q until %v after Stop", n.ID, n.LeaseOwner, n.LeaseUntil)
+			}
+		}
+		if sent != 1 {
+			t.Errorf("%d notifications SENT after 1 attempt, want the one in flight", sent)
+		}
+		f.deliver(t, notify.Log{Logger: f.svc.Log}, "next", policy, 2) // free for another process at once
+	})
+
 	t.Run("PushForMembersWithTheApp", func(t *testing.T) {
 		f := newFixture(t, open(t))
 		b := f.batchOf(t, 2)
@@ -113,6 +252,11 @@ func RunDelivery(t *testing.T, open func(t *testing.T) disburse.Store) {
 		}
 	})
 }
+
+// sender is a Notifier made of a function.
+type sender func(ctx context.Context, n disburse.Notification) error
+
+func (s sender) Send(ctx context.Context, n disburse.Notification) error { return s(ctx, n) }
 
 func (f *fixture) advance(d time.Duration) {
 	f.mu.Lock()

@@ -70,14 +70,17 @@ func Reversal(svc *disburse.Service, interval time.Duration, log *slog.Logger) L
 }
 
 // Delivery is the loop that sends due notifications through n, claiming
-// them under owner's name.
+// them under owner's name. A run claims again until a claim finds nothing
+// due, since a claim may end early when its lease runs short. When ctx ends
+// the send in flight still completes and the rest of its claim is released
+// (DeliverNotifications), so Group.Stop returns with no work held.
 func Delivery(svc *disburse.Service, n disburse.Notifier, owner string, p disburse.DeliveryPolicy, interval time.Duration, log *slog.Logger) Loop {
 	return Loop{Name: "delivery", Interval: interval, Log: log, RunOnce: func(ctx context.Context) (int, error) {
 		total := 0
 		for {
 			n, err := svc.DeliverNotifications(ctx, n, owner, p)
 			total += n
-			if err != nil || n < p.BatchSize || ctx.Err() != nil {
+			if err != nil || n == 0 || ctx.Err() != nil {
 				return total, err
 			}
 		}
