@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -49,7 +51,7 @@ func TestReplicas(t *testing.T) {
 
 	t.Run("ConcurrentSubmitsOfOneBatch", func(t *testing.T) {
 		c := client{t: t, admin: admin}
-		batch := c.batchOf(r0, token, 50, func(i int) string { return "254712345678" })
+		batch := c.batchOf(r0, token, 50, func(int) (string, string) { return "254712345678", "10.00" })
 		statuses := make([]int, 9)
 		var wg sync.WaitGroup
 		for i := range statuses {
@@ -66,27 +68,108 @@ func TestReplicas(t *testing.T) {
 	})
 
 	t.Run("RegistrationRacesReversal", func(t *testing.T) {
+		// 20 payees with 5 payments each: five batches of one payment per
+		// payee, submitted 100 ms apart on different replicas, so each
+		// payee's legs fall due for reversal at 1.0, 1.1, ... 1.4 s after the
+		// first submit. Each payee registers on another replica than the
+		// last, at staggered times from 0.7 s to 1.6 s, so registrations land
+		// before, between and after the due moments while three sweeps
+		// (every 100 ms each) claim due legs. Whoever wins, each leg is
+		// resolved once and a payee's wallet holds exactly what settled.
 		c := client{t: t, admin: admin}
-		const payee = "447911123456"
-		batch := c.batchOf(r0, token, 100, func(int) string { return payee })
-		c.call(replicas[1], "POST", "/batches/"+batch+"/submit", token, ``, 200)
-		time.Sleep(time.Second) // due about now: every replica's sweep races the registration
-		c.call(replicas[2], "POST", "/admin/members", admin, `{"msisdn":"`+payee+`"}`, 201)
-		b := c.waitClosed(replicas, batch, token)
-		s := b["summary"].(map[string]any)
-		settled, cancelled := s["settledCount"].(float64), s["cancelledCount"].(float64)
-		if settled+cancelled != 100 {
-			t.Errorf("settled %v + cancelled %v, want each of 100 legs resolved once", settled, cancelled)
+		const payees, each = 20, 5
+		payee := func(p int) string { return fmt.Sprintf("2547220001%02d", p) }
+		var batches []string
+		for j := range each {
+			batches = append(batches, c.batchOf(r0, token, payees, func(p int) (string, string) {
+				return payee(p), fmt.Sprintf("%d.00", 10+j)
+			}))
 		}
-		st := c.call(replicas[0], "GET", "/admin/members/"+payee+"/statement", admin, ``, 200)
-		if n := len(st["entries"].([]any)); float64(n) != settled {
-			t.Errorf("%d statement entries for %v settled payments", n, settled)
+		var first time.Time
+		for j, b := range batches {
+			if j == 0 {
+				first = time.Now()
+			}
+			time.Sleep(time.Until(first.Add(time.Duration(j) * 100 * time.Millisecond)))
+			c.call(replicas[j%3], "POST", "/batches/"+b+"/submit", token, ``, 200)
 		}
+		var wg sync.WaitGroup
+		for p := range payees {
+			wg.Go(func() {
+				time.Sleep(time.Until(first.Add(700*time.Millisecond + time.Duration(p)*900*time.Millisecond/(payees-1))))
+				if status, b := c.do(replicas[p%3], "POST", "/admin/members", admin, `{"msisdn":"`+payee(p)+`"}`); status != 201 {
+					t.Errorf("register %s: status %d: %s", payee(p), status, b)
+				}
+			})
+		}
+		wg.Wait()
+		var payments []map[string]any
+		for j, b := range batches {
+			c.waitClosed(replicas, b, token)
+			payments = append(payments, c.list(replicas[j%3], "/batches/"+b+"/payments", token)...)
+		}
+
+		type legs struct {
+			settled, cancelled int
+			settledCents       int64
+			settledIDs         []string
+		}
+		byPayee := map[string]*legs{}
+		for _, p := range payments {
+			l := byPayee[p["msisdn"].(string)]
+			if l == nil {
+				l = &legs{}
+				byPayee[p["msisdn"].(string)] = l
+			}
+			switch p["statusCode"] {
+			case "SETTLED":
+				l.settled++
+				l.settledCents += cents(p["amount"])
+				l.settledIDs = append(l.settledIDs, p["id"].(string))
+			case "CANCELLED":
+				l.cancelled++
+			default:
+				t.Errorf("payment %v is %v in a CLOSED batch", p["id"], p["statusCode"])
+			}
+		}
+		var split []string
+		totalSettled := 0
+		for p := range payees {
+			m := payee(p)
+			l := byPayee[m]
+			if l == nil {
+				t.Errorf("payee %s: no payments listed", m)
+				continue
+			}
+			split = append(split, fmt.Sprintf("%d/%d", l.settled, l.cancelled))
+			totalSettled += l.settled
+			if l.settled+l.cancelled != each {
+				t.Errorf("payee %s: settled %d + cancelled %d, want each of %d legs resolved once", m, l.settled, l.cancelled, each)
+			}
+			st := c.call(replicas[p%3], "GET", "/admin/members/"+m+"/statement", admin, ``, 200)
+			var entries []string
+			for _, e := range st["entries"].([]any) {
+				entries = append(entries, e.(map[string]any)["paymentId"].(string))
+			}
+			slices.Sort(entries)
+			slices.Sort(l.settledIDs)
+			if !slices.Equal(entries, l.settledIDs) {
+				t.Errorf("payee %s: statement entries %v, want its settled payments %v", m, entries, l.settledIDs)
+			}
+			if got := cents(st["balance"]); got != l.settledCents {
+				t.Errorf("payee %s: wallet balance %d cents, want the %d settled", m, got, l.settledCents)
+			}
+		}
+		// Not asserted (timing decides it), but a real race shows payees
+		// registered early all settled, late ones all cancelled, and mixed
+		// ones between.
+		t.Logf("settled %d, cancelled %d of %d legs; per payee settled/cancelled by registration time: %v",
+			totalSettled, payees*each-totalSettled, payees*each, split)
 	})
 
 	t.Run("ThousandDueReversals", func(t *testing.T) {
 		c := client{t: t, admin: admin}
-		batch := c.batchOf(r0, token, 1000, func(i int) string { return fmt.Sprintf("2547%08d", 10000000+i) })
+		batch := c.batchOf(r0, token, 1000, func(i int) (string, string) { return fmt.Sprintf("2547%08d", 10000000+i), "10.00" })
 		c.call(r0, "POST", "/batches/"+batch+"/submit", token, ``, 200)
 		b := c.waitClosed(replicas, batch, token)
 		if s := b["summary"].(map[string]any); s["cancelledCount"].(float64) != 1000 || s["cancelledAmount"].(float64) != 10000 {
@@ -228,8 +311,9 @@ func (c client) call(r *replica, method, path, token, body string, want int) map
 	return out
 }
 
-// batchOf creates a batch of n payments of 10.00 to msisdn(i).
-func (c client) batchOf(r *replica, token string, n int, msisdn func(i int) string) string {
+// batchOf creates a batch of n payments, the i-th of amount to msisdn as
+// payment(i) returns them.
+func (c client) batchOf(r *replica, token string, n int, payment func(i int) (msisdn, amount string)) string {
 	c.t.Helper()
 	id := c.call(r, "POST", "/batches", token, `{"name":"replicas"}`, 201)["id"].(string)
 	var body bytes.Buffer
@@ -238,11 +322,32 @@ func (c client) batchOf(r *replica, token string, n int, msisdn func(i int) stri
 		if i > 0 {
 			body.WriteByte(',')
 		}
-		fmt.Fprintf(&body, `{"msisdn":%q,"amount":10.00}`, msisdn(i))
+		msisdn, amount := payment(i)
+		fmt.Fprintf(&body, `{"msisdn":%q,"amount":%s}`, msisdn, amount)
 	}
 	body.WriteString(`]}`)
 	c.call(r, "POST", "/batches/"+id+"/payments", token, body.String(), 200)
 	return id
+}
+
+// list GETs path, requires 200 and decodes an array of objects.
+func (c client) list(r *replica, path, token string) []map[string]any {
+	c.t.Helper()
+	status, b := c.do(r, "GET", path, token, "")
+	var out []map[string]any
+	if status != 200 {
+		c.t.Fatalf("GET %s: status %d: %s", path, status, b)
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		c.t.Fatalf("GET %s: %v: %s", path, err, b)
+	}
+	return out
+}
+
+// cents converts an amount as the API writes it (a number with two
+// decimals, decoded as float64) to minor units.
+func cents(v any) int64 {
+	return int64(math.Round(v.(float64) * 100))
 }
 
 // waitClosed polls the replicas in turn until the batch is CLOSED.
