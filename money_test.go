@@ -78,7 +78,12 @@ func TestValidMsisdn(t *testing.T) {
 	tests := map[string]bool{
 		"254712345678":     true,  // Kenya mobile
 		"447911123456":     true,  // UK mobile
-		"14155552671":      true,  // US
+		"14155552671":      true,  // US, fixed line or mobile
+		"442071234567":     true,  // UK fixed line
+		"18002345678":      false, // US toll-free
+		"449090000000":     false, // UK premium rate
+		"15005550006":      false, // US personal number
+		"447011234567":     false, // UK personal number
 		"0712345678":       false, // local leading zero
 		"+254712345678":    false, // plus sign
 		"2547123":          false, // 7 digits

@@ -1,6 +1,7 @@
 package disburse
 
 import (
+	"encoding/json"
 	"runtime"
 	"strconv"
 	"strings"
@@ -19,6 +20,18 @@ type PaymentInput struct {
 	ExternalID     string
 	ReferralAmount string
 	ReferralMsisdn string
+	// WrongTypes are the fields the client sent with a JSON type their rule
+	// cannot take (a number for msisdn, say), as the reader of the request
+	// found them; such a field holds "" and fails with its WrongType instead
+	// of its checks. Nil for nearly every payment.
+	WrongTypes []WrongType
+}
+
+// WrongType is a value of the wrong JSON type for its field. Field is named
+// as the contract names it (Msisdn, ReferralMsisdn), or Payments for a
+// payment that is not an object at all; Value is shown as fieldValue shows it.
+type WrongType struct {
+	Field, Value, Message string
 }
 
 // AddPaymentsInput is the body of POST /batches/{id}/payments. ClearExisting
@@ -41,17 +54,22 @@ func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals b
 	validPayee, validReferral := validMsisdns(in, referrals)
 	for i, p := range in {
 		out[i] = Payment{Msisdn: p.Msisdn, Firstname: p.Firstname, Lastname: p.Lastname, ExternalID: p.ExternalID, Status: PaymentDraft}
-		if !validPayee[i] {
+		// A wrong type is the field's failure; the fields of the right type
+		// are still checked, so that one answer lists every failure.
+		if p.wrongType(v, i, "Payments") {
+			continue // not a payment at all: nothing else to check
+		}
+		if !p.wrongType(v, i, "Msisdn") && !validPayee[i] {
 			v.Add(i, "Msisdn", p.Msisdn, msisdnMessage)
 		}
 		out[i].Amount = s.amount(v, i, "Amount", p.Amount)
-		if len([]rune(p.Firstname)) > 100 {
+		if !p.wrongType(v, i, "Firstname") && len([]rune(p.Firstname)) > 100 {
 			v.Add(i, "Firstname", p.Firstname, "firstname is at most 100 characters")
 		}
-		if len([]rune(p.Lastname)) > 100 {
+		if !p.wrongType(v, i, "Lastname") && len([]rune(p.Lastname)) > 100 {
 			v.Add(i, "Lastname", p.Lastname, "lastname is at most 100 characters")
 		}
-		if p.ExternalID != "" {
+		if !p.wrongType(v, i, "ExternalId") && p.ExternalID != "" {
 			if len([]rune(p.ExternalID)) > 100 {
 				v.Add(i, "ExternalId", p.ExternalID, "externalId is at most 100 characters")
 			} else if first, dup := seenExternal[p.ExternalID]; dup {
@@ -61,7 +79,7 @@ func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals b
 			}
 		}
 		if !referrals {
-			continue // referral fields are ignored: not validated, stored or returned
+			continue // referral fields are ignored: not validated (types included), stored or returned
 		}
 		hasAmount := p.ReferralAmount != "" && p.ReferralAmount != "null"
 		switch {
@@ -69,14 +87,34 @@ func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals b
 			out[i].ReferralAmount = s.amount(v, i, "ReferralAmount", p.ReferralAmount)
 			out[i].ReferralMsisdn = p.ReferralMsisdn
 			out[i].ReferralStatus = PaymentDraft
-			if !validReferral[i] {
+			if !p.wrongType(v, i, "ReferralMsisdn") && !validReferral[i] {
 				v.Add(i, "ReferralMsisdn", p.ReferralMsisdn, "referralMsisdn is required with a referralAmount and must be an international number")
 			}
-		case p.ReferralMsisdn != "":
+		case p.ReferralMsisdn != "" || p.wrongTypeOf("ReferralMsisdn") != nil:
 			v.Add(i, "ReferralAmount", p.ReferralAmount, "referralAmount is required with a referralMsisdn")
+			p.wrongType(v, i, "ReferralMsisdn")
 		}
 	}
 	return out
+}
+
+// wrongType adds field's WrongType, if the payment has one, as payment i's
+// failure, and reports whether it did.
+func (p *PaymentInput) wrongType(v *Validation, i int, field string) bool {
+	w := p.wrongTypeOf(field)
+	if w != nil {
+		v.Add(i, w.Field, w.Value, w.Message)
+	}
+	return w != nil
+}
+
+func (p *PaymentInput) wrongTypeOf(field string) *WrongType {
+	for k := range p.WrongTypes {
+		if p.WrongTypes[k].Field == field {
+			return &p.WrongTypes[k]
+		}
+	}
+	return nil
 }
 
 // parallelChecks is the fewest payments whose msisdns are checked on
@@ -125,11 +163,27 @@ func (s *Service) amount(v *Validation, i int, field, text string) Money {
 	return m
 }
 
-// fieldText shows a raw JSON value as the client would recognise it: a JSON
-// string without its quotes, a missing value as empty.
-func fieldText(raw string) string {
-	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
-		return raw[1 : len(raw)-1]
+// fieldText is FieldText, for the domain's own failures (deposit.go uses it too).
+func fieldText(raw string) string { return FieldText(raw) }
+
+// FieldText shows a raw JSON value as a failure's fieldValue (docs/decisions.md):
+// a string without its quotes, a number or literal as written, an object or
+// array by kind only ("object", "array"), so that a failure never echoes a
+// whole body back; a missing value is empty.
+func FieldText(raw string) string {
+	raw = strings.TrimSpace(raw)
+	switch {
+	case raw == "":
+		return ""
+	case raw[0] == '{':
+		return "object"
+	case raw[0] == '[':
+		return "array"
+	case raw[0] == '"':
+		var s string
+		if json.Unmarshal([]byte(raw), &s) == nil {
+			return s
+		}
 	}
 	return raw
 }

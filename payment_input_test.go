@@ -78,6 +78,30 @@ func TestValidatePayments(t *testing.T) {
 		{"referral msisdn bad", []PaymentInput{with(func(p *PaymentInput) { p.ReferralAmount, p.ReferralMsisdn = "10", "0712" })}, true, []failure{{"ReferralMsisdn", "0712", 0}}},
 		{"referral msisdn without amount", []PaymentInput{with(func(p *PaymentInput) { p.ReferralMsisdn = "447911123456" })}, true, []failure{{"ReferralAmount", "", 0}}},
 		{"referral amount null is no referral", []PaymentInput{with(func(p *PaymentInput) { p.ReferralAmount = "null" })}, true, nil},
+		{"msisdn toll-free", []PaymentInput{with(func(p *PaymentInput) { p.Msisdn = "18002345678" })}, false, []failure{{"Msisdn", "18002345678", 0}}},
+		{"msisdn premium rate", []PaymentInput{with(func(p *PaymentInput) { p.Msisdn = "449090000000" })}, false, []failure{{"Msisdn", "449090000000", 0}}},
+		{"msisdn personal", []PaymentInput{with(func(p *PaymentInput) { p.Msisdn = "15005550006" })}, false, []failure{{"Msisdn", "15005550006", 0}}},
+		{"msisdn fixed line", []PaymentInput{with(func(p *PaymentInput) { p.Msisdn = "442071234567" })}, false, nil},
+		{"referral msisdn toll-free", []PaymentInput{with(func(p *PaymentInput) { p.ReferralAmount, p.ReferralMsisdn = "10", "18002345678" })}, true, []failure{{"ReferralMsisdn", "18002345678", 0}}},
+		{"amount an object, by kind", []PaymentInput{with(func(p *PaymentInput) { p.Amount = `{"value":10}` })}, false, []failure{{"Amount", "object", 0}}},
+		{"amount an array, by kind", []PaymentInput{with(func(p *PaymentInput) { p.Amount = "[10]" })}, false, []failure{{"Amount", "array", 0}}},
+		{"wrong types reported with the other fields' checks", []PaymentInput{
+			{Amount: "5", WrongTypes: []WrongType{wrongType("Msisdn", "5"), wrongType("Firstname", "7")}},
+			{Msisdn: "0712", Amount: "1.001"},
+		}, false, []failure{{"Msisdn", "5", 0}, {"Firstname", "7", 0}, {"Msisdn", "0712", 1}, {"Amount", "1.001", 1}}},
+		{"every field's wrong type, in field order", []PaymentInput{with(func(p *PaymentInput) {
+			p.WrongTypes = []WrongType{wrongType("ExternalId", "true"), wrongType("Lastname", "object"), wrongType("Msisdn", "array")}
+		})}, false, []failure{{"Msisdn", "array", 0}, {"Lastname", "object", 0}, {"ExternalId", "true", 0}}},
+		{"a payment not an object: that alone", []PaymentInput{ok, {WrongTypes: []WrongType{wrongType("Payments", "5")}}}, false, []failure{{"Payments", "5", 1}}},
+		{"referrals disabled: a wrong type ignored too", []PaymentInput{with(func(p *PaymentInput) {
+			p.ReferralAmount, p.WrongTypes = "10", []WrongType{wrongType("ReferralMsisdn", "5")}
+		})}, false, nil},
+		{"referrals enabled: a wrong type of referralMsisdn", []PaymentInput{with(func(p *PaymentInput) {
+			p.ReferralAmount, p.WrongTypes = "10", []WrongType{wrongType("ReferralMsisdn", "5")}
+		})}, true, []failure{{"ReferralMsisdn", "5", 0}}},
+		{"referrals enabled: a wrong type of referralMsisdn, no amount", []PaymentInput{with(func(p *PaymentInput) {
+			p.WrongTypes = []WrongType{wrongType("ReferralMsisdn", "5")}
+		})}, true, []failure{{"ReferralAmount", "", 0}, {"ReferralMsisdn", "5", 0}}},
 	}
 	s := NewService(nil)
 	for _, tt := range tests {
@@ -88,6 +112,33 @@ func TestValidatePayments(t *testing.T) {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// wrongType is a WrongType as the HTTP decoder makes them.
+func wrongType(field, value string) WrongType {
+	return WrongType{Field: field, Value: value, Message: field + " must be a string"}
+}
+
+func TestFieldText(t *testing.T) {
+	tests := map[string]string{
+		"":              "",
+		"150.5":         "150.5",
+		" 1e2 ":         "1e2",
+		"null":          "null",
+		"true":          "true",
+		`"10"`:          "10",
+		`"a\"b\u00e9"`:  `a"bé`,
+		`{"value":10}`:  "object",
+		"{}":            "object",
+		"[1,2]":         "array",
+		" [ ] ":         "array",
+		`"unterminated`: `"unterminated`,
+	}
+	for raw, want := range tests {
+		if got := FieldText(raw); got != want {
+			t.Errorf("FieldText(%q) = %q, want %q", raw, got, want)
+		}
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
-	"strconv"
 	"strings"
 
 	"github.com/disburse/disburse"
@@ -17,11 +16,14 @@ import (
 // section 2). Content-Type is not checked and unknown fields are ignored,
 // so clients are not refused for what does not matter. What does matter:
 //   - a body past the size limit is a 413 payload_too_large;
-//   - a body that is not one JSON value (empty, malformed, trailing data)
-//     is a 400 array with fieldName Body;
-//   - a value of the wrong type is a 400 array naming the field capitalised
-//     (Msisdn, with the payment's index inside payments).
+//   - a body that is not one JSON value (empty, malformed, trailing data),
+//     or not an object, is a 400 array with the one failure on Body;
+//   - a value of the wrong type is a 400 array naming the field capitalised,
+//     every such field of the body in the one array.
 //
+// The payments of POST /batches/{id}/payments are the exception: their
+// wrong types go on to the domain (disburse.PaymentInput.WrongTypes), which
+// reports them with its checks of the fields of the right type.
 // Validation of the values themselves is the domain's.
 func decode(r *http.Request, dst any) error {
 	body, err := readBody(r)
@@ -31,6 +33,7 @@ func decode(r *http.Request, dst any) error {
 	var failures []disburse.FieldError
 	err = json.Unmarshal(body, dst) // Unmarshal refuses trailing data, unlike a Decoder
 	var syntax *json.SyntaxError
+	var wrongType *json.UnmarshalTypeError
 	switch {
 	case err == nil:
 	case len(bytes.TrimSpace(body)) == 0:
@@ -38,19 +41,33 @@ func decode(r *http.Request, dst any) error {
 	case errors.As(err, &syntax):
 		msg := fmt.Sprintf("the body is not valid JSON (at byte %d: %s)", syntax.Offset, syntax.Error())
 		return disburse.Invalid("Body", "", msg)
-	case isTypeError(err):
-		failures = append(failures, typeFailure(err, body, "Body", -1))
+	case errors.As(err, &wrongType) && wrongType.Field == "":
+		return disburse.Invalid("Body", valueText(body), "the body must be a JSON object")
+	case errors.As(err, &wrongType):
+		failures = typeFailures(body, dst)
 	default:
 		return fmt.Errorf("decode %T: %w", dst, err) // a programming error, not the client's
 	}
-	// Parts that decode past a wrong type (the payments) report theirs too.
-	if p, ok := dst.(interface{ typeFailures() []disburse.FieldError }); ok {
-		failures = append(failures, p.typeFailures()...)
+	p, partial := dst.(partlyDecoded)
+	if partial {
+		failures = append(failures, p.ownFailures()...)
 	}
-	if len(failures) > 0 {
-		return &disburse.Error{Code: disburse.CodeInvalid, Message: "the body has values of the wrong type", Fields: failures}
+	if len(failures) == 0 {
+		return nil
 	}
-	return nil
+	if partial {
+		failures = append(failures, p.passedOn()...) // the domain will not see them
+	}
+	return &disburse.Error{Code: disburse.CodeInvalid, Message: "the body has values of the wrong type", Fields: failures}
+}
+
+// partlyDecoded is a body with a part that decodes past wrong types and
+// keeps them (the payments).
+type partlyDecoded interface {
+	// ownFailures are the part's failures that decode reports.
+	ownFailures() []disburse.FieldError
+	// passedOn are the wrong types the domain reports, if the body reaches it.
+	passedOn() []disburse.FieldError
 }
 
 // readBody reads the whole body, which limitBody has capped. Reading it
@@ -76,53 +93,60 @@ func payloadTooLarge(limit int64) error {
 	return disburse.Errorf(disburse.CodePayloadTooLarge, "the request body is larger than %d bytes", limit)
 }
 
-// typeFailure turns a json type error found in the object obj into a field
-// failure: the field capitalised as the contract names it, the value as sent.
-// A value that is not an object at all is a failure of whole (Body, or
-// Payments with the payment's index).
-func typeFailure(err error, obj []byte, whole string, index int) disburse.FieldError {
-	f := disburse.FieldError{FieldName: whole}
-	if index >= 0 {
-		f.Index = &index
-	}
-	var te *json.UnmarshalTypeError
-	if !errors.As(err, &te) {
-		f.ErrorMessage = "the value could not be read"
-		return f
-	}
-	if te.Field == "" {
-		f.FieldValue = valueText(obj)
-		f.ErrorMessage = "the body must be a JSON object"
-		if index >= 0 {
-			f.ErrorMessage = "payments[" + strconv.Itoa(index) + "] must be a JSON object"
-		}
-		return f
-	}
-	path := strings.Split(te.Field, ".")
-	name := path[len(path)-1]
-	f.FieldName = strings.ToUpper(name[:1]) + name[1:]
-	f.FieldValue = valueText(fieldRaw(obj, path))
-	f.ErrorMessage = name + " must be " + jsonKind(te.Type)
-	return f
-}
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
-// fieldRaw finds the raw value at path in obj, matching names as
-// encoding/json does: exactly, else without regard to case.
-func fieldRaw(obj []byte, path []string) []byte {
-	for _, name := range path {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(obj, &m) != nil {
-			return nil
+// typeFailures names every member of the object body that the field of the
+// struct dst points to cannot take, in the struct's order: encoding/json
+// stops reporting at the first. It runs only once Unmarshal has found one,
+// so the reflection costs nothing on the way of a good request. A field
+// that decodes itself (json.Unmarshaler) keeps its own failures.
+func typeFailures(body []byte, dst any) []disburse.FieldError {
+	names, values := members(body)
+	var out []disburse.FieldError
+	t := reflect.TypeOf(dst).Elem()
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "" {
+			name = sf.Name
 		}
-		v, ok := m[name]
-		for k, kv := range m {
-			if !ok && strings.EqualFold(k, name) {
-				v, ok = kv, true
+		if !sf.IsExported() || name == "-" || reflect.PointerTo(sf.Type).Implements(unmarshalerType) {
+			continue
+		}
+		var raw json.RawMessage
+		for k, n := range names { // the last match wins, as in encoding/json
+			if strings.EqualFold(n, name) {
+				raw = values[k]
 			}
 		}
-		obj = v
+		if raw != nil && isTypeError(json.Unmarshal(raw, reflect.New(sf.Type).Interface())) {
+			out = append(out, disburse.FieldError{
+				FieldName: strings.ToUpper(name[:1]) + name[1:], FieldValue: valueText(raw), ErrorMessage: name + " must be " + jsonKind(sf.Type),
+			})
+		}
 	}
-	return obj
+	if len(out) == 0 { // cannot happen: Unmarshal found one; never answer 200 for it
+		out = append(out, disburse.FieldError{FieldName: "Body", ErrorMessage: "the body has a value of the wrong type"})
+	}
+	return out
+}
+
+// members lists the names and values of the JSON object obj, in order.
+func members(obj []byte) (names []string, values []json.RawMessage) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, nil
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		name, ok := tok.(string)
+		var v json.RawMessage
+		if err != nil || !ok || dec.Decode(&v) != nil {
+			break
+		}
+		names, values = append(names, name), append(values, v)
+	}
+	return names, values
 }
 
 // jsonKind names, for a client, the JSON value a Go type accepts.

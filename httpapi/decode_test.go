@@ -65,7 +65,17 @@ func TestDecodeFailures(t *testing.T) {
 		{"a fraction for a whole number", `{"reversalPeriodDays":1.5}`, newSettings, []failure{{"ReversalPeriodDays", "1.5", nil}}},
 		{"past int64", `{"reversalPeriodSeconds":99999999999999999999}`, newSettings, []failure{{"ReversalPeriodSeconds", "99999999999999999999", nil}}},
 		{"payments not an array", `{"clearExisting":true,"payments":{"msisdn":"1"}}`, newPayments, []failure{{"Payments", "object", nil}}},
+		{"every top-level wrong type, not only the first", `{"name":5,"externalId":true}`, newBatch,
+			[]failure{{"Name", "5", nil}, {"ExternalId", "true", nil}}},
+		{"the last of repeated names counts", `{"name":"ok","Name":5,"externalId":1,"EXTERNALID":"ok"}`, newBatch,
+			[]failure{{"Name", "5", nil}}},
+		{"every wrong type of the settings", `{"referralsEnabled":"yes","reversalPeriodDays":1.5,"reversalPeriodSeconds":"60"}`, newSettings,
+			[]failure{{"ReferralsEnabled", "yes", nil}, {"ReversalPeriodDays", "1.5", nil}, {"ReversalPeriodSeconds", "60", nil}}},
+		{"an array for a string", `{"name":[1]}`, newBatch, []failure{{"Name", "array", nil}}},
 		{
+			// The body stops here, before the domain: the payments' wrong
+			// types come along, but not the referral fields', which the
+			// domain checks only when the organisation has referrals.
 			"every payment's wrong type, with its index, and the top level's",
 			`{"clearExisting":"no","payments":[{"msisdn":254712345678,"amount":1},{"msisdn":"254712345678","amount":1},` +
 				`{"firstname":true}, 5 ,{"externalId":["a"]},null,{"referralMsisdn":7}]}`,
@@ -76,7 +86,6 @@ func TestDecodeFailures(t *testing.T) {
 				{"Firstname", "true", intp(2)},
 				{"Payments", "5", intp(3)},
 				{"ExternalId", "array", intp(4)},
-				{"ReferralMsisdn", "7", intp(6)},
 			},
 		},
 	}
@@ -127,6 +136,34 @@ func TestDecodeMoneyAsText(t *testing.T) {
 	var dep depositRequest
 	if err := decodeBody(`{"amount":0.10}`, defaultMaxBodyBytes, &dep); err != nil || string(dep.Amount) != "0.10" {
 		t.Errorf("deposit amount = %q, %v; want 0.10", dep.Amount, err)
+	}
+}
+
+// TestDecodePaymentWrongTypes: a payment's wrong types do not fail the
+// decode; they go to the domain with the payment, each field of the right
+// type kept, so that the domain reports them with its own checks.
+func TestDecodePaymentWrongTypes(t *testing.T) {
+	body := `{"clearExisting":false,"payments":[{"msisdn":5,"amount":5,"firstname":7},{"msisdn":"0712","amount":1.001},` +
+		`{"MSISDN":"254712345678","amount":"10","lastname":{"a":1},"externalId":null,"referralMsisdn":false,"referralAmount":[1]},` +
+		`[1],"x",null]}`
+	var req addPaymentsRequest
+	if err := decodeBody(body, defaultMaxBodyBytes, &req); err != nil {
+		t.Fatal(err)
+	}
+	wrong := func(field, value, kind string) disburse.WrongType {
+		return disburse.WrongType{Field: field, Value: value, Message: strings.ToLower(field[:1]) + field[1:] + " must be " + kind}
+	}
+	want := []disburse.PaymentInput{
+		{Amount: "5", WrongTypes: []disburse.WrongType{wrong("Msisdn", "5", "a string"), wrong("Firstname", "7", "a string")}},
+		{Msisdn: "0712", Amount: "1.001"},
+		{Msisdn: "254712345678", Amount: `"10"`, ReferralAmount: "[1]",
+			WrongTypes: []disburse.WrongType{wrong("Lastname", "object", "a string"), wrong("ReferralMsisdn", "false", "a string")}},
+		{WrongTypes: []disburse.WrongType{{Field: "Payments", Value: "array", Message: "payments[3] must be a JSON object"}}},
+		{WrongTypes: []disburse.WrongType{{Field: "Payments", Value: "x", Message: "payments[4] must be a JSON object"}}},
+		{},
+	}
+	if diff := cmp.Diff(want, req.input().Payments); diff != "" {
+		t.Errorf("payments (-want +got):\n%s", diff)
 	}
 }
 

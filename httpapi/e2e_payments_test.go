@@ -49,7 +49,12 @@ func TestE2EAddPaymentsValidation(t *testing.T) {
 		{"zero", pay(member, "0"), failure{"Amount", "0", at(1)}},
 		{"amount missing", `{"msisdn":"` + member + `"}`, failure{"Amount", "", at(1)}},
 		{"above the maximum", pay(member, "1000000.01"), failure{"Amount", "1000000.01", at(1)}},
-		{"an object", pay(member, `{"value":10}`), failure{"Amount", `{"value":10}`, at(1)}},
+		{"an object", pay(member, `{"value":10}`), failure{"Amount", "object", at(1)}},
+		{"an array", pay(member, `[10]`), failure{"Amount", "array", at(1)}},
+		{"toll-free", pay("18002345678", "10"), failure{"Msisdn", "18002345678", at(1)}},
+		{"premium rate", pay("449090000000", "10"), failure{"Msisdn", "449090000000", at(1)}},
+		{"personal number", pay("15005550006", "10"), failure{"Msisdn", "15005550006", at(1)}},
+		{"msisdn an object", `{"msisdn":{"n":1},"amount":10}`, failure{"Msisdn", "object", at(1)}},
 		{"firstname too long", `{"msisdn":"` + member + `","amount":1,"firstname":"` + strings.Repeat("é", 101) + `"}`, failure{"Firstname", strings.Repeat("é", 101), at(1)}},
 		{"lastname too long", `{"msisdn":"` + member + `","amount":1,"lastname":"` + strings.Repeat("x", 101) + `"}`, failure{"Lastname", strings.Repeat("x", 101), at(1)}},
 		{"externalId too long", `{"msisdn":"` + member + `","amount":1,"externalId":"` + strings.Repeat("x", 101) + `"}`, failure{"ExternalId", strings.Repeat("x", 101), at(1)}},
@@ -312,5 +317,51 @@ func TestE2EHundredThousandPayments(t *testing.T) {
 	t.Logf("100,000 payments (%d bytes in, %d out) added in %v", len(limit), len(r.body), took)
 	if got.Summary.PaymentsCount != 100_000 || len(got.Payments) != 100_000 {
 		t.Errorf("count %d, %d payments", got.Summary.PaymentsCount, len(got.Payments))
+	}
+}
+
+// TestE2EWrongTypes: a value of the wrong JSON type is a failure of its
+// field, reported in the one array with every other failure of the request
+// (contract section 2); referral fields are typed only when referrals are
+// enabled (contract 4.1).
+func TestE2EWrongTypes(t *testing.T) {
+	h := startDefault(t)
+	plain, referrer := h.createOrg("Plain", false, ""), h.createOrg("Referrer", true, "")
+	pb, rb := h.createBatch(plain, "plain"), h.createBatch(referrer, "referrals")
+	withRef := `{"msisdn":"` + member + `","amount":10,"referralAmount":5,"referralMsisdn":5}`
+	for _, tt := range []struct {
+		name string
+		o    org
+		path string
+		body string
+		want []failure // nil: 200
+	}{
+		{"payments: wrong types with the other checks", plain, "/batches/" + pb.ID + "/payments",
+			`{"clearExisting":false,"payments":[{"msisdn":5,"amount":5,"firstname":7},{"msisdn":"0712","amount":1.001}]}`,
+			[]failure{{"Msisdn", "5", at(0)}, {"Firstname", "7", at(0)}, {"Msisdn", "0712", at(1)}, {"Amount", "1.001", at(1)}}},
+		{"payments: a payment not an object, with the others' failures", plain, "/batches/" + pb.ID + "/payments",
+			`{"clearExisting":false,"payments":[[1],{"msisdn":"` + member + `","amount":0}]}`,
+			[]failure{{"Payments", "array", at(0)}, {"Amount", "0", at(1)}}},
+		{"batch: every wrong type", plain, "/batches", `{"name":5,"externalId":true}`,
+			[]failure{{"Name", "5", nil}, {"ExternalId", "true", nil}}},
+		{"referrals disabled: a wrong type ignored", plain, "/batches/" + pb.ID + "/payments",
+			`{"clearExisting":false,"payments":[` + withRef + `]}`, nil},
+		{"referrals enabled: a wrong type reported", referrer, "/batches/" + rb.ID + "/payments",
+			`{"clearExisting":false,"payments":[` + withRef + `,{"msisdn":"` + member + `","amount":10,"referralAmount":5,"referralMsisdn":"18002345678"}]}`,
+			[]failure{{"ReferralMsisdn", "5", at(0)}, {"ReferralMsisdn", "18002345678", at(1)}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := h.do("POST", tt.path, tt.o.token, tt.body)
+			if tt.want == nil {
+				ok[Batch](t, r, 200)
+				return
+			}
+			wantFailures(t, r, tt.want...)
+		})
+	}
+
+	// GET /members/{msisdn}/exists: numbers that are not mobile or fixed lines.
+	for _, msisdn := range []string{"18002345678", "449090000000", "15005550006"} {
+		wantFailures(t, h.do("GET", "/members/"+msisdn+"/exists", plain.token, nil), failure{"Msisdn", msisdn, nil})
 	}
 }

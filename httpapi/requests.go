@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/disburse/disburse"
@@ -35,8 +36,24 @@ func (r *addPaymentsRequest) input() disburse.AddPaymentsInput {
 	return disburse.AddPaymentsInput{ClearExisting: r.ClearExisting, Payments: r.Payments.items}
 }
 
-// typeFailures are the payments that had a field of the wrong type.
-func (r *addPaymentsRequest) typeFailures() []disburse.FieldError { return r.Payments.failures }
+// ownFailures: a payments member that is not an array, which decode reports.
+func (r *addPaymentsRequest) ownFailures() []disburse.FieldError { return r.Payments.failures }
+
+// passedOn are the payments' wrong types, which the domain reports with
+// its own checks. decode reports them only when the body fails before
+// reaching the domain, and then not the referral fields': whether those
+// are checked at all is the organisation's setting (contract 4.1).
+func (r *addPaymentsRequest) passedOn() []disburse.FieldError {
+	var out []disburse.FieldError
+	for i, p := range r.Payments.items {
+		for _, w := range p.WrongTypes {
+			if w.Field != "ReferralMsisdn" { // amounts are kept as text: never a WrongType
+				out = append(out, disburse.FieldError{FieldName: w.Field, FieldValue: w.Value, ErrorMessage: w.Message, Index: &i})
+			}
+		}
+	}
+	return out
+}
 
 type paymentRequest struct {
 	Msisdn         string          `json:"msisdn"`
@@ -48,17 +65,31 @@ type paymentRequest struct {
 	ReferralMsisdn string          `json:"referralMsisdn"`
 }
 
+// paymentFields is a payment with every field kept as sent, to tell which
+// ones have the wrong type.
+type paymentFields struct {
+	Msisdn         json.RawMessage `json:"msisdn"`
+	Amount         json.RawMessage `json:"amount"`
+	Firstname      json.RawMessage `json:"firstname"`
+	Lastname       json.RawMessage `json:"lastname"`
+	ExternalID     json.RawMessage `json:"externalId"`
+	ReferralAmount json.RawMessage `json:"referralAmount"`
+	ReferralMsisdn json.RawMessage `json:"referralMsisdn"`
+}
+
 // paymentList decodes the payments array one element at a time, straight
-// into the domain's inputs (no second copy of 100,000 payments), and records
-// a wrong type with the payment's index instead of stopping, so that every
-// such failure reaches the client in one array (contract section 2).
+// into the domain's inputs (no second copy of 100,000 payments). A payment
+// with a wrong type does not stop it: the payment is read again field by
+// field and goes to the domain with its WrongTypes, which are reported
+// with the domain's checks of the other fields, all in one array
+// (contract section 2).
 type paymentList struct {
 	items    []disburse.PaymentInput
 	failures []disburse.FieldError
 }
 
 // UnmarshalJSON never fails: the outer decode has checked the syntax, and
-// type failures are kept in l.failures for decode to report.
+// a payments member that is not an array is kept in l.failures.
 func (l *paymentList) UnmarshalJSON(data []byte) error {
 	*l = paymentList{} // a repeated "payments" replaces, as encoding/json does
 	if string(data) == "null" {
@@ -72,19 +103,54 @@ func (l *paymentList) UnmarshalJSON(data []byte) error {
 	for i := 0; dec.More(); i++ {
 		start := dec.InputOffset()
 		var p paymentRequest
-		if err := dec.Decode(&p); err != nil {
+		err := dec.Decode(&p)
+		switch {
+		case err == nil: // nearly always: one pass, no per-field work
+			l.items = append(l.items, disburse.PaymentInput{
+				Msisdn: p.Msisdn, Amount: string(p.Amount), Firstname: p.Firstname, Lastname: p.Lastname,
+				ExternalID: p.ExternalID, ReferralAmount: string(p.ReferralAmount), ReferralMsisdn: p.ReferralMsisdn,
+			})
+		case isTypeError(err):
 			elem := bytes.TrimLeft(data[start:dec.InputOffset()], ", \t\r\n")
-			l.failures = append(l.failures, typeFailure(err, elem, "Payments", i))
-			if !isTypeError(err) {
-				return nil // cannot happen after the outer syntax check, but never loop on it
-			}
+			l.items = append(l.items, typedPayment(elem, i))
+		default: // cannot happen after the outer syntax check, but never loop on it
+			index := i // not &i: i would escape, one allocation per payment
+			l.failures = append(l.failures, disburse.FieldError{FieldName: "Payments", Index: &index, ErrorMessage: "payments[" + strconv.Itoa(i) + "] could not be read"})
+			return nil
 		}
-		l.items = append(l.items, disburse.PaymentInput{
-			Msisdn: p.Msisdn, Amount: string(p.Amount), Firstname: p.Firstname, Lastname: p.Lastname,
-			ExternalID: p.ExternalID, ReferralAmount: string(p.ReferralAmount), ReferralMsisdn: p.ReferralMsisdn,
-		})
 	}
 	return nil
+}
+
+// typedPayment reads payment i, which has a value of the wrong type, field
+// by field: every wrong type becomes a WrongType, the rest is kept.
+func typedPayment(elem []byte, i int) disburse.PaymentInput {
+	var f paymentFields
+	if json.Unmarshal(elem, &f) != nil {
+		return disburse.PaymentInput{WrongTypes: []disburse.WrongType{{
+			Field: "Payments", Value: valueText(elem), Message: "payments[" + strconv.Itoa(i) + "] must be a JSON object",
+		}}}
+	}
+	in := disburse.PaymentInput{Amount: string(f.Amount), ReferralAmount: string(f.ReferralAmount)}
+	in.Msisdn = stringField(&in, "Msisdn", f.Msisdn)
+	in.Firstname = stringField(&in, "Firstname", f.Firstname)
+	in.Lastname = stringField(&in, "Lastname", f.Lastname)
+	in.ExternalID = stringField(&in, "ExternalId", f.ExternalID)
+	in.ReferralMsisdn = stringField(&in, "ReferralMsisdn", f.ReferralMsisdn)
+	return in
+}
+
+// stringField is raw as a string, or "" and a WrongType in in when raw is
+// not a JSON string. Absent and null are "", as encoding/json has them.
+func stringField(in *disburse.PaymentInput, field string, raw json.RawMessage) string {
+	var s string
+	if len(raw) == 0 || json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	in.WrongTypes = append(in.WrongTypes, disburse.WrongType{
+		Field: field, Value: valueText(raw), Message: strings.ToLower(field[:1]) + field[1:] + " must be a string",
+	})
+	return ""
 }
 
 func isTypeError(err error) bool {
@@ -123,23 +189,6 @@ type memberRequest struct {
 	AppInstalled bool   `json:"appInstalled"`
 }
 
-// valueText shows a raw JSON value in a failure's fieldValue: a string
-// without its quotes, a scalar as written, and an object or array by kind
-// only, so that a failure never echoes a whole body back.
-func valueText(raw []byte) string {
-	raw = bytes.TrimSpace(raw)
-	switch {
-	case len(raw) == 0:
-		return ""
-	case raw[0] == '{':
-		return "object"
-	case raw[0] == '[':
-		return "array"
-	case raw[0] == '"':
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-	}
-	return strings.TrimSpace(string(raw))
-}
+// valueText shows a raw JSON value in a failure's fieldValue, as the
+// domain shows its own (disburse.FieldText).
+func valueText(raw []byte) string { return disburse.FieldText(string(raw)) }
