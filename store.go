@@ -110,7 +110,8 @@ type Tx interface {
 	// at now and not leased by a live owner: sets LeaseOwner and LeaseUntil and
 	// returns them. Rows locked by another transaction are skipped.
 	ClaimNotifications(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]Notification, error)
-	// UpdateNotification writes the outcome of a delivery attempt and clears the lease.
+	// UpdateNotification writes the outcome of a delivery attempt and clears
+	// the lease, only while n.LeaseOwner still holds it: else ErrLeaseLost.
 	UpdateNotification(ctx context.Context, n Notification) error
 	// ReleaseNotifications clears the leases owner holds, so another process
 	// can take them at once.

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -209,18 +208,12 @@ func paymentsBody(n int) []byte {
 // well under a second of work, straight into the domain's inputs.
 func TestDecodeManyPayments(t *testing.T) {
 	body := paymentsBody(100_000)
-	start := time.Now()
 	var req addPaymentsRequest
 	if err := decodeBody(string(body), defaultMaxBodyBytes, &req); err != nil {
 		t.Fatal(err)
 	}
-	took := time.Since(start)
-	t.Logf("decoded %d payments (%d bytes) in %v", len(req.Payments.items), len(body), took)
 	if len(req.Payments.items) != 100_000 || req.Payments.items[99_999].ExternalID != "ext-99999" {
 		t.Fatalf("decoded %d payments, last %+v", len(req.Payments.items), req.Payments.items[len(req.Payments.items)-1])
-	}
-	if took > 10*time.Second { // typically ~0.2s; far more means a quadratic step crept in
-		t.Errorf("decoding took %v", took)
 	}
 }
 

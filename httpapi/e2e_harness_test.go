@@ -120,18 +120,6 @@ func startDefaultOn(t *testing.T, open opener) *harness {
 	return startOn(t, open, httpapi.Config{AdminToken: adminToken})
 }
 
-// startDefault and start serve SQLite alone, for the tests not yet run on
-// every store.
-func startDefault(t *testing.T) *harness {
-	t.Helper()
-	return startDefaultOn(t, openSQLite)
-}
-
-func start(t *testing.T, cfg httpapi.Config) *harness {
-	t.Helper()
-	return startOn(t, openSQLite, cfg)
-}
-
 // response is what came back, checked for what every response must carry.
 type response struct {
 	status int

@@ -19,8 +19,10 @@ const (
 
 // TestE2EAddPaymentsValidation: every rule of spec 4.2 / 7.1 and contract
 // 4.1, each failure with its field, value and index; nothing stored on failure.
-func TestE2EAddPaymentsValidation(t *testing.T) {
-	h := startDefault(t)
+func TestE2EAddPaymentsValidation(t *testing.T) { eachStore(t, testE2EAddPaymentsValidation) }
+
+func testE2EAddPaymentsValidation(t *testing.T, store opener) {
+	h := startDefaultOn(t, store)
 	a := h.createOrg("Acme", false, "")
 	b := h.createBatch(a, "November")
 	good := pay(member, "10")
@@ -111,8 +113,10 @@ func TestE2EAddPaymentsValidation(t *testing.T) {
 }
 
 // TestE2EAddPayments: what a good request stores and answers.
-func TestE2EAddPayments(t *testing.T) {
-	h := startDefault(t)
+func TestE2EAddPayments(t *testing.T) { eachStore(t, testE2EAddPayments) }
+
+func testE2EAddPayments(t *testing.T, store opener) {
+	h := startDefaultOn(t, store)
 	a := h.createOrg("Acme", false, "")
 	if r := h.register(member, false); r.status != 201 {
 		t.Fatalf("register: %d %s", r.status, r.body)
@@ -208,8 +212,10 @@ func TestE2EAddPayments(t *testing.T) {
 
 // TestE2EExternalIDs: unique among the organisation's non-deleted payments,
 // within the request too; freed by delete and by clearExisting.
-func TestE2EExternalIDs(t *testing.T) {
-	h := startDefault(t)
+func TestE2EExternalIDs(t *testing.T) { eachStore(t, testE2EExternalIDs) }
+
+func testE2EExternalIDs(t *testing.T, store opener) {
+	h := startDefaultOn(t, store)
 	a := h.createOrg("Acme", false, "")
 	b1, b2 := h.createBatch(a, "one"), h.createBatch(a, "two")
 	withExt := func(ext string) string { return `{"msisdn":"` + member + `","amount":10,"externalId":"` + ext + `"}` }
@@ -245,8 +251,10 @@ func TestE2EExternalIDs(t *testing.T) {
 
 // TestE2EReferrals: validated, stored and returned only when the
 // organisation has referrals enabled (contract 4.1).
-func TestE2EReferrals(t *testing.T) {
-	h := startDefault(t)
+func TestE2EReferrals(t *testing.T) { eachStore(t, testE2EReferrals) }
+
+func testE2EReferrals(t *testing.T, store opener) {
+	h := startDefaultOn(t, store)
 	r := h.createOrg("Referrer", true, "")
 	b := h.createBatch(r, "with referrals")
 	ref := func(amount, msisdn string) string {
@@ -290,11 +298,13 @@ func TestE2EReferrals(t *testing.T) {
 
 // TestE2EHundredThousandPayments: contract 4.1's request limit goes through
 // in one request; one more is a 400 on Payments.
-func TestE2EHundredThousandPayments(t *testing.T) {
+func TestE2EHundredThousandPayments(t *testing.T) { eachStore(t, testE2EHundredThousandPayments) }
+
+func testE2EHundredThousandPayments(t *testing.T, store opener) {
 	if testing.Short() {
 		t.Skip("large request")
 	}
-	h := startDefault(t)
+	h := startDefaultOn(t, store)
 	a := h.createOrg("Bulk", false, "")
 	b := h.createBatch(a, "bulk")
 	var body strings.Builder
@@ -324,8 +334,10 @@ func TestE2EHundredThousandPayments(t *testing.T) {
 // field, reported in the one array with every other failure of the request
 // (contract section 2); referral fields are typed only when referrals are
 // enabled (contract 4.1).
-func TestE2EWrongTypes(t *testing.T) {
-	h := startDefault(t)
+func TestE2EWrongTypes(t *testing.T) { eachStore(t, testE2EWrongTypes) }
+
+func testE2EWrongTypes(t *testing.T, store opener) {
+	h := startDefaultOn(t, store)
 	plain, referrer := h.createOrg("Plain", false, ""), h.createOrg("Referrer", true, "")
 	pb, rb := h.createBatch(plain, "plain"), h.createBatch(referrer, "referrals")
 	withRef := `{"msisdn":"` + member + `","amount":10,"referralAmount":5,"referralMsisdn":5}`
