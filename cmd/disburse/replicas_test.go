@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,13 +8,10 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -33,8 +29,8 @@ func TestReplicas(t *testing.T) {
 	}
 	const admin = "replica-test-admin-token"
 	var replicas []*replica
-	for i := range 3 {
-		replicas = append(replicas, startReplica(t, bin, i, url, admin))
+	for range 3 {
+		replicas = append(replicas, startReplica(t, bin, url, admin))
 	}
 
 	// An organisation whose non-members' payments are due for reversal one
@@ -187,81 +183,13 @@ func TestReplicas(t *testing.T) {
 	}
 }
 
-type replica struct {
-	cmd  *exec.Cmd
-	base string
-	done chan error
-	log  syncBuffer // what the process wrote to stderr, shown when it fails
-}
+// A replica is a `disburse serve` process (serve_test.go starts and stops them).
+type replica = serveProcess
 
-// syncBuffer is a bytes.Buffer safe for the reader goroutine and the test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) WriteLine(s string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf.WriteString(s + "\n")
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-var servingAddr = regexp.MustCompile(`disburse serving"? addr=(\S+)`)
-
-func startReplica(t *testing.T, bin string, i int, url, admin string) *replica {
+func startReplica(t *testing.T, bin string, url, admin string) *replica {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--database-url", url, "--admin-token", admin, "--worker-interval", "100ms")
-	cmd.Env = append(os.Environ(), "DISBURSE_NOTIFY_PROVIDER=log")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	r := &replica{cmd: cmd, done: make(chan error, 1)}
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			r.log.WriteLine(sc.Text())
-			if m := servingAddr.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-			}
-		}
-		r.done <- cmd.Wait()
-	}()
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	select {
-	case a := <-addr:
-		r.base = "http://" + a
-	case err := <-r.done:
-		t.Fatalf("replica %d exited: %v\n%s", i, err, r.log.String())
-	case <-time.After(30 * time.Second):
-		t.Fatalf("replica %d did not start:\n%s", i, r.log.String())
-	}
-	return r
-}
-
-func (r *replica) stop(t *testing.T) {
-	t.Helper()
-	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-r.done:
-		if err != nil {
-			t.Errorf("replica exited with %v after SIGTERM, want 0", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Error("replica did not stop after SIGTERM")
-	}
+	return startServe(t, bin, []string{"DISBURSE_NOTIFY_PROVIDER=log"},
+		"serve", "--listen", "127.0.0.1:0", "--database-url", url, "--admin-token", admin, "--worker-interval", "100ms")
 }
 
 type client struct {
