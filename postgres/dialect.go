@@ -154,6 +154,11 @@ func (d Dialect) MaxBulkRows() int {
 	return maxBulkRows
 }
 
+// TextArray: pgx sends a []string as one text[] parameter.
+func (Dialect) TextArray(ss []string) any { return ss }
+
+var _ sqlstore.ArrayMatcher = Dialect{}
+
 // Violation reads the SQLSTATE.
 func (Dialect) Violation(err error) sqlstore.Violation {
 	switch sqlState(err) {

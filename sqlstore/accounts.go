@@ -78,14 +78,23 @@ func (t *tx) EnsureWallets(ctx context.Context, currency string, msisdns []strin
 		return nil, fmt.Errorf("ensure wallets: %w", err)
 	}
 	wallets := make(map[string]string, len(msisdns))
-	_, err = t.bulk(ctx, `SELECT a.msisdn, a.id FROM @rows AS r
-		CROSS JOIN accounts a WHERE a.kind = 'WALLET' AND a.msisdn = r.msisdn AND a.currency = ?`,
-		[]any{currency}, len(msisdns), cols[1:], func(r *sql.Rows) error {
-			var msisdn, id string
-			err := r.Scan(&msisdn, &id)
-			wallets[msisdn] = id
-			return err
-		})
+	scan := func(r *sql.Rows) error {
+		var msisdn, id string
+		err := r.Scan(&msisdn, &id)
+		wallets[msisdn] = id
+		return err
+	}
+	if am, ok := t.d.(ArrayMatcher); ok {
+		var rows *sql.Rows
+		if rows, err = t.query(ctx, `SELECT msisdn, id FROM accounts
+			WHERE kind = 'WALLET' AND currency = ? AND msisdn = ANY(CAST(? AS TEXT[]))`, currency, am.TextArray(msisdns)); err == nil {
+			err = forEach(rows, scan)
+		}
+	} else {
+		_, err = t.bulk(ctx, `SELECT a.msisdn, a.id FROM @rows AS r
+			CROSS JOIN accounts a WHERE a.kind = 'WALLET' AND a.msisdn = r.msisdn AND a.currency = ?`,
+			[]any{currency}, len(msisdns), cols[1:], scan)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("ensure wallets: %w", err)
 	}

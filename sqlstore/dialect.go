@@ -47,6 +47,16 @@ type Copier interface {
 	CopyRows(ctx context.Context, conn *sql.Conn, table string, cols []Column, n int) error
 }
 
+// ArrayMatcher is a Dialect that passes a list as one array parameter,
+// matched with "= ANY(?)" (PostgreSQL). A lookup of many keys written so
+// keeps its index scan in a generic (prepared) plan, where a join to Rows
+// may not: without statistics on the table PostgreSQL planned that join as
+// a scan of every wallet, for each registration.
+type ArrayMatcher interface {
+	// TextArray returns ss as one parameter of type text[].
+	TextArray(ss []string) any
+}
+
 // Violation is the kind of constraint an error violated.
 type Violation int
 
