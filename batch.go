@@ -11,6 +11,7 @@ type BatchInput struct {
 	Name       string
 	ExternalID string
 	AccountID  string // POST only; empty: the organisation's default payout account
+	WrongTypes WrongTypes
 }
 
 // ListQuery is the raw query of a list call (contract section 4): statusCode,
@@ -24,12 +25,14 @@ const maxTake = 1000
 
 func validateBatchInput(in BatchInput) error {
 	var v Validation
-	if n := len([]rune(strings.TrimSpace(in.Name))); n == 0 || len([]rune(in.Name)) > 200 {
+	w := in.WrongTypes
+	if n := len([]rune(strings.TrimSpace(in.Name))); !w.report(&v, -1, "Name") && (n == 0 || len([]rune(in.Name)) > 200) {
 		v.Add(-1, "Name", in.Name, "name is required, 1 to 200 characters")
 	}
-	if len([]rune(in.ExternalID)) > 100 {
+	if !w.report(&v, -1, "ExternalId") && len([]rune(in.ExternalID)) > 100 {
 		v.Add(-1, "ExternalId", in.ExternalID, "externalId is at most 100 characters")
 	}
+	w.report(&v, -1, "AccountId")
 	return v.Err()
 }
 

@@ -12,7 +12,7 @@ func (s *Service) AddPayments(ctx context.Context, organisationID, batchID strin
 		return Batch{}, nil, notFound("batch")
 	}
 	var v Validation
-	if in.ClearExisting == nil {
+	if !in.WrongTypes.report(&v, -1, "ClearExisting") && in.ClearExisting == nil {
 		v.Add(-1, "ClearExisting", "", "clearExisting is required (true or false)")
 	}
 	switch n := len(in.Payments); {

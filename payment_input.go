@@ -24,7 +24,33 @@ type PaymentInput struct {
 	// cannot take (a number for msisdn, say), as the reader of the request
 	// found them; such a field holds "" and fails with its WrongType instead
 	// of its checks. Nil for nearly every payment.
-	WrongTypes []WrongType
+	WrongTypes WrongTypes
+}
+
+// WrongTypes are the fields of one input the reader of the request found
+// with a JSON type their rule cannot take. Each such field holds its zero
+// value and fails with its WrongType instead of its own checks, beside the
+// checks of the other fields, so that every failure of a request comes
+// back in one array (contract section 2).
+type WrongTypes []WrongType
+
+// report adds field's WrongType, if there is one, as a failure at index
+// (-1: not a payment's), and reports whether it did.
+func (w WrongTypes) report(v *Validation, index int, field string) bool {
+	if t := w.of(field); t != nil {
+		v.Add(index, t.Field, t.Value, t.Message)
+		return true
+	}
+	return false
+}
+
+func (w WrongTypes) of(field string) *WrongType {
+	for k := range w {
+		if w[k].Field == field {
+			return &w[k]
+		}
+	}
+	return nil
 }
 
 // WrongType is a value of the wrong JSON type for its field. Field is named
@@ -38,6 +64,7 @@ type WrongType struct {
 // is a pointer because it is required: nil means the client left it out.
 type AddPaymentsInput struct {
 	ClearExisting *bool
+	WrongTypes    WrongTypes // of ClearExisting
 	Payments      []PaymentInput
 }
 
@@ -90,7 +117,7 @@ func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals b
 			if !p.wrongType(v, i, "ReferralMsisdn") && !validReferral[i] {
 				v.Add(i, "ReferralMsisdn", p.ReferralMsisdn, "referralMsisdn is required with a referralAmount and must be an international number")
 			}
-		case p.ReferralMsisdn != "" || p.wrongTypeOf("ReferralMsisdn") != nil:
+		case p.ReferralMsisdn != "" || p.WrongTypes.of("ReferralMsisdn") != nil:
 			v.Add(i, "ReferralAmount", p.ReferralAmount, "referralAmount is required with a referralMsisdn")
 			p.wrongType(v, i, "ReferralMsisdn")
 		}
@@ -101,20 +128,7 @@ func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals b
 // wrongType adds field's WrongType, if the payment has one, as payment i's
 // failure, and reports whether it did.
 func (p *PaymentInput) wrongType(v *Validation, i int, field string) bool {
-	w := p.wrongTypeOf(field)
-	if w != nil {
-		v.Add(i, w.Field, w.Value, w.Message)
-	}
-	return w != nil
-}
-
-func (p *PaymentInput) wrongTypeOf(field string) *WrongType {
-	for k := range p.WrongTypes {
-		if p.WrongTypes[k].Field == field {
-			return &p.WrongTypes[k]
-		}
-	}
-	return nil
+	return p.WrongTypes.report(v, i, field)
 }
 
 // parallelChecks is the fewest payments whose msisdns are checked on

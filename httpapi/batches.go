@@ -15,7 +15,7 @@ func (s *server) createBatch(w http.ResponseWriter, r *http.Request, orgID strin
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	b, err := s.svc.CreateBatch(r.Context(), orgID, disburse.BatchInput{Name: req.Name, ExternalID: req.ExternalID, AccountID: req.AccountID})
+	b, err := s.svc.CreateBatch(r.Context(), orgID, req.input())
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (s *server) updateBatch(w http.ResponseWriter, r *http.Request, orgID strin
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	b, err := s.svc.UpdateBatch(r.Context(), orgID, r.PathValue("id"), disburse.BatchInput{Name: req.Name, ExternalID: req.ExternalID})
+	b, err := s.svc.UpdateBatch(r.Context(), orgID, r.PathValue("id"), disburse.BatchInput{Name: req.Name, ExternalID: req.ExternalID, WrongTypes: req.wrongTypes})
 	if err != nil {
 		return err
 	}

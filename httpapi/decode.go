@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/disburse/disburse"
@@ -21,9 +22,10 @@ import (
 //   - a value of the wrong type is a 400 array naming the field capitalised,
 //     every such field of the body in the one array.
 //
-// The payments of POST /batches/{id}/payments are the exception: their
-// wrong types go on to the domain (disburse.PaymentInput.WrongTypes), which
-// reports them with its checks of the fields of the right type.
+// The organisation API's bodies are the exception (a wrongTypesTaker, and
+// the payments of POST /batches/{id}/payments): their wrong types go on to
+// the domain (disburse.WrongTypes), which reports them with its checks of
+// the fields of the right type, all in one array.
 // Validation of the values themselves is the domain's.
 func decode(r *http.Request, dst any) error {
 	body, err := readBody(r)
@@ -45,6 +47,11 @@ func decode(r *http.Request, dst any) error {
 		return disburse.Invalid("Body", valueText(body), "the body must be a JSON object")
 	case errors.As(err, &wrongType):
 		failures = typeFailures(body, dst)
+		// Should the rest not decode either, decode reports what it found.
+		if taker, ok := dst.(wrongTypesTaker); ok && decodeWithout(body, failures, dst) == nil {
+			taker.passOn(wrongTypesOf(failures))
+			failures = nil
+		}
 	default:
 		return fmt.Errorf("decode %T: %w", dst, err) // a programming error, not the client's
 	}
@@ -68,6 +75,45 @@ type partlyDecoded interface {
 	ownFailures() []disburse.FieldError
 	// passedOn are the wrong types the domain reports, if the body reaches it.
 	passedOn() []disburse.FieldError
+}
+
+// wrongTypesTaker is a body whose wrong types the domain reports beside its
+// other checks, rather than decode alone.
+type wrongTypesTaker interface {
+	passOn(disburse.WrongTypes)
+}
+
+// decodeWithout decodes body into dst, which it zeroes first, leaving out
+// the members that failed: what remains has the right types.
+func decodeWithout(body []byte, failed []disburse.FieldError, dst any) error {
+	names, values := members(body)
+	var kept bytes.Buffer
+	kept.WriteByte('{')
+	for k, name := range names {
+		if slices.ContainsFunc(failed, func(f disburse.FieldError) bool { return strings.EqualFold(f.FieldName, name) }) {
+			continue
+		}
+		if kept.Len() > 1 {
+			kept.WriteByte(',')
+		}
+		n, _ := json.Marshal(name)
+		kept.Write(n)
+		kept.WriteByte(':')
+		kept.Write(values[k])
+	}
+	kept.WriteByte('}')
+	v := reflect.ValueOf(dst).Elem()
+	v.Set(reflect.Zero(v.Type()))
+	return json.Unmarshal(kept.Bytes(), dst)
+}
+
+// wrongTypesOf turns decode's failures into the domain's WrongTypes.
+func wrongTypesOf(failures []disburse.FieldError) disburse.WrongTypes {
+	w := make(disburse.WrongTypes, len(failures))
+	for i, f := range failures {
+		w[i] = disburse.WrongType{Field: f.FieldName, Value: f.FieldValue, Message: f.ErrorMessage}
+	}
+	return w
 }
 
 // readBody reads the whole body, which limitBody has capped. Reading it

@@ -21,6 +21,28 @@ func decodeBody(body string, limit int64, dst any) error {
 	return decode(r, dst)
 }
 
+// passedOn is, for a body whose wrong types go on to the domain, those
+// wrong types as the invalid error the domain would return with them; nil
+// when there are none.
+func passedOn(dst any) error {
+	var w disburse.WrongTypes
+	var payments []disburse.FieldError
+	switch d := dst.(type) {
+	case *batchRequest:
+		w = d.wrongTypes
+	case *addPaymentsRequest:
+		w, payments = d.wrongTypes, d.passedOn()
+	}
+	var fields []disburse.FieldError
+	for _, t := range w {
+		fields = append(fields, disburse.FieldError{FieldName: t.Field, FieldValue: t.Value, ErrorMessage: t.Message})
+	}
+	if fields = append(fields, payments...); len(fields) == 0 {
+		return nil
+	}
+	return &disburse.Error{Code: disburse.CodeInvalid, Fields: fields}
+}
+
 // failure is a FieldError without its message, which tests check is set.
 type failure struct {
 	FieldName, FieldValue string
@@ -72,9 +94,9 @@ func TestDecodeFailures(t *testing.T) {
 			[]failure{{"ReferralsEnabled", "yes", nil}, {"ReversalPeriodDays", "1.5", nil}, {"ReversalPeriodSeconds", "60", nil}}},
 		{"an array for a string", `{"name":[1]}`, newBatch, []failure{{"Name", "array", nil}}},
 		{
-			// The body stops here, before the domain: the payments' wrong
-			// types come along, but not the referral fields', which the
-			// domain checks only when the organisation has referrals.
+			// Every wrong type goes on to the domain, but the referral
+			// fields', which it checks only when the organisation has
+			// referrals (passedOn leaves them out, as decode would).
 			"every payment's wrong type, with its index, and the top level's",
 			`{"clearExisting":"no","payments":[{"msisdn":254712345678,"amount":1},{"msisdn":"254712345678","amount":1},` +
 				`{"firstname":true}, 5 ,{"externalId":["a"]},null,{"referralMsisdn":7}]}`,
@@ -90,7 +112,11 @@ func TestDecodeFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := decodeBody(tt.body, defaultMaxBodyBytes, tt.dst())
+			dst := tt.dst()
+			err := decodeBody(tt.body, defaultMaxBodyBytes, dst)
+			if err == nil {
+				err = passedOn(dst)
+			}
 			if diff := cmp.Diff(tt.want, failuresOf(t, err)); diff != "" {
 				t.Errorf("failures (-want +got):\n%s", diff)
 			}

@@ -24,17 +24,27 @@ type batchRequest struct {
 	Name       string `json:"name"`
 	ExternalID string `json:"externalId"`
 	AccountID  string `json:"accountId"`
+	wrongTypes disburse.WrongTypes
 }
+
+func (r *batchRequest) input() disburse.BatchInput {
+	return disburse.BatchInput{Name: r.Name, ExternalID: r.ExternalID, AccountID: r.AccountID, WrongTypes: r.wrongTypes}
+}
+
+func (r *batchRequest) passOn(w disburse.WrongTypes) { r.wrongTypes = w }
 
 type addPaymentsRequest struct {
 	// ClearExisting is a pointer so that absent (a 400) differs from false.
 	ClearExisting *bool       `json:"clearExisting"`
 	Payments      paymentList `json:"payments"`
+	wrongTypes    disburse.WrongTypes
 }
 
 func (r *addPaymentsRequest) input() disburse.AddPaymentsInput {
-	return disburse.AddPaymentsInput{ClearExisting: r.ClearExisting, Payments: r.Payments.items}
+	return disburse.AddPaymentsInput{ClearExisting: r.ClearExisting, Payments: r.Payments.items, WrongTypes: r.wrongTypes}
 }
+
+func (r *addPaymentsRequest) passOn(w disburse.WrongTypes) { r.wrongTypes = w }
 
 // ownFailures: a payments member that is not an array, which decode reports.
 func (r *addPaymentsRequest) ownFailures() []disburse.FieldError { return r.Payments.failures }
