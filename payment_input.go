@@ -168,7 +168,7 @@ func (s *Service) amount(v *Validation, i int, field, text string) Money {
 	m, ok := ParseMoney(text)
 	switch {
 	case !ok:
-		v.Add(i, field, fieldText(text), strings.ToLower(field[:1])+field[1:]+" must be a number with at most 2 decimal places, at least 1")
+		v.Add(i, field, FieldText(text), strings.ToLower(field[:1])+field[1:]+" must be a number with at most 2 decimal places, at least 1")
 	case m < MinAmount:
 		v.Add(i, field, text, strings.ToLower(field[:1])+field[1:]+" must be at least 1 unit of the currency")
 	case m > s.Limits.MaxAmount:
@@ -176,9 +176,6 @@ func (s *Service) amount(v *Validation, i int, field, text string) Money {
 	}
 	return m
 }
-
-// fieldText is FieldText, for the domain's own failures (deposit.go uses it too).
-func fieldText(raw string) string { return FieldText(raw) }
 
 // FieldText shows a raw JSON value as a failure's fieldValue (docs/decisions.md):
 // a string without its quotes, a number or literal as written, an object or

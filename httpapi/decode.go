@@ -120,7 +120,7 @@ func wrongTypesOf(failures []disburse.FieldError) disburse.WrongTypes {
 // whole lets a failure quote the value that failed.
 func readBody(r *http.Request) ([]byte, error) {
 	var buf bytes.Buffer
-	if n := r.ContentLength; n > 0 && n <= defaultMaxBodyBytes {
+	if n := r.ContentLength; n > 0 && n <= DefaultMaxBodyBytes {
 		buf.Grow(int(n) + bytes.MinRead) // one allocation for a body of known size
 	}
 	_, err := buf.ReadFrom(r.Body)

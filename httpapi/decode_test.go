@@ -113,7 +113,7 @@ func TestDecodeFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dst := tt.dst()
-			err := decodeBody(tt.body, defaultMaxBodyBytes, dst)
+			err := decodeBody(tt.body, DefaultMaxBodyBytes, dst)
 			if err == nil {
 				err = passedOn(dst)
 			}
@@ -147,7 +147,7 @@ func TestDecodeMoneyAsText(t *testing.T) {
 		{"msisdn":"254712345678","amount":150.00,"firstname":"Amina","lastname":"B","externalId":"e1","referralAmount":5.5,"referralMsisdn":"447911123456"},
 		{"amount":"10"}, {"amount":null}, {"amount":1e2}, {}, {"amount":99999999999999999999.99}, {"amount": -5 }, {"amount":0.1}]}`
 	var req addPaymentsRequest
-	if err := decodeBody(body, defaultMaxBodyBytes, &req); err != nil {
+	if err := decodeBody(body, DefaultMaxBodyBytes, &req); err != nil {
 		t.Fatal(err)
 	}
 	want := disburse.AddPaymentsInput{ClearExisting: new(bool), Payments: []disburse.PaymentInput{
@@ -159,7 +159,7 @@ func TestDecodeMoneyAsText(t *testing.T) {
 	}
 
 	var dep depositRequest
-	if err := decodeBody(`{"amount":0.10}`, defaultMaxBodyBytes, &dep); err != nil || string(dep.Amount) != "0.10" {
+	if err := decodeBody(`{"amount":0.10}`, DefaultMaxBodyBytes, &dep); err != nil || string(dep.Amount) != "0.10" {
 		t.Errorf("deposit amount = %q, %v; want 0.10", dep.Amount, err)
 	}
 }
@@ -172,7 +172,7 @@ func TestDecodePaymentWrongTypes(t *testing.T) {
 		`{"MSISDN":"254712345678","amount":"10","lastname":{"a":1},"externalId":null,"referralMsisdn":false,"referralAmount":[1]},` +
 		`[1],"x",null]}`
 	var req addPaymentsRequest
-	if err := decodeBody(body, defaultMaxBodyBytes, &req); err != nil {
+	if err := decodeBody(body, DefaultMaxBodyBytes, &req); err != nil {
 		t.Fatal(err)
 	}
 	wrong := func(field, value, kind string) disburse.WrongType {
@@ -207,7 +207,7 @@ func TestDecodeClearExisting(t *testing.T) {
 		}(),
 	} {
 		var req addPaymentsRequest
-		if err := decodeBody(body, defaultMaxBodyBytes, &req); err != nil {
+		if err := decodeBody(body, DefaultMaxBodyBytes, &req); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(want, req.ClearExisting); diff != "" {
@@ -235,7 +235,7 @@ func paymentsBody(n int) []byte {
 func TestDecodeManyPayments(t *testing.T) {
 	body := paymentsBody(100_000)
 	var req addPaymentsRequest
-	if err := decodeBody(string(body), defaultMaxBodyBytes, &req); err != nil {
+	if err := decodeBody(string(body), DefaultMaxBodyBytes, &req); err != nil {
 		t.Fatal(err)
 	}
 	if len(req.Payments.items) != 100_000 || req.Payments.items[99_999].ExternalID != "ext-99999" {
@@ -249,7 +249,7 @@ func BenchmarkDecodePayments(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var req addPaymentsRequest
-		if err := decodeBody(body, defaultMaxBodyBytes, &req); err != nil {
+		if err := decodeBody(body, DefaultMaxBodyBytes, &req); err != nil {
 			b.Fatal(err)
 		}
 	}

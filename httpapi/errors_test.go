@@ -20,7 +20,7 @@ func intp(i int) *int { return &i }
 
 // testServer is a server with no service, for what needs none; its log goes to logs.
 func testServer(logs *bytes.Buffer) *server {
-	return &server{maxBody: defaultMaxBodyBytes, log: slog.New(slog.NewTextHandler(logs, nil))}
+	return &server{maxBody: DefaultMaxBodyBytes, log: slog.New(slog.NewTextHandler(logs, nil))}
 }
 
 func TestWriteError(t *testing.T) {

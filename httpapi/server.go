@@ -12,8 +12,8 @@ import (
 	"github.com/disburse/disburse"
 )
 
-// defaultMaxBodyBytes is contract 4.1's request body limit.
-const defaultMaxBodyBytes = 64 << 20
+// DefaultMaxBodyBytes is contract 4.1's request body limit, used when Config sets none.
+const DefaultMaxBodyBytes = 64 << 20
 
 // Config is what the adapter needs besides the service.
 type Config struct {
@@ -37,7 +37,7 @@ type server struct {
 func New(svc *disburse.Service, cfg Config) http.Handler {
 	s := &server{svc: svc, adminToken: cfg.AdminToken, maxBody: cfg.MaxBodyBytes, log: cfg.Log}
 	if s.maxBody <= 0 {
-		s.maxBody = defaultMaxBodyBytes
+		s.maxBody = DefaultMaxBodyBytes
 	}
 	if s.log == nil {
 		s.log = slog.Default()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/httpapi"
 )
 
 // config is what `serve` needs (contract section 9). Every setting comes from
@@ -26,9 +27,6 @@ type config struct {
 	MaxBodyBytes   int64           // contract 4.1: 413 past it
 	Demo           bool
 }
-
-// defaultMaxBodyBytes is contract 4.1's request body limit.
-const defaultMaxBodyBytes = 64 << 20
 
 // variables maps each setting's flag to its variable. Only these flags read
 // the environment: `org create --name` has no DISBURSE_NAME.
@@ -62,7 +60,7 @@ func (c *config) flags(fs *flag.FlagSet) {
 	fs.Var(moneyValue{&c.Limits.MaxAmount}, "max-amount", "largest `amount` of one payment or referral, at most 2 decimals (DISBURSE_MAX_AMOUNT)")
 	fs.IntVar(&c.Limits.MaxPaymentsPerRequest, "max-payments-per-request", c.Limits.MaxPaymentsPerRequest, "payments in one POST /batches/{id}/payments (DISBURSE_MAX_PAYMENTS_PER_REQUEST)")
 	fs.Int64Var(&c.Limits.MaxPaymentsPerBatch, "max-payments-per-batch", c.Limits.MaxPaymentsPerBatch, "non-deleted payments in one batch (DISBURSE_MAX_PAYMENTS_PER_BATCH)")
-	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", defaultMaxBodyBytes, "largest request body in bytes; past it 413 (DISBURSE_MAX_BODY_BYTES)")
+	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", httpapi.DefaultMaxBodyBytes, "largest request body in bytes; past it 413 (DISBURSE_MAX_BODY_BYTES)")
 }
 
 // databaseFlag registers --database-url alone, for the commands that only
