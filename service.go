@@ -34,7 +34,16 @@ type Service struct {
 	Limits   Limits
 	TokenTTL time.Duration
 	Log      *slog.Logger
+	// PageSize is how many payments Submit moves, and a submit's answer
+	// reads, at a time: memory follows a page, not a batch of up to a
+	// million payments.
+	PageSize int
 }
+
+// DefaultPageSize: at 10,000 payments a page's bulk statements cost far
+// more than their round trips, and a page's payments, transfers and
+// notifications take about 10 MB.
+const DefaultPageSize = 10_000
 
 // NewService returns a Service with the contract's defaults.
 func NewService(store Store) *Service {
@@ -44,6 +53,7 @@ func NewService(store Store) *Service {
 		Limits:   DefaultLimits,
 		TokenTTL: time.Hour,
 		Log:      slog.Default(),
+		PageSize: DefaultPageSize,
 	}
 }
 
@@ -51,4 +61,13 @@ func NewService(store Store) *Service {
 // Truncated to microseconds, the precision the stores keep.
 func (s *Service) now() time.Time {
 	return s.Clock().UTC().Truncate(time.Microsecond)
+}
+
+// pageSize is PageSize, or the default for a Service built without
+// NewService.
+func (s *Service) pageSize() int {
+	if s.PageSize > 0 {
+		return s.PageSize
+	}
+	return DefaultPageSize
 }

@@ -88,6 +88,12 @@ type Tx interface {
 	Payment(ctx context.Context, id string) (Payment, error)
 	// Payments lists a batch's payments in the order they were added.
 	Payments(ctx context.Context, batchID string, f PaymentFilter) ([]Payment, error)
+	// PaymentPages calls fn with the batch's payments of status (every
+	// status when empty) in the order they were added, size at a time, as
+	// they were when the call began: fn may change its page's payments.
+	// However many the batch holds, memory and each page's cost follow
+	// size.
+	PaymentPages(ctx context.Context, batchID string, status PaymentStatus, size int, fn func([]Payment) error) error
 	// ExternalIDsInUse returns which of ids belong to the organisation's
 	// non-deleted payments outside the batch exceptBatchID (empty: none excepted).
 	ExternalIDsInUse(ctx context.Context, organisationID string, ids []string, exceptBatchID string) ([]string, error)
@@ -131,9 +137,4 @@ type BatchFilter struct {
 type PaymentFilter struct {
 	Status     PaymentStatus
 	Skip, Take int
-	// Expect is how many payments the caller expects (a batch's summary
-	// knows), so that they are read into one allocation: grown by append,
-	// the 100,000 of a submit took several times their size. A hint, never
-	// a limit; 0 means unknown.
-	Expect int
 }

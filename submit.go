@@ -7,11 +7,12 @@ import (
 
 // Submit pays a DRAFT batch in one transaction (contract section 6): members
 // are paid from the float at once, non-members' money moves to the holding
-// account until they register or the reversal period ends. It returns the
-// batch and every non-deleted payment with its new status.
-func (s *Service) Submit(ctx context.Context, organisationID, batchID string) (Batch, []Payment, error) {
+// account until they register or the reversal period ends. The payments
+// move a page at a time (PageSize), each page's writes in bulk, so that a
+// batch of a million never sits in memory whole. It returns the batch;
+// PaymentPages then reads the payments with their new statuses.
+func (s *Service) Submit(ctx context.Context, organisationID, batchID string) (Batch, error) {
 	var b Batch
-	var payments []Payment
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		var err error
 		if b, err = ownBatch(ctx, tx, organisationID, batchID, true); err != nil {
@@ -35,27 +36,28 @@ func (s *Service) Submit(ctx context.Context, organisationID, batchID string) (B
 		if err != nil {
 			return err
 		}
-		if payments, err = tx.Payments(ctx, b.ID, PaymentFilter{Status: PaymentDraft, Expect: int(b.Summary.DraftCount)}); err != nil {
+		now := s.now()
+		err = tx.PaymentPages(ctx, b.ID, PaymentDraft, s.pageSize(), func(page []Payment) error {
+			m := movement{now: now}
+			if err := s.pay(ctx, tx, &m, org, &b, page); err != nil {
+				return err
+			}
+			return m.flush(ctx, tx)
+		})
+		if err != nil {
 			return err
 		}
-		m := movement{now: s.now()}
-		if err := s.pay(ctx, tx, &m, org, &b, payments); err != nil {
-			return err
-		}
-		b.SubmittedAt = m.now
+		b.SubmittedAt = now
 		b.Status = BatchOpen
 		if b.Summary.nothingPending() {
-			b.Status, b.ClosedAt = BatchClosed, m.now
-		}
-		if err := m.flush(ctx, tx); err != nil {
-			return err
+			b.Status, b.ClosedAt = BatchClosed, now
 		}
 		return tx.UpdateBatch(ctx, b)
 	})
 	if err != nil {
-		return Batch{}, nil, err
+		return Batch{}, err
 	}
-	return b, payments, nil
+	return b, nil
 }
 
 // pay moves every leg of the DRAFT payments: to a member's wallet, or to the
@@ -98,9 +100,8 @@ func (s *Service) pay(ctx context.Context, tx Tx, m *movement, org Organisation,
 		}
 		b.Summary.Change(old, *p)
 	}
-	// Every DRAFT payment changes at submit, so the payments themselves are
-	// what flush writes, rather than a copy (m.record's) of a batch that
-	// may hold a million of them.
+	// Every DRAFT payment changes at submit, so the page itself is what
+	// flush writes, rather than a copy of it (m.record's).
 	m.payments = payments
 	return nil
 }

@@ -79,17 +79,20 @@ func (s *server) addPayments(w http.ResponseWriter, r *http.Request, orgID strin
 	if err != nil {
 		return err
 	}
-	return writeBatchWithPayments(w, b, added)
+	return writeBatchWithPayments(w, b, onePage(added))
 }
 
-// submitBatch answers with every non-deleted payment and its new status.
-// It takes no body: one sent is ignored.
+// submitBatch answers with every non-deleted payment and its new status,
+// read back a page at a time once the submit has committed. It takes no
+// body: one sent is ignored.
 func (s *server) submitBatch(w http.ResponseWriter, r *http.Request, orgID string) error {
-	b, payments, err := s.svc.Submit(r.Context(), orgID, r.PathValue("id"))
+	b, err := s.svc.Submit(r.Context(), orgID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return writeBatchWithPayments(w, b, payments)
+	return writeBatchWithPayments(w, b, func(visit func([]disburse.Payment) error) error {
+		return s.svc.PaymentPages(r.Context(), orgID, b.ID, visit)
+	})
 }
 
 func (s *server) cancelBatch(w http.ResponseWriter, r *http.Request, orgID string) error {

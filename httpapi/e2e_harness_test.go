@@ -87,6 +87,9 @@ func startOn(t *testing.T, open opener, cfg httpapi.Config) *harness {
 	svc := disburse.NewService(store)
 	svc.Clock = c.Now
 	svc.Log = slog.New(slog.DiscardHandler)
+	// Pages of 3: a submit of a few payments moves them, and answers with
+	// them, over several pages.
+	svc.PageSize = 3
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}

@@ -8,37 +8,58 @@ import (
 	"github.com/disburse/disburse"
 )
 
+// paymentPages calls visit with payments a page at a time: the ones just
+// added, or every payment of a submitted batch read from the store.
+type paymentPages func(visit func([]disburse.Payment) error) error
+
+// onePage is a slice of payments already in hand, as paymentPages.
+func onePage(payments []disburse.Payment) paymentPages {
+	return func(visit func([]disburse.Payment) error) error { return visit(payments) }
+}
+
 // writeBatchWithPayments answers add-payments and submit: the Batch with
-// its payments (contract section 4), written one payment at a time. A
-// submit answers with every payment of the batch, up to a million, and
-// that JSON built whole (with its []paymentJSON) held several hundred
-// megabytes more than the submit itself (docs/benchmarks.md).
-func writeBatchWithPayments(w http.ResponseWriter, b disburse.Batch, payments []disburse.Payment) error {
-	if len(payments) == 0 {
-		return writeJSON(w, http.StatusOK, toBatch(b)) // payments is omitted when empty
-	}
+// its payments (contract section 4), written a payment at a time as the
+// pages come. A submit answers with every payment of the batch, up to a
+// million, which neither the JSON nor the payments may hold whole in
+// memory (docs/benchmarks.md). The status line goes out with the first
+// page, so a failure to read it is still an error response; a failure
+// after that can only cut the body short.
+func writeBatchWithPayments(w http.ResponseWriter, b disburse.Batch, pages paymentPages) error {
 	head, err := json.Marshal(toBatch(b))
 	if err != nil {
 		return err // nothing written yet: the caller answers with the error
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	out := bufio.NewWriterSize(w, 64<<10)
-	// The batch's object without its closing brace, then the payments.
-	out.Write(head[:len(head)-1])
-	out.WriteString(`,"payments":[`)
-	for i, p := range payments {
-		item, err := json.Marshal(toPayment(p))
-		if err != nil {
-			// Too late for an error response: cut this one short, as
-			// net/http does for a handler that gives up mid-body.
-			panic(http.ErrAbortHandler)
+	var out *bufio.Writer
+	err = pages(func(payments []disburse.Payment) error {
+		for _, p := range payments {
+			item, err := json.Marshal(toPayment(p))
+			if err != nil {
+				return err
+			}
+			if out == nil {
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Cache-Control", "no-store")
+				w.WriteHeader(http.StatusOK)
+				out = bufio.NewWriterSize(w, 64<<10)
+				// The batch's object without its closing brace, then the payments.
+				out.Write(head[:len(head)-1])
+				out.WriteString(`,"payments":[`)
+			} else {
+				out.WriteByte(',')
+			}
+			out.Write(item)
 		}
-		if i > 0 {
-			out.WriteByte(',')
-		}
-		out.Write(item)
+		return nil
+	})
+	switch {
+	case out == nil && err != nil:
+		return err
+	case out == nil:
+		return writeJSON(w, http.StatusOK, toBatch(b)) // payments is omitted when empty
+	case err != nil:
+		// Too late for an error response: cut this one short, as
+		// net/http does for a handler that gives up mid-body.
+		panic(http.ErrAbortHandler)
 	}
 	out.WriteString("]}")
 	_ = out.Flush() // a failed write means the client has gone: no one left to tell

@@ -13,6 +13,12 @@ import (
 
 var _ sqlstore.Copier = Dialect{}
 
+var _ sqlstore.Cursors = Dialect{}
+
+// CursorsKeepTheirSnapshot: PostgreSQL's cursors read the snapshot of
+// their DECLARE, so PaymentPages fetches pages of one query run once.
+func (Dialect) CursorsKeepTheirSnapshot() {}
+
 // CopyMinRows is the fewest rows InsertPayments, InsertTransfers and
 // InsertNotifications copy rather than insert.
 func (d Dialect) CopyMinRows() int {

@@ -47,6 +47,15 @@ type Copier interface {
 	CopyRows(ctx context.Context, conn *sql.Conn, table string, cols []Column, n int) error
 }
 
+// Cursors is a Dialect whose engine keeps a query's result open in a
+// transaction, to be fetched a part at a time (DECLARE ... CURSOR and
+// FETCH: PostgreSQL). The Dialect implements it or not.
+type Cursors interface {
+	// CursorsKeepTheirSnapshot is a marker: a cursor sees the rows as they
+	// were when it was declared, whatever the transaction changes after.
+	CursorsKeepTheirSnapshot()
+}
+
 // ArrayMatcher is a Dialect that passes a list as one array parameter,
 // matched with "= ANY(?)" (PostgreSQL). A lookup of many keys written so
 // keeps its index scan in a generic (prepared) plan, where a join to Rows

@@ -83,7 +83,7 @@ var currencyBalancesMatchFunding = check{
 // transfersKeepCurrency: money changes currency only at the funding account.
 var transfersKeepCurrency = check{
 	query: `SELECT t.id, f.currency, a.currency FROM transfers t
-		JOIN accounts f ON f.id = t.from_account_id
+		LEFT JOIN accounts f ON f.id = t.from_account_id
 		JOIN accounts a ON a.id = t.to_account_id
 		WHERE f.currency <> a.currency AND f.kind <> 'FUNDING' AND a.kind <> 'FUNDING'
 		ORDER BY t.id`,
@@ -183,12 +183,13 @@ var legsMatchTransfers = check{
 // REVERSE and CANCEL from it back to the batch's payout account. The
 // amounts and counts are legsMatchTransfers' to check; this one checks the
 // accounts, which balances alone cannot: money sent to the wrong wallet
-// still sums to zero. COALESCE turns a missing payment (a NULL comparison)
-// into a problem rather than a pass.
+// still sums to zero. COALESCE turns a missing payment or account (a NULL
+// comparison) into a problem rather than a pass: on PostgreSQL no foreign
+// key stops a transfer naming either (migration 00002), so the audit does.
 var transfersGoWhereTheirKindSays = check{
-	query: `SELECT t.id, t.kind, f.kind, a.kind FROM transfers t
-		JOIN accounts f ON f.id = t.from_account_id
-		JOIN accounts a ON a.id = t.to_account_id
+	query: `SELECT t.id, t.kind, COALESCE(f.kind, 'missing'), COALESCE(a.kind, 'missing') FROM transfers t
+		LEFT JOIN accounts f ON f.id = t.from_account_id
+		LEFT JOIN accounts a ON a.id = t.to_account_id
 		LEFT JOIN payments p ON p.id = t.payment_id
 		LEFT JOIN batches b ON b.id = p.batch_id
 		LEFT JOIN organisations o ON o.id = b.organisation_id

@@ -71,7 +71,7 @@ func BenchBatch100k(b *testing.B, s disburse.Store) {
 		add += time.Since(start)
 
 		start = time.Now()
-		submitted, _, err := svc.Submit(ctx, org.ID, batch.ID)
+		submitted, err := svc.Submit(ctx, org.ID, batch.ID)
 		if err != nil {
 			b.Fatal(err)
 		}

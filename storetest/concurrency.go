@@ -16,7 +16,7 @@ func RunConcurrency(t *testing.T, open func(t *testing.T) disburse.Store) {
 	t.Run("TenSubmitsOfOneBatch", func(t *testing.T) {
 		f := newFixture(t, open(t))
 		b := f.batchOf(t, 20)
-		errs := f.race(10, func(int) error { _, _, err := f.svc.Submit(f.ctx, f.org, b); return err })
+		errs := f.race(10, func(int) error { _, err := f.svc.Submit(f.ctx, f.org, b); return err })
 		ok, conflicts := 0, 0
 		for _, err := range errs {
 			switch {
@@ -37,7 +37,7 @@ func RunConcurrency(t *testing.T, open func(t *testing.T) disburse.Store) {
 	t.Run("RegistrationRacesReversal", func(t *testing.T) {
 		f := newFixture(t, open(t))
 		b := f.batchOf(t, 30)
-		if _, _, err := f.svc.Submit(f.ctx, f.org, b); err != nil {
+		if _, err := f.svc.Submit(f.ctx, f.org, b); err != nil {
 			t.Fatal(err)
 		}
 		f.now = f.now.Add(2 * time.Hour) // every leg is due for reversal
@@ -114,7 +114,7 @@ func RunConcurrency(t *testing.T, open func(t *testing.T) disburse.Store) {
 		b := f.batchOf(t, 20)
 		errs := f.race(2, func(i int) error {
 			if i == 0 {
-				_, _, err := f.svc.Submit(f.ctx, f.org, b)
+				_, err := f.svc.Submit(f.ctx, f.org, b)
 				return err
 			}
 			_, err := f.svc.Cancel(f.ctx, f.org, b)

@@ -103,7 +103,7 @@ func RunDelivery(t *testing.T, open func(t *testing.T) disburse.Store) {
 		// messages over; now "a" stops while a send still fits and hands the
 		// rest back.
 		f := newFixture(t, open(t))
-		if _, _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 10)); err != nil {
+		if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 10)); err != nil {
 			t.Fatal(err)
 		}
 		var mu sync.Mutex
@@ -179,7 +179,7 @@ func RunDelivery(t *testing.T, open func(t *testing.T) disburse.Store) {
 		// while the gateway holds a send. The send completes and counts as
 		// sent; nothing else is sent; the rest is unleased at once.
 		f := newFixture(t, open(t))
-		if _, _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 3)); err != nil {
+		if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 3)); err != nil {
 			t.Fatal(err)
 		}
 		started, release := make(chan struct{}), make(chan struct{})
@@ -232,7 +232,7 @@ func RunDelivery(t *testing.T, open func(t *testing.T) disburse.Store) {
 	t.Run("PushForMembersWithTheApp", func(t *testing.T) {
 		f := newFixture(t, open(t))
 		b := f.batchOf(t, 2)
-		if _, _, err := f.svc.Submit(f.ctx, f.org, b); err != nil {
+		if _, err := f.svc.Submit(f.ctx, f.org, b); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := f.svc.RegisterMember(f.ctx, disburse.Member{Msisdn: racePayee, AppInstalled: true}); err != nil {
@@ -267,7 +267,7 @@ func (f *fixture) advance(d time.Duration) {
 // submitOne submits a batch of one payment to a non-member: one SMS.
 func (f *fixture) submitOne(t *testing.T) {
 	t.Helper()
-	if _, _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 1)); err != nil {
+	if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 1)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -48,6 +48,8 @@ func newHarness(t *testing.T, rt *rapid.T, store disburse.Store) *harness {
 	m := &model{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), members: map[string]bool{}, wallets: map[string]disburse.Money{}}
 	svc := disburse.NewService(store)
 	svc.Clock = func() time.Time { return m.now }
+	// Small pages, so that a submit moves its batch over several.
+	svc.PageSize = rapid.IntRange(1, 4).Draw(rt, "pageSize")
 	h := &harness{ctx: ctx, svc: svc, m: m}
 	for i := range rapid.IntRange(1, 3).Draw(rt, "orgs") {
 		referrals := rapid.Bool().Draw(rt, "referrals")
@@ -145,7 +147,7 @@ func (h *harness) deletePayment(rt *rapid.T) {
 
 func (h *harness) submit(rt *rapid.T) {
 	b := h.batch(rt)
-	_, _, err := h.svc.Submit(h.ctx, b.org.id, b.id)
+	_, err := h.svc.Submit(h.ctx, b.org.id, b.id)
 	h.expect(rt, "submit", err, h.m.submit(b))
 }
 
