@@ -72,6 +72,52 @@ func RunConcurrency(t *testing.T, open func(t *testing.T) disburse.Store) {
 		f.checkLedger(t)
 	})
 
+	t.Run("RegistrationRacesCancel", func(t *testing.T) {
+		// A registration locks its batch only at the end (resolve); a
+		// cancel locks it first. Either wins whole: every leg settled and
+		// the batch CLOSED (the cancel then refused), or every leg
+		// returned and the batch CANCELLED.
+		for range 5 {
+			f := newFixture(t, open(t))
+			b := f.batchOf(t, 30)
+			if _, err := f.svc.Submit(f.ctx, f.org, b); err != nil {
+				t.Fatal(err)
+			}
+			errs := f.race(2, func(i int) error {
+				if i == 0 {
+					_, _, err := f.svc.RegisterMember(f.ctx, disburse.Member{Msisdn: racePayee})
+					return err
+				}
+				_, err := f.svc.Cancel(f.ctx, f.org, b)
+				return err
+			})
+			if errs[0] != nil || (errs[1] != nil && disburse.ErrorCode(errs[1]) != disburse.CodeInvalidState) {
+				t.Errorf("register: %v; cancel: %v", errs[0], errs[1])
+			}
+			batch, err := f.svc.Batch(f.ctx, f.org, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := batch.Summary
+			settledAll := batch.Status == disburse.BatchClosed && s.SettledCount == 30
+			cancelledAll := batch.Status == disburse.BatchCancelled && s.CancelledCount == 30
+			if !settledAll && !cancelledAll {
+				t.Errorf("batch %s with %+v: want CLOSED with all settled or CANCELLED with all returned", batch.Status, s)
+			}
+			if cancelledAll != (errs[1] == nil) {
+				t.Errorf("batch %s, but the cancel answered %v", batch.Status, errs[1])
+			}
+			st, err := f.svc.Statement(f.ctx, racePayee)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if int64(len(st.Entries)) != s.SettledCount {
+				t.Errorf("%d statement entries for %d settled payments", len(st.Entries), s.SettledCount)
+			}
+			f.checkLedger(t)
+		}
+	})
+
 	t.Run("OneExternalIDRacesIntoManyBatches", func(t *testing.T) {
 		// Contract 4.1: an externalId is unique among the organisation's
 		// non-deleted payments. Adds to different batches lock different
