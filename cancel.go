@@ -36,7 +36,7 @@ func (s *Service) Cancel(ctx context.Context, organisationID, batchID string) (B
 		for i := range payments {
 			old := payments[i]
 			returnLegs(&m, org, b, &payments[i], from, TransferCancel)
-			m.record(&b, old, payments[i])
+			m.record(&b.Summary, old, payments[i])
 		}
 		b.Status, b.ClosedAt = BatchCancelled, m.now
 		if err := m.flush(ctx, tx); err != nil {

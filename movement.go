@@ -31,13 +31,14 @@ func (m *movement) notify(ch Channel, recipient, message string) {
 	})
 }
 
-// record keeps a payment's change: in its batch's summary, and for the bulk
-// state update. An unchanged payment is left out.
-func (m *movement) record(b *Batch, old, p Payment) {
+// record keeps a payment's change: in sum, its batch's summary or the
+// change to it, and for the bulk state update. An unchanged payment is left
+// out.
+func (m *movement) record(sum *Summary, old, p Payment) {
 	if old == p {
 		return
 	}
-	b.Summary.Change(old, p)
+	sum.Change(old, p)
 	m.payments = append(m.payments, p)
 }
 
@@ -58,21 +59,23 @@ func (m *movement) reserve(payments []Payment, members map[string]Member) {
 	m.notifications = slices.Grow(m.notifications, notes)
 }
 
-// flush writes everything gathered, transfers first so that a balance that
-// would go negative fails the transaction before anything else is written.
+// flush writes everything gathered. The transfers go last: they update
+// the balances, and the holding account's balance is one row that every
+// registration and reversal of an organisation's payees writes, so it is
+// best locked as near the commit as may be (resolve).
 func (m *movement) flush(ctx context.Context, tx Tx) error {
-	if len(m.transfers) > 0 {
-		if err := tx.InsertTransfers(ctx, m.transfers); err != nil {
-			return err
-		}
-	}
 	if len(m.payments) > 0 {
 		if err := tx.UpdatePaymentStates(ctx, m.payments); err != nil {
 			return err
 		}
 	}
 	if len(m.notifications) > 0 {
-		return tx.InsertNotifications(ctx, m.notifications)
+		if err := tx.InsertNotifications(ctx, m.notifications); err != nil {
+			return err
+		}
+	}
+	if len(m.transfers) > 0 {
+		return tx.InsertTransfers(ctx, m.transfers)
 	}
 	return nil
 }

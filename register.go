@@ -65,9 +65,18 @@ func settleLegs(m *movement, org Organisation, p *Payment, member Member, wallet
 	}
 }
 
-// resolve applies change to each payment with its batch locked (in id order,
-// so two resolvers never wait on each other), keeps the summaries, closes
-// each OPEN batch left with nothing pending, and writes it all.
+// resolve applies change to each payment (its rows locked by the caller),
+// writes it all, and then, last, locks each batch (in id order, so two
+// resolvers never wait on each other), adds the payments' changes to its
+// summary and closes it if it is OPEN with nothing left pending.
+//
+// The batch row and the holding account's balance are what every
+// registration of a batch's payees writes, so each is locked from its
+// write to the commit: writing them last keeps that to the last few
+// statements, rather than the whole transaction, and concurrent
+// registrations queue for less. A cancel, which locks the batch first,
+// still never resolves a leg a registration has settled: a registration
+// commits only once it holds the batch.
 func (s *Service) resolve(ctx context.Context, tx Tx, m *movement, payments []Payment,
 	change func(org Organisation, b Batch, p *Payment, wallets map[string]string),
 	walletsFor func(org Organisation) []string) error {
@@ -81,8 +90,10 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *movement, payments []Pa
 	}
 	slices.SortFunc(ids, strings.Compare)
 	orgs := make(map[string]Organisation)
+	changes := make(map[string]Summary, len(ids))
 	for _, id := range ids {
-		b, err := tx.LockBatch(ctx, id)
+		// Unlocked: change reads only what never changes (the payout account).
+		b, err := tx.Batch(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -99,11 +110,23 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *movement, payments []Pa
 				return err
 			}
 		}
+		var sum Summary
 		for _, i := range byBatch[id] {
 			old := payments[i]
 			change(org, b, &payments[i], wallets)
-			m.record(&b, old, payments[i])
+			m.record(&sum, old, payments[i])
 		}
+		changes[id] = sum
+	}
+	if err := m.flush(ctx, tx); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		b, err := tx.LockBatch(ctx, id)
+		if err != nil {
+			return err
+		}
+		b.Summary = b.Summary.add(changes[id], 1)
 		if b.Status == BatchOpen && b.Summary.nothingPending() {
 			b.Status, b.ClosedAt = BatchClosed, m.now
 		}
@@ -111,5 +134,5 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *movement, payments []Pa
 			return err
 		}
 	}
-	return m.flush(ctx, tx)
+	return nil
 }
