@@ -66,6 +66,9 @@ func (t *tx) applyToBalances(ctx context.Context, ts []disburse.Transfer) error 
 	return nil
 }
 
+// StatementEntries reads transfers into the member's wallet; only PAY and
+// SETTLE go there (the ledger audit holds every transfer to it), and the
+// condition lets both engines use the partial index on them.
 func (t *tx) StatementEntries(ctx context.Context, msisdn string) ([]disburse.StatementEntry, error) {
 	return list(ctx, t, "statement", func(r *sql.Rows) (disburse.StatementEntry, error) {
 		var e disburse.StatementEntry
@@ -76,6 +79,6 @@ func (t *tx) StatementEntries(ctx context.Context, msisdn string) ([]disburse.St
 		JOIN transfers t ON t.to_account_id = a.id
 		JOIN payments p ON p.id = t.payment_id
 		JOIN organisations o ON o.id = p.organisation_id
-		WHERE a.kind = 'WALLET' AND a.msisdn = ?
+		WHERE a.kind = 'WALLET' AND a.msisdn = ? AND t.kind IN ('PAY', 'SETTLE')
 		ORDER BY t.created_at, t.id`, msisdn)
 }
