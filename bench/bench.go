@@ -35,6 +35,11 @@ type Config struct {
 	Payments int // payments per batch
 	Chunk    int // payments per POST /batches/{id}/payments
 	Pairs    int // service/baseline pairs of add and submit; medians are reported
+	// Register is how many of the first batch's non-members register; 0
+	// is all of them. A run of a million payments registers a sample:
+	// 500,000 registrations would take most of an hour, and their rate
+	// does not depend on the batch's size.
+	Register int
 
 	HTTPLoad    bool          // measure read endpoints under load instead
 	Duration    time.Duration // per endpoint, with HTTPLoad
@@ -93,6 +98,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("bench: --chunk must be positive, not %d", c.Chunk)
 	case c.Pairs < 1:
 		return fmt.Errorf("bench: --pairs must be positive, not %d", c.Pairs)
+	case c.Register < 0:
+		return fmt.Errorf("bench: --register must not be negative, not %d", c.Register)
 	case c.HTTPLoad && (c.Duration <= 0 || c.Connections < 1):
 		return errors.New("bench: --duration and --connections must be positive")
 	}

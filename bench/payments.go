@@ -76,12 +76,15 @@ func runPayments(ctx context.Context, e *env) error {
 	}
 
 	r.registered = first.nonMemberCount()
-	e.say("registering %d non-members", r.registered)
+	if cfg.Register > 0 {
+		r.registered = min(r.registered, cfg.Register)
+	}
+	e.say("registering %d of %d non-members", r.registered, first.nonMemberCount())
 	stop, err := e.profile("register")
 	if err != nil {
 		return err
 	}
-	r.register, r.workers, err = registerNonMembers(ctx, e, o, firstID, first)
+	r.register, r.workers, err = registerNonMembers(ctx, e, o, firstID, first, r.registered)
 	stop()
 	if err != nil {
 		return err

@@ -28,6 +28,7 @@ func benchFlags(cfg *bench.Config, args []string) error {
 	fs.IntVar(&cfg.Payments, "payments", cfg.Payments, "payments per batch")
 	fs.IntVar(&cfg.Chunk, "chunk", cfg.Chunk, "payments per POST /batches/{id}/payments")
 	fs.IntVar(&cfg.Pairs, "pairs", cfg.Pairs, "service/baseline pairs of add and submit (medians are reported)")
+	fs.IntVar(&cfg.Register, "register", 0, "how many of the first batch's non-members register (default: all)")
 	fs.BoolVar(&cfg.HTTPLoad, "http-load", false, "measure GET /batches/{id}, GET /batches?take=100 and GET /healthz under load instead")
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "with --http-load: how long each endpoint is measured")
 	fs.IntVar(&cfg.Connections, "connections", cfg.Connections, "with --http-load: concurrent connections")
