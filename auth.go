@@ -88,18 +88,21 @@ func (s *Service) Authenticate(ctx context.Context, token string) (string, error
 	if token == "" {
 		return "", errUnauthorized
 	}
-	var t Token
-	err := s.Store.Read(ctx, func(tx Tx) error {
-		var err error
-		t, err = tx.TokenByHash(ctx, HashSecret(token))
-		return err
-	})
+	// Read afresh on every request, never cached: a revoked key's tokens
+	// must stop at once on every replica (contract section 3).
+	t, err := s.Store.TokenByHash(ctx, HashSecret(token))
 	if errors.Is(err, ErrNotFound) {
 		return "", errUnauthorized
 	}
 	if err != nil {
 		return "", err
 	}
+	return s.tokenOrganisation(t)
+}
+
+// tokenOrganisation is the organisation a token found by its hash acts
+// for, unless its key is revoked or it has expired.
+func (s *Service) tokenOrganisation(t Token) (string, error) {
 	if !t.KeyRevokedAt.IsZero() || !s.now().Before(t.ExpiresAt) {
 		return "", errUnauthorized
 	}

@@ -20,6 +20,16 @@ type Store interface {
 	Ping(ctx context.Context) error
 	// Close releases the store's connections.
 	Close() error
+	// TokenByHash is Tx.TokenByHash as one statement outside any
+	// transaction: a single statement reads one snapshot by itself, and
+	// Read's BEGIN and ROLLBACK would only add round trips to the read
+	// every organisation request makes.
+	TokenByHash(ctx context.Context, hash string) (Token, error)
+	// TokenAndBatch reads the token with hash, as TokenByHash does, and the
+	// batch batchID of the token's organisation in one statement outside any
+	// transaction. ErrNotFound when either is missing or the batch belongs
+	// to another organisation; the caller tells which apart.
+	TokenAndBatch(ctx context.Context, tokenHash, batchID string) (Token, Batch, error)
 }
 
 // Tx is what a transaction can do. Lookups by id return ErrNotFound for a

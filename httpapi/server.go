@@ -97,7 +97,7 @@ func (s *server) routes() []route {
 		{"GET", "/batches", s.org(s.listBatches)},
 		// More specific than /batches/{id}, so ServeMux prefers it.
 		{"GET", "/batches/statusCodes", s.org(batchStatusCodes)},
-		{"GET", "/batches/{id}", s.org(s.getBatch)},
+		{"GET", "/batches/{id}", s.getAuthenticatedBatch}, // s.org's check, in the read (batch_read.go)
 		{"PUT", "/batches/{id}", s.org(s.updateBatch)},
 		{"GET", "/batches/{id}/payments", s.org(s.listPayments)},
 		{"POST", "/batches/{id}/payments", s.org(s.addPayments)},

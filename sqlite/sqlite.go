@@ -41,7 +41,7 @@ func open(ctx context.Context, path string, d Dialect) (*sqlstore.Store, error) 
 		write.Close()
 		return nil, err
 	}
-	s := sqlstore.New(write, read, d)
+	s := sqlstore.New(write, read, d, sqlstore.PrepareLookups())
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, err

@@ -32,10 +32,14 @@ func summaryArgs(s disburse.Summary) []any {
 
 func scanBatch(r scanner) (disburse.Batch, error) {
 	var b disburse.Batch
+	return b, r.Scan(batchFields(&b)...)
+}
+
+// batchFields are the scan destinations of batchColumns.
+func batchFields(b *disburse.Batch) []any {
 	dest := []any{&b.ID, &b.OrganisationID, &b.AccountID, &b.Name, &b.ExternalID, &b.Status}
 	dest = append(dest, summaryFields(&b.Summary)...)
-	dest = append(dest, at(&b.CreatedAt), at(&b.SubmittedAt), at(&b.ClosedAt))
-	return b, r.Scan(dest...)
+	return append(dest, at(&b.CreatedAt), at(&b.SubmittedAt), at(&b.ClosedAt))
 }
 
 func (t *tx) InsertBatch(ctx context.Context, b disburse.Batch) error {

@@ -44,8 +44,19 @@ func (t *tx) InsertToken(ctx context.Context, tk disburse.Token) error {
 
 func (t *tx) TokenByHash(ctx context.Context, hash string) (disburse.Token, error) {
 	var tk disburse.Token
-	err := t.queryRow(ctx, `SELECT t.hash, t.api_key_id, t.organisation_id, t.expires_at, t.created_at, k.revoked_at
-		FROM tokens t JOIN api_keys k ON k.id = t.api_key_id WHERE t.hash = ?`, hash).
-		Scan(&tk.Hash, &tk.APIKeyID, &tk.OrganisationID, at(&tk.ExpiresAt), at(&tk.CreatedAt), at(&tk.KeyRevokedAt))
+	err := t.queryRow(ctx, tokenByHashQuery, hash).Scan(tokenFields(&tk)...)
 	return tk, found("token", err)
+}
+
+// tokenColumns, of tokens t joined to api_keys k, read a token with its
+// key's revocation, so that a revoked key's tokens fail on the very next
+// request (contract section 3).
+const (
+	tokenColumns     = `t.hash, t.api_key_id, t.organisation_id, t.expires_at, t.created_at, k.revoked_at`
+	tokenByHashQuery = `SELECT ` + tokenColumns + ` FROM tokens t JOIN api_keys k ON k.id = t.api_key_id WHERE t.hash = ?`
+)
+
+// tokenFields are the scan destinations of tokenColumns.
+func tokenFields(tk *disburse.Token) []any {
+	return []any{&tk.Hash, &tk.APIKeyID, &tk.OrganisationID, at(&tk.ExpiresAt), at(&tk.CreatedAt), at(&tk.KeyRevokedAt)}
 }

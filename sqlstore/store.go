@@ -23,15 +23,23 @@ const maxAttempts = 5
 type Store struct {
 	write, read *sql.DB
 	d           Dialect
+	prepared    *statements // the lookups, prepared; nil: not kept (lookup.go)
 }
 
 var _ disburse.Store = (*Store)(nil)
 
+// Option configures a Store; New applies them in order.
+type Option func(*Store)
+
 // New returns a Store that runs write transactions on write and read-only
-// ones on read; both may be the same pool. The Store owns the pools: Close
-// closes them.
-func New(write, read *sql.DB, d Dialect) *Store {
-	return &Store{write: write, read: read, d: d}
+// ones, and the lookups, on read; both may be the same pool. The Store owns
+// the pools: Close closes them.
+func New(write, read *sql.DB, d Dialect, opts ...Option) *Store {
+	s := &Store{write: write, read: read, d: d}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Write runs fn in a write transaction and commits if fn returns nil. It
@@ -120,8 +128,11 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the pools.
+// Close closes the prepared statements and the pools.
 func (s *Store) Close() error {
+	if s.prepared != nil {
+		s.prepared.close()
+	}
 	err := s.write.Close()
 	if s.read != s.write {
 		err = errors.Join(err, s.read.Close())

@@ -1,0 +1,110 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/disburse/disburse"
+)
+
+// The lookups are the reads of one row by key that nearly every request
+// makes: its token, or (GET /batches/{id}) its token and its batch. Each
+// runs as one statement on the read pool, outside any transaction. One
+// statement reads one snapshot by itself, in both engines, so Read's BEGIN
+// and ROLLBACK would only add work: on PostgreSQL two round trips of the
+// three a read took.
+
+// TokenByHash is Tx.TokenByHash outside any transaction.
+func (s *Store) TokenByHash(ctx context.Context, hash string) (disburse.Token, error) {
+	var tk disburse.Token
+	err := s.lookup(ctx, tokenByHashQuery, []any{hash}, tokenFields(&tk))
+	return tk, found("token", err)
+}
+
+// tokenAndBatchQuery joins the batch to the token on the organisation, so
+// that another organisation's batch is no row at all.
+var tokenAndBatchQuery = `SELECT ` + tokenColumns + `, ` + qualify("b", batchColumns) + `
+	FROM tokens t JOIN api_keys k ON k.id = t.api_key_id
+	JOIN batches b ON b.id = ? AND b.organisation_id = t.organisation_id
+	WHERE t.hash = ?`
+
+// TokenAndBatch reads a token and a batch of its organisation in one
+// statement: no row when either is missing.
+func (s *Store) TokenAndBatch(ctx context.Context, tokenHash, batchID string) (disburse.Token, disburse.Batch, error) {
+	var (
+		tk disburse.Token
+		b  disburse.Batch
+	)
+	err := s.lookup(ctx, tokenAndBatchQuery, []any{batchID, tokenHash}, append(tokenFields(&tk), batchFields(&b)...))
+	if err != nil {
+		return disburse.Token{}, disburse.Batch{}, found("token and batch", err)
+	}
+	return tk, b, nil
+}
+
+// lookup runs query, which reads at most one row, on the read pool and
+// scans the row into dest: as a statement prepared once per connection
+// when the Store keeps them. No row is sql.ErrNoRows.
+func (s *Store) lookup(ctx context.Context, query string, args, dest []any) error {
+	if s.prepared == nil {
+		return s.read.QueryRowContext(ctx, s.d.Rebind(query), args...).Scan(dest...)
+	}
+	stmt, err := s.prepared.stmt(ctx, query)
+	if err != nil {
+		return err
+	}
+	return stmt.QueryRowContext(ctx, args...).Scan(dest...)
+}
+
+// qualify prefixes each of a comma-separated list of columns with alias.
+func qualify(alias, columns string) string {
+	cols := strings.Split(columns, ",")
+	for i, c := range cols {
+		cols[i] = alias + "." + strings.TrimSpace(c)
+	}
+	return strings.Join(cols, ", ")
+}
+
+// PrepareLookups is an Option for a driver that parses every statement it
+// is handed anew: modernc.org/sqlite keeps no statement cache, and its
+// parser took a third of the handler's CPU time in GET /batches/{id}
+// (bench --http-load). pgx keeps a cache per connection, so PostgreSQL
+// needs no such thing.
+func PrepareLookups() Option {
+	return func(s *Store) { s.prepared = &statements{db: s.read, d: s.d} }
+}
+
+// statements prepares each lookup once on a pool. database/sql then
+// prepares it again on each connection of the pool the first time it runs
+// there, and keeps it for as long as the connection lives.
+type statements struct {
+	db *sql.DB
+	d  Dialect
+	m  sync.Map // query text → *sql.Stmt
+}
+
+func (c *statements) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if v, ok := c.m.Load(query); ok {
+		return v.(*sql.Stmt), nil
+	}
+	stmt, err := c.db.PrepareContext(ctx, c.d.Rebind(query))
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: prepare: %w", err)
+	}
+	if v, raced := c.m.LoadOrStore(query, stmt); raced {
+		stmt.Close() // another request prepared it first
+		return v.(*sql.Stmt), nil
+	}
+	return stmt, nil
+}
+
+// close closes the statements, before the pool they were prepared on.
+func (c *statements) close() {
+	c.m.Range(func(_, v any) bool {
+		v.(*sql.Stmt).Close() // closing only releases; there is nothing to report
+		return true
+	})
+}
