@@ -41,14 +41,6 @@ func batchStatusCodes(w http.ResponseWriter, _ *http.Request, _ string) error {
 	return writeJSON(w, http.StatusOK, disburse.BatchStatuses())
 }
 
-func (s *server) getBatch(w http.ResponseWriter, r *http.Request, orgID string) error {
-	b, err := s.svc.Batch(r.Context(), orgID, r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, toBatch(b))
-}
-
 func (s *server) updateBatch(w http.ResponseWriter, r *http.Request, orgID string) error {
 	var req batchRequest
 	if err := decode(r, &req); err != nil {
