@@ -62,14 +62,7 @@ func RunConcurrency(t *testing.T, open func(t *testing.T) disburse.Store) {
 		if s.SettledCount+s.CancelledCount != 30 || s.PendingCount != 0 {
 			t.Errorf("summary %+v: want every leg resolved once", s)
 		}
-		st, err := f.svc.Statement(f.ctx, racePayee)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if int64(len(st.Entries)) != s.SettledCount {
-			t.Errorf("%d statement entries for %d settled payments", len(st.Entries), s.SettledCount)
-		}
-		f.checkLedger(t)
+		f.checkSettled(t, s.SettledCount)
 	})
 
 	t.Run("RegistrationRacesCancel", func(t *testing.T) {
@@ -107,14 +100,7 @@ func RunConcurrency(t *testing.T, open func(t *testing.T) disburse.Store) {
 			if cancelledAll != (errs[1] == nil) {
 				t.Errorf("batch %s, but the cancel answered %v", batch.Status, errs[1])
 			}
-			st, err := f.svc.Statement(f.ctx, racePayee)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if int64(len(st.Entries)) != s.SettledCount {
-				t.Errorf("%d statement entries for %d settled payments", len(st.Entries), s.SettledCount)
-			}
-			f.checkLedger(t)
+			f.checkSettled(t, s.SettledCount)
 		}
 	})
 
@@ -243,6 +229,20 @@ func (f *fixture) race(n int, fn func(i int) error) []error {
 	close(start)
 	wg.Wait()
 	return errs
+}
+
+// checkSettled requires one statement entry for racePayee per settled
+// payment, and a sound ledger.
+func (f *fixture) checkSettled(t *testing.T, settled int64) {
+	t.Helper()
+	st, err := f.svc.Statement(f.ctx, racePayee)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(st.Entries)) != settled {
+		t.Errorf("%d statement entries for %d settled payments", len(st.Entries), settled)
+	}
+	f.checkLedger(t)
 }
 
 func (f *fixture) checkLedger(t *testing.T) {
