@@ -30,7 +30,8 @@ func (t *tx) LedgerProblems(ctx context.Context) ([]string, error) {
 	for _, c := range []check{
 		balancesSumToZero, currencyBalancesMatchFunding, transfersKeepCurrency,
 		balancesMatchTransfers, noNegativeBalances, legsMatchTransfers,
-		transfersGoWhereTheirKindSays, summariesMatchPayments, holdingMatchesBatches,
+		transfersGoWhereTheirKindSays, paymentsBelongToTheirBatch, summariesMatchPayments,
+		holdingMatchesBatches,
 	} {
 		lines, err := list(ctx, t, "ledger check", c.describe, c.query+fmt.Sprintf(" LIMIT %d", problemLimit))
 		if err != nil {
@@ -206,6 +207,22 @@ var transfersGoWhereTheirKindSays = check{
 		var id, kind, from, to string
 		err := r.Scan(&id, &kind, &from, &to)
 		return fmt.Sprintf("%s transfer %s: from a %s account to a %s account, not the accounts its leg names", kind, id, from, to), err
+	},
+}
+
+// paymentsBelongToTheirBatch: every payment names a batch that exists, of
+// the payment's own organisation. On PostgreSQL no foreign key refuses
+// another (migration 00004), and a payment outside every batch would be
+// missed by summariesMatchPayments, which starts from the batches.
+var paymentsBelongToTheirBatch = check{
+	query: `SELECT p.id, p.batch_id FROM payments p
+		LEFT JOIN batches b ON b.id = p.batch_id AND b.organisation_id = p.organisation_id
+		WHERE b.id IS NULL
+		ORDER BY p.id`,
+	describe: func(r *sql.Rows) (string, error) {
+		var id, batch string
+		err := r.Scan(&id, &batch)
+		return fmt.Sprintf("payment %s: batch %s does not exist in its organisation", id, batch), err
 	},
 }
 

@@ -88,6 +88,21 @@ func testLedgerBroken(t *testing.T, s disburse.Store) {
 		arg:       disburse.NewID(),
 		want:      []string{"DEPOSIT transfer ", "account "},
 		mayRefuse: true,
+	}, {
+		// Nor one from a payment (migration 00004).
+		name:      "payment in a batch that does not exist",
+		breaks:    `UPDATE payments SET batch_id = ? WHERE id = '` + l.dropped.ID + `'`,
+		repair:    `UPDATE payments SET batch_id = '` + l.dropped.BatchID + `' WHERE batch_id = ?`,
+		arg:       disburse.NewID(),
+		want:      []string{"payment " + l.dropped.ID + ": batch ", "batch " + l.dropped.BatchID + ": stored summary"},
+		mayRefuse: true,
+	}, {
+		name:      "payment of another organisation than its batch's",
+		breaks:    `UPDATE payments SET organisation_id = ? WHERE id = '` + l.dropped.ID + `'`,
+		repair:    `UPDATE payments SET organisation_id = '` + l.dropped.OrganisationID + `' WHERE organisation_id = ?`,
+		arg:       disburse.NewID(),
+		want:      []string{"payment " + l.dropped.ID + ": batch " + l.dropped.BatchID + " does not exist in its organisation"},
+		mayRefuse: true,
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
