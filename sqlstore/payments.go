@@ -85,9 +85,10 @@ func (t *tx) Payments(ctx context.Context, batchID string, f disburse.PaymentFil
 
 func (t *tx) ExternalIDsInUse(ctx context.Context, organisationID string, ids []string, exceptBatchID string) ([]string, error) {
 	ids = distinct(ids)
-	// The conditions on p repeat the partial index's predicate so that the
-	// engine may use it. The batch exception is added only when there is
-	// one: an empty id compared with a uuid column fails on PostgreSQL.
+	// external_id <> '' repeats the partial index's predicate so that the
+	// engine may use it; deleted payments are filtered at the row. The
+	// batch exception is added only when there is one: an empty id
+	// compared with a uuid column fails on PostgreSQL.
 	query := `SELECT DISTINCT p.external_id FROM @rows AS r CROSS JOIN payments p
 		WHERE p.organisation_id = ? AND p.external_id = r.external_id
 		AND p.external_id <> '' AND p.status <> 'DELETED'`
@@ -141,20 +142,21 @@ func (t *tx) DeleteDraftPayments(ctx context.Context, batchID string) error {
 	return nil
 }
 
-// LockPendingLegsTo unions two index lookups (one partial index per leg)
-// rather than OR-ing them, which would scan; the lock applies to the outer
-// SELECT, the only form PostgreSQL allows FOR UPDATE in.
+// LockPendingLegsTo unions two index lookups (one partial index per leg,
+// on the held flags of migration 00005) rather than OR-ing them, which
+// would scan; the lock applies to the outer SELECT, the only form
+// PostgreSQL allows FOR UPDATE in.
 func (t *tx) LockPendingLegsTo(ctx context.Context, msisdn string) ([]disburse.Payment, error) {
 	return list(ctx, t, "pending legs", scanRowPayment, `SELECT `+paymentColumns+` FROM payments p
 		WHERE p.id IN (
-			SELECT id FROM payments WHERE msisdn = ? AND status = 'PENDING'
+			SELECT id FROM payments WHERE msisdn = ? AND held
 			UNION
-			SELECT id FROM payments WHERE referral_msisdn = ? AND referral_status = 'PENDING')
+			SELECT id FROM payments WHERE referral_msisdn = ? AND referral_held)
 		ORDER BY p.seq`+t.d.LockClause(false), msisdn, msisdn)
 }
 
 func (t *tx) ClaimDueLegs(ctx context.Context, now time.Time, n int) ([]disburse.Payment, error) {
 	return list(ctx, t, "due legs", scanRowPayment, `SELECT `+paymentColumns+` FROM payments p
-		WHERE p.reversal_due_at <= ? AND (p.status = 'PENDING' OR p.referral_status = 'PENDING')
+		WHERE p.reversal_due_at <= ? AND (p.held OR p.referral_held)
 		ORDER BY p.reversal_due_at, p.seq LIMIT ?`+t.d.LockClause(true), micros(now), n)
 }
