@@ -136,10 +136,10 @@ func (p *PaymentInput) wrongType(v *Validation, i int, field string) bool {
 const parallelChecks = 2000
 
 // validMsisdns checks every payee's msisdn, and every referral's when
-// referrals are enabled. libphonenumber's parsing is most of what
-// validation costs (a quarter of adding 100,000 payments, in a profile),
-// and each check stands alone, so a large request spreads them over the
-// CPUs: the client waits for the slowest request, not for the sum.
+// referrals are enabled. Number checks are most of what validation costs
+// (about 1.3 µs each since ValidMsisdn skips most of Parse, 13 µs before),
+// and each stands alone, so a large request spreads them over the CPUs:
+// the client waits for the slowest request, not for the sum.
 func validMsisdns(in []PaymentInput, referrals bool) (payee, referral []bool) {
 	payee, referral = make([]bool, len(in)), make([]bool, len(in))
 	check := func(from, to int) {
