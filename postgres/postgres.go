@@ -109,6 +109,14 @@ func openDB(ctx context.Context, url string) (*sql.DB, error) {
 	if _, ok := cfg.ConnConfig.RuntimeParams["application_name"]; !ok {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "disburse" // names our sessions in pg_stat_activity
 	}
+	// The service's statements find rows by index. Where the planner's
+	// estimates are wrong (no statistics yet, as on a fresh table or with
+	// autovacuum off) a lookup of one row can cost out above
+	// jit_above_cost, and compiling it took 100 ms of a 3 ms registration
+	// lookup (docs/benchmarks.md). A URL that sets jit keeps its own.
+	if _, ok := cfg.ConnConfig.RuntimeParams["jit"]; !ok {
+		cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
