@@ -30,12 +30,13 @@ func writeBatchWithPayments(w http.ResponseWriter, b disburse.Batch, pages payme
 		return err // nothing written yet: the caller answers with the error
 	}
 	var out *bufio.Writer
+	var item []byte // one payment's JSON, its memory reused for the next
 	err = pages(func(payments []disburse.Payment) error {
 		for _, p := range payments {
-			item, err := json.Marshal(toPayment(p))
-			if err != nil {
+			if err := checkAmounts(p); err != nil {
 				return err
 			}
+			item = appendPayment(item[:0], p)
 			if out == nil {
 				w.Header().Set("Content-Type", "application/json")
 				w.Header().Set("Cache-Control", "no-store")
