@@ -48,19 +48,19 @@ func allDigits(s string) bool {
 
 // String formats the amount with two decimals, as the API writes it.
 func (m Money) String() string {
-	sign := ""
-	v := int64(m)
-	if v < 0 {
+	// The magnitude is unsigned: -m overflows for the least int64.
+	sign, v := "", uint64(m)
+	if m < 0 {
 		sign, v = "-", -v
 	}
-	return sign + strconv.FormatInt(v/100, 10) + "." + twoDigits(v%100)
+	return sign + strconv.FormatUint(v/100, 10) + "." + twoDigits(v%100)
 }
 
-func twoDigits(v int64) string {
+func twoDigits(v uint64) string {
 	if v < 10 {
-		return "0" + strconv.FormatInt(v, 10)
+		return "0" + strconv.FormatUint(v, 10)
 	}
-	return strconv.FormatInt(v, 10)
+	return strconv.FormatUint(v, 10)
 }
 
 // MarshalJSON writes the amount as a JSON number with two decimals (contract section 1).

@@ -2,6 +2,7 @@ package disburse
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 )
 
@@ -72,6 +73,23 @@ func FuzzParseMoney(f *testing.F) {
 			t.Fatalf("ParseMoney(%q) = %d, but %q parses to %d, %v", text, m, m.String(), back, ok)
 		}
 	})
+}
+
+// TestMoneyStringExtremes: every int64 is written as a JSON number, the
+// least one too, whose magnitude int64 cannot hold.
+func TestMoneyStringExtremes(t *testing.T) {
+	for m, want := range map[Money]string{
+		math.MinInt64:     "-92233720368547758.08",
+		math.MinInt64 + 1: "-92233720368547758.07",
+		math.MaxInt64:     "92233720368547758.07",
+		-5:                "-0.05",
+		0:                 "0.00",
+		100:               "1.00",
+	} {
+		if got := m.String(); got != want {
+			t.Errorf("Money(%d).String() = %q, want %q", int64(m), got, want)
+		}
+	}
 }
 
 func TestValidMsisdn(t *testing.T) {
