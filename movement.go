@@ -59,6 +59,11 @@ func (m *movement) reserve(payments []Payment, members map[string]Member) {
 	m.notifications = slices.Grow(m.notifications, notes)
 }
 
+// empty forgets what was gathered and keeps the memory, for the next page.
+func (m *movement) empty() {
+	m.transfers, m.payments, m.notifications = m.transfers[:0], nil, m.notifications[:0]
+}
+
 // flush writes everything gathered. The transfers go last: they update
 // the balances, and the holding account's balance is one row that every
 // registration and reversal of an organisation's payees writes, so it is

@@ -100,9 +100,9 @@ type Tx interface {
 	Payments(ctx context.Context, batchID string, f PaymentFilter) ([]Payment, error)
 	// PaymentPages calls fn with the batch's payments of status (every
 	// status when empty) in the order they were added, size at a time, as
-	// they were when the call began: fn may change its page's payments.
-	// However many the batch holds, memory and each page's cost follow
-	// size.
+	// they were when the call began: fn may change its page's payments,
+	// but not keep the page, whose memory the next page reuses. However
+	// many the batch holds, memory and each page's cost follow size.
 	PaymentPages(ctx context.Context, batchID string, status PaymentStatus, size int, fn func([]Payment) error) error
 	// ExternalIDsInUse returns which of ids belong to the organisation's
 	// non-deleted payments outside the batch exceptBatchID (empty: none excepted).

@@ -36,9 +36,11 @@ func (s *Service) Submit(ctx context.Context, organisationID, batchID string) (B
 		if err != nil {
 			return err
 		}
-		now := s.now()
+		// One movement for every page, emptied before each: its slices'
+		// memory serves them all.
+		m := movement{now: s.now()}
 		err = tx.PaymentPages(ctx, b.ID, PaymentDraft, s.pageSize(), func(page []Payment) error {
-			m := movement{now: now}
+			m.empty()
 			if err := s.pay(ctx, tx, &m, org, &b, page); err != nil {
 				return err
 			}
@@ -47,10 +49,10 @@ func (s *Service) Submit(ctx context.Context, organisationID, batchID string) (B
 		if err != nil {
 			return err
 		}
-		b.SubmittedAt = now
+		b.SubmittedAt = m.now
 		b.Status = BatchOpen
 		if b.Summary.nothingPending() {
-			b.Status, b.ClosedAt = BatchClosed, now
+			b.Status, b.ClosedAt = BatchClosed, m.now
 		}
 		return tx.UpdateBatch(ctx, b)
 	})

@@ -17,17 +17,20 @@ import (
 // batch and answered each page by fetching every later payment of the
 // batch and sorting them: 1 s a page at 100,000 payments, quadratic in
 // the batch. So on an engine with cursors the query runs once, and its
-// rows are fetched a page at a time.
+// rows are fetched a page at a time. Every page is read into the same
+// slice: a new one per page was most of a submit's memory clearing and
+// garbage (fn may not keep its page, store.go says).
 func (t *tx) PaymentPages(ctx context.Context, batchID string, status disburse.PaymentStatus, size int, fn func([]disburse.Payment) error) error {
 	where, args := `p.batch_id = ?`, []any{batchID}
 	if status != "" {
 		where, args = where+` AND p.status = ?`, append(args, string(status))
 	}
 	var err error
+	buf := make([]disburse.Payment, 0, size)
 	if _, ok := t.d.(Cursors); ok {
-		err = t.cursorPages(ctx, where, args, size, fn)
+		err = t.cursorPages(ctx, buf, where, args, size, fn)
 	} else {
-		err = t.keysetPages(ctx, where, args, size, fn)
+		err = t.keysetPages(ctx, buf, where, args, size, fn)
 	}
 	if err != nil {
 		return fmt.Errorf("payment pages: %w", err)
@@ -38,7 +41,7 @@ func (t *tx) PaymentPages(ctx context.Context, batchID string, status disburse.P
 // paymentCursor is the one cursor a transaction opens at a time.
 const paymentCursor = "payment_pages"
 
-func (t *tx) cursorPages(ctx context.Context, where string, args []any, size int, fn func([]disburse.Payment) error) error {
+func (t *tx) cursorPages(ctx context.Context, buf []disburse.Payment, where string, args []any, size int, fn func([]disburse.Payment) error) error {
 	_, err := t.exec(ctx, `DECLARE `+paymentCursor+` NO SCROLL CURSOR FOR SELECT `+paymentColumns+
 		` FROM payments p WHERE `+where+` ORDER BY p.seq`, args...)
 	if err != nil {
@@ -46,7 +49,7 @@ func (t *tx) cursorPages(ctx context.Context, where string, args []any, size int
 	}
 	fetch := fmt.Sprintf(`FETCH FORWARD %d FROM %s`, size, paymentCursor)
 	for {
-		page, err := t.page(ctx, size, fetch)
+		page, err := t.page(ctx, buf, fetch)
 		if err != nil {
 			return err
 		}
@@ -64,11 +67,11 @@ func (t *tx) cursorPages(ctx context.Context, where string, args []any, size int
 	return err
 }
 
-func (t *tx) keysetPages(ctx context.Context, where string, args []any, size int, fn func([]disburse.Payment) error) error {
+func (t *tx) keysetPages(ctx context.Context, buf []disburse.Payment, where string, args []any, size int, fn func([]disburse.Payment) error) error {
 	query := `SELECT ` + paymentColumns + ` FROM payments p WHERE ` + where
 	next, nextArgs := query+` ORDER BY p.seq LIMIT ?`, append(slices.Clip(args), size)
 	for {
-		page, err := t.page(ctx, size, next, nextArgs...)
+		page, err := t.page(ctx, buf, next, nextArgs...)
 		if err != nil || len(page) == 0 {
 			return err
 		}
@@ -84,11 +87,11 @@ func (t *tx) keysetPages(ctx context.Context, where string, args []any, size int
 	}
 }
 
-// page reads at most size payments with query.
-func (t *tx) page(ctx context.Context, size int, query string, args ...any) ([]disburse.Payment, error) {
+// page reads the payments of query into buf's memory.
+func (t *tx) page(ctx context.Context, buf []disburse.Payment, query string, args ...any) ([]disburse.Payment, error) {
 	rows, err := t.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
-	return collect("payments", rows, make([]disburse.Payment, 0, size), scanRowPayment)
+	return collect("payments", rows, buf[:0], scanRowPayment)
 }
