@@ -1,9 +1,9 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -87,8 +87,10 @@ type paymentFields struct {
 	ReferralMsisdn json.RawMessage `json:"referralMsisdn"`
 }
 
-// paymentList decodes the payments array one element at a time, straight
-// into the domain's inputs (no second copy of 100,000 payments). A payment
+// paymentList decodes the payments array straight into the domain's
+// inputs (no second copy of 100,000 payments), its elements split by
+// arrayElements and decoded on every CPU: decoding was a third of the
+// service's CPU in adding payments, and the client waits for it. A payment
 // with a wrong type does not stop it: the payment is read again field by
 // field and goes to the domain with its WrongTypes, which are reported
 // with the domain's checks of the other fields, all in one array
@@ -105,29 +107,32 @@ func (l *paymentList) UnmarshalJSON(data []byte) error {
 	if string(data) == "null" {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+	elems, ok := arrayElements(data)
+	if !ok {
 		l.failures = append(l.failures, disburse.FieldError{FieldName: "Payments", FieldValue: valueText(data), ErrorMessage: "payments must be an array of payments"})
 		return nil
 	}
-	for i := 0; dec.More(); i++ {
-		start := dec.InputOffset()
+	l.items = make([]disburse.PaymentInput, len(elems))
+	unread := make([]bool, len(elems))
+	forEachIndex(len(elems), func(i int) {
 		var p paymentRequest
-		err := dec.Decode(&p)
+		err := json.Unmarshal(elems[i], &p)
 		switch {
 		case err == nil: // nearly always: one pass, no per-field work
-			l.items = append(l.items, disburse.PaymentInput{
+			l.items[i] = disburse.PaymentInput{
 				Msisdn: p.Msisdn, Amount: string(p.Amount), Firstname: p.Firstname, Lastname: p.Lastname,
 				ExternalID: p.ExternalID, ReferralAmount: string(p.ReferralAmount), ReferralMsisdn: p.ReferralMsisdn,
-			})
+			}
 		case isTypeError(err):
-			elem := bytes.TrimLeft(data[start:dec.InputOffset()], ", \t\r\n")
-			l.items = append(l.items, typedPayment(elem, i))
-		default: // cannot happen after the outer syntax check, but never loop on it
-			index := i // not &i: i would escape, one allocation per payment
-			l.failures = append(l.failures, disburse.FieldError{FieldName: "Payments", Index: &index, ErrorMessage: "payments[" + strconv.Itoa(i) + "] could not be read"})
-			return nil
+			l.items[i] = typedPayment(elems[i], i)
+		default: // cannot happen after the outer syntax check
+			unread[i] = true
 		}
+	})
+	if i := slices.Index(unread, true); i >= 0 {
+		l.items = l.items[:i]
+		index := i
+		l.failures = append(l.failures, disburse.FieldError{FieldName: "Payments", Index: &index, ErrorMessage: "payments[" + strconv.Itoa(i) + "] could not be read"})
 	}
 	return nil
 }

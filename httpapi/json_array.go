@@ -1,0 +1,106 @@
+package httpapi
+
+import (
+	"runtime"
+	"sync"
+)
+
+// arrayElements splits the JSON array data into its elements' bytes,
+// without their surrounding whitespace, and reports whether data is an
+// array. data must be valid JSON, as json.Unmarshal has checked it before
+// it calls an UnmarshalJSON: this only follows strings and nesting to find
+// the commas between elements, one byte at a time, which is several times
+// faster than encoding/json's scanner. Malformed input is no array.
+func arrayElements(data []byte) ([][]byte, bool) {
+	i := skipSpace(data, 0)
+	if i == len(data) || data[i] != '[' {
+		return nil, false
+	}
+	var elems [][]byte
+	depth, start, inString := 0, -1, false
+	for i++; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++ // the escaped byte, whatever it is
+			} else if c == '"' {
+				inString = false
+			}
+			continue
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			continue
+		}
+		if start < 0 && depth == 0 && c != ']' && c != ',' {
+			start = i
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			if c == '}' {
+				return nil, false
+			}
+			if start >= 0 {
+				elems = append(elems, trimSpaceRight(data[start:i]))
+			}
+			return elems, skipSpace(data, i+1) == len(data)
+		case ',':
+			if depth == 0 {
+				if start < 0 {
+					return nil, false
+				}
+				elems = append(elems, trimSpaceRight(data[start:i]))
+				start = -1
+			}
+		}
+	}
+	return nil, false
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+func trimSpaceRight(b []byte) []byte {
+	n := len(b)
+	for n > 0 && (b[n-1] == ' ' || b[n-1] == '\t' || b[n-1] == '\r' || b[n-1] == '\n') {
+		n--
+	}
+	return b[:n]
+}
+
+// parallelDecodes is the fewest elements decoded on several CPUs at once:
+// below it, starting goroutines costs more than it saves.
+const parallelDecodes = 1000
+
+// forEachIndex calls f(i) for every i below n, on all CPUs when n is large.
+// Each i is called once; f must only touch what belongs to i.
+func forEachIndex(n int, f func(i int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if n < parallelDecodes || workers == 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	per := (n + workers - 1) / workers
+	for from := 0; from < n; from += per {
+		wg.Go(func() {
+			for i := from; i < min(from+per, n); i++ {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
