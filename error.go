@@ -56,6 +56,10 @@ func Errorf(code Code, format string, args ...any) *Error {
 // cases turn it into a not_found *Error naming the resource.
 var ErrNotFound = errors.New("not found")
 
+// ErrDuplicate is what a store returns for a row whose unique key another
+// row holds: for payments, an external id (Tx.InsertPayments).
+var ErrDuplicate = errors.New("duplicate key")
+
 // ErrorCode returns the code of err, or CodeInternal when err carries none.
 func ErrorCode(err error) Code {
 	var e *Error

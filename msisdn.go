@@ -8,6 +8,9 @@ import (
 	"github.com/nyaruka/phonenumbers"
 )
 
+// maxMsisdnDigits is the length of the longest MSISDN (contract section 1).
+const maxMsisdnDigits = 15
+
 // ValidMsisdn reports whether s is an MSISDN as contract section 1 defines it:
 // digits only, country code first, no leading zero, 8 to 15 digits, and a
 // valid mobile or fixed-line number for its country. A number libphonenumber
@@ -21,7 +24,7 @@ import (
 // follow the library's code, phonenumbers v1.8.1; TestValidMsisdnAsParse and
 // FuzzValidMsisdn hold them to its answers, upgrades included.
 func ValidMsisdn(s string) bool {
-	if len(s) < 8 || len(s) > 15 || s[0] == '0' || !allDigits(s) {
+	if len(s) < 8 || len(s) > maxMsisdnDigits || s[0] == '0' || !allDigits(s) {
 		return false
 	}
 	cc, nsn, ok := splitMsisdn(s)

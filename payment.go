@@ -2,6 +2,7 @@ package disburse
 
 import (
 	"context"
+	"errors"
 	"strconv"
 )
 
@@ -25,65 +26,117 @@ func (s *Service) AddPayments(ctx context.Context, organisationID, batchID strin
 		return Batch{}, nil, v.Err() // too many to be worth validating one by one
 	}
 
-	var org Organisation
-	err := s.Store.Read(ctx, func(tx Tx) error {
-		var err error
-		org, err = tx.Organisation(ctx, organisationID)
-		return err
-	})
+	payments, members, err := s.checkPayments(ctx, &v, organisationID, in.Payments)
 	if err != nil {
 		return Batch{}, nil, err
 	}
-	// The per-payment checks run before the write transaction: they are the
-	// expensive part, and the single writer should not wait for them.
-	payments := s.validatePayments(&v, in.Payments, org.ReferralsEnabled)
-
-	var b Batch
-	err = s.Store.Write(ctx, func(tx Tx) error {
-		var err error
-		if b, err = ownBatch(ctx, tx, organisationID, batchID, true); err != nil {
-			return err
-		}
-		if err := checkAllowed(b, ActionAddPayments); err != nil {
-			return err
-		}
-		clear := in.ClearExisting != nil && *in.ClearExisting
-		if err := s.checkStored(ctx, tx, &v, b, payments, clear); err != nil {
-			return err
-		}
-		if err := v.Err(); err != nil {
-			return err
-		}
-		if clear {
-			if err := tx.DeleteDraftPayments(ctx, b.ID); err != nil {
-				return err
-			}
-			b.Summary = Summary{}
-		}
-		if err := s.prepareNew(ctx, tx, b, payments); err != nil {
-			return err
-		}
-		if err := tx.InsertPayments(ctx, payments); err != nil {
-			return err
-		}
-		for _, p := range payments {
-			b.Summary.Change(Payment{Status: PaymentDeleted}, p)
-		}
-		return tx.UpdateBatch(ctx, b)
-	})
+	add := addition{organisationID: organisationID, batchID: batchID, payments: payments, members: members}
+	add.clear = in.ClearExisting != nil && *in.ClearExisting
+	// Nearly always every external id is free: the payments go in without
+	// asking which are taken, and the store refuses a taken one. Only then,
+	// or when the request fails anyway (its failures come back together),
+	// are the external ids looked up.
+	add.lookup = v.Err() != nil
+	b, err := s.addPayments(ctx, &v, add)
+	if errors.Is(err, ErrDuplicate) && !add.lookup {
+		add.lookup = true
+		b, err = s.addPayments(ctx, &v, add)
+	}
 	if err != nil {
 		return Batch{}, nil, err
 	}
 	return b, payments, nil
 }
 
-// checkStored adds the failures that depend on what is stored: external ids
-// already used by the organisation's other non-deleted payments, and the
-// batch's size limit.
-func (s *Service) checkStored(ctx context.Context, tx Tx, v *Validation, b Batch, payments []Payment, clear bool) error {
+// checkPayments reads the organisation and checks every payment on its
+// own, before the write transaction: the checks are the expensive part,
+// and the single writer should not wait for them. The same read looks up
+// which payees are members meanwhile, since neither needs the other.
+func (s *Service) checkPayments(ctx context.Context, v *Validation, organisationID string, in []PaymentInput) ([]Payment, map[string]Member, error) {
+	var payments []Payment
+	var members map[string]Member
+	err := s.Store.Read(ctx, func(tx Tx) error {
+		org, err := tx.Organisation(ctx, organisationID)
+		if err != nil {
+			return err
+		}
+		checked := make(chan struct{})
+		go func() {
+			defer close(checked)
+			payments = s.validatePayments(v, in, org.ReferralsEnabled)
+		}()
+		members, err = tx.Members(ctx, payees(in))
+		<-checked
+		return err
+	})
+	return payments, members, err
+}
+
+// payees lists the distinct msisdns of the payees that may be valid: one
+// longer than the longest valid number is no member, whatever it holds.
+func payees(in []PaymentInput) []string {
+	seen := make(map[string]bool, len(in))
+	var out []string
+	for _, p := range in {
+		if m := p.Msisdn; m != "" && len(m) <= maxMsisdnDigits && !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// addition is one add's checked payments and where they go.
+type addition struct {
+	organisationID, batchID string
+	payments                []Payment
+	members                 map[string]Member // among the payees, when checked
+	clear                   bool              // the batch's payments are replaced
+	lookup                  bool              // look up the external ids taken, to report them
+}
+
+// addPayments writes a checked addition, all or nothing.
+func (s *Service) addPayments(ctx context.Context, v *Validation, add addition) (Batch, error) {
+	var b Batch
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		var err error
+		if b, err = ownBatch(ctx, tx, add.organisationID, add.batchID, true); err != nil {
+			return err
+		}
+		if err := checkAllowed(b, ActionAddPayments); err != nil {
+			return err
+		}
+		if err := s.checkStored(ctx, tx, v, b, add); err != nil {
+			return err
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+		if add.clear {
+			if err := tx.DeleteDraftPayments(ctx, b.ID); err != nil {
+				return err
+			}
+			b.Summary = Summary{}
+		}
+		s.prepareNew(b, add)
+		if err := tx.InsertPayments(ctx, add.payments); err != nil {
+			return err
+		}
+		for _, p := range add.payments {
+			b.Summary.Change(Payment{Status: PaymentDeleted}, p)
+		}
+		return tx.UpdateBatch(ctx, b)
+	})
+	return b, err
+}
+
+// checkStored adds the failures that depend on what is stored: the
+// batch's size limit, and when add.lookup asks, the external ids already
+// used by the organisation's other non-deleted payments.
+func (s *Service) checkStored(ctx context.Context, tx Tx, v *Validation, b Batch, add addition) error {
 	var ids []string
 	index := make(map[string]int)
-	for i, p := range payments {
+	for i, p := range add.payments {
 		if p.ExternalID != "" {
 			if _, seen := index[p.ExternalID]; !seen {
 				index[p.ExternalID] = i
@@ -93,12 +146,16 @@ func (s *Service) checkStored(ctx context.Context, tx Tx, v *Validation, b Batch
 	}
 	if len(ids) > 0 {
 		// Adds to two batches lock two batch rows; the organisation's row
-		// orders them, or both could find an external id free and take it.
+		// orders them. Without it, two adds taking the same external ids
+		// in opposite orders would each wait for the other until
+		// PostgreSQL found the deadlock, a second later.
 		if _, err := tx.LockOrganisation(ctx, b.OrganisationID); err != nil {
 			return err
 		}
+	}
+	if len(ids) > 0 && add.lookup {
 		except := ""
-		if clear {
+		if add.clear {
 			except = b.ID // the payments being cleared give their external ids up
 		}
 		used, err := tx.ExternalIDsInUse(ctx, b.OrganisationID, ids, except)
@@ -110,28 +167,23 @@ func (s *Service) checkStored(ctx context.Context, tx Tx, v *Validation, b Batch
 		}
 	}
 	existing := b.Summary.PaymentsCount
-	if clear {
+	if add.clear {
 		existing = 0
 	}
-	if total := existing + int64(len(payments)); total > s.Limits.MaxPaymentsPerBatch {
+	if total := existing + int64(len(add.payments)); total > s.Limits.MaxPaymentsPerBatch {
 		v.Add(-1, "Payments", strconv.FormatInt(total, 10), "a batch holds at most "+strconv.FormatInt(s.Limits.MaxPaymentsPerBatch, 10)+" payments")
 	}
 	return nil
 }
 
 // prepareNew gives the new payments their ids, batch, time and membership.
-func (s *Service) prepareNew(ctx context.Context, tx Tx, b Batch, payments []Payment) error {
-	members, err := tx.Members(ctx, msisdnsOf(payments, false))
-	if err != nil {
-		return err
-	}
+func (s *Service) prepareNew(b Batch, add addition) {
 	now := s.now()
-	for i := range payments {
-		p := &payments[i]
+	for i := range add.payments {
+		p := &add.payments[i]
 		p.ID, p.BatchID, p.OrganisationID, p.CreatedAt = NewID(), b.ID, b.OrganisationID, now
-		_, p.IsMember = members[p.Msisdn]
+		_, p.IsMember = add.members[p.Msisdn]
 	}
-	return nil
 }
 
 // msisdnsOf lists the distinct payee msisdns, with referral msisdns if asked.

@@ -40,8 +40,8 @@ type Store interface {
 type Tx interface {
 	InsertOrganisation(ctx context.Context, o Organisation) error
 	Organisation(ctx context.Context, id string) (Organisation, error)
-	// LockOrganisation serialises the checks of what is unique within an
-	// organisation (payments' external ids) across its batches.
+	// LockOrganisation serialises the adds of an organisation's payments
+	// with external ids across its batches (AddPayments).
 	LockOrganisation(ctx context.Context, id string) (Organisation, error)
 	UpdateOrganisation(ctx context.Context, o Organisation) error
 
@@ -93,7 +93,9 @@ type Tx interface {
 	Batches(ctx context.Context, organisationID string, f BatchFilter) ([]Batch, error)
 
 	// InsertPayments adds payments in bulk; their order is kept as the order
-	// of addition that Payments lists them in.
+	// of addition that Payments lists them in. An external id that another
+	// non-deleted payment of the organisation holds, or one of ps twice, is
+	// ErrDuplicate, and nothing is inserted.
 	InsertPayments(ctx context.Context, ps []Payment) error
 	Payment(ctx context.Context, id string) (Payment, error)
 	// Payments lists a batch's payments in the order they were added.

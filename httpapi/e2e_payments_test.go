@@ -225,6 +225,9 @@ func testE2EExternalIDs(t *testing.T, store opener) {
 	// Against stored payments: in the same batch and in another.
 	wantFailures(t, h.addPayments(a, b1.ID, false, withExt("e-3"), withExt("e-1")), failure{"ExternalId", "e-1", at(1)})
 	wantFailures(t, h.addPayments(a, b2.ID, false, withExt("e-2")), failure{"ExternalId", "e-2", at(0)})
+	// A request that fails its own checks reports the stored clashes too.
+	wantFailures(t, h.addPayments(a, b2.ID, false, `{"msisdn":"0712","amount":10,"externalId":"e-9"}`, withExt("e-1")),
+		failure{"Msisdn", "0712", at(0)}, failure{"ExternalId", "e-1", at(1)})
 	// Another organisation's external ids are its own.
 	other := h.createOrg("Other", false, "")
 	ok[Batch](t, h.addPayments(other, h.createBatch(other, "x").ID, false, withExt("e-1")), 200)

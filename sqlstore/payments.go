@@ -85,13 +85,13 @@ func (t *tx) Payments(ctx context.Context, batchID string, f disburse.PaymentFil
 
 func (t *tx) ExternalIDsInUse(ctx context.Context, organisationID string, ids []string, exceptBatchID string) ([]string, error) {
 	ids = distinct(ids)
-	// external_id <> '' repeats the partial index's predicate so that the
-	// engine may use it; deleted payments are filtered at the row. The
-	// batch exception is added only when there is one: an empty id
-	// compared with a uuid column fails on PostgreSQL.
+	// The conditions repeat the partial index's predicate (migration
+	// 00007), so that the engine may use it. The batch exception is added
+	// only when there is one: an empty id compared with a uuid column
+	// fails on PostgreSQL.
 	query := `SELECT DISTINCT p.external_id FROM @rows AS r CROSS JOIN payments p
 		WHERE p.organisation_id = ? AND p.external_id = r.external_id
-		AND p.external_id <> '' AND p.status <> 'DELETED'`
+		AND p.external_id <> '' AND NOT p.deleted`
 	args := []any{organisationID}
 	if exceptBatchID != "" {
 		query, args = query+` AND p.batch_id <> ?`, append(args, exceptBatchID)

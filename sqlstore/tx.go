@@ -10,11 +10,12 @@ import (
 	"github.com/disburse/disburse"
 )
 
-// Errors a Tx returns besides disburse.ErrNotFound. The use cases never
-// expect them (they check first); they report a bug or a race as a 500.
+// Errors a Tx returns besides disburse.ErrNotFound. The use cases expect
+// only ErrDuplicate, from InsertPayments; the others report a bug or a
+// race as a 500.
 var (
 	// ErrDuplicate: an insert collided with an existing key.
-	ErrDuplicate = errors.New("sqlstore: duplicate key")
+	ErrDuplicate = disburse.ErrDuplicate
 	// ErrNegativeBalance: transfers would take a balance other than the
 	// funding account's below zero.
 	ErrNegativeBalance = errors.New("sqlstore: balance would go below zero")

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -97,6 +98,49 @@ func testExternalIDsInUse(t *testing.T, s disburse.Store) {
 	}{{"", []string{"a", "d"}}, {b2.ID, []string{"a"}}, {b1.ID, []string{"d"}}} {
 		got := get(t, s, func(tx disburse.Tx) ([]string, error) { return tx.ExternalIDsInUse(ctx, w.org.ID, query, c.except) })
 		same(t, "ExternalIDsInUse except "+c.except, c.want, got)
+	}
+}
+
+// testInsertTakenExternalIDs: InsertPayments refuses an external id that
+// another non-deleted payment of the organisation holds, or that ps holds
+// twice, as ErrDuplicate and inserts none of ps (AddPayments relies on it
+// rather than asking first).
+func testInsertTakenExternalIDs(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w, other := newWorld(t, s), newWorld(t, s)
+	b1, b2, theirs := w.insertBatch(t, s, "1"), w.insertBatch(t, s, "2"), other.insertBatch(t, s, "theirs")
+	withExt := func(b disburse.Batch, ext string, status disburse.PaymentStatus) disburse.Payment {
+		p := payment(b, msisdnKE, 100)
+		p.ExternalID, p.Status = ext, status
+		return p
+	}
+	insertPayments(t, s, withExt(b1, "a", disburse.PaymentDraft), withExt(b1, "gone", disburse.PaymentDeleted),
+		withExt(b1, "", disburse.PaymentDraft), withExt(theirs, "theirs", disburse.PaymentDraft))
+	for _, c := range []struct {
+		name string
+		ps   []disburse.Payment
+		want error
+	}{
+		{"held in another batch", []disburse.Payment{withExt(b2, "new", disburse.PaymentDraft), withExt(b2, "a", disburse.PaymentDraft)}, disburse.ErrDuplicate},
+		{"held in the same batch", []disburse.Payment{withExt(b1, "a", disburse.PaymentDraft)}, disburse.ErrDuplicate},
+		{"twice in one insert", []disburse.Payment{withExt(b2, "twice", disburse.PaymentDraft), withExt(b2, "twice", disburse.PaymentDraft)}, disburse.ErrDuplicate},
+		{"held by a deleted payment", []disburse.Payment{withExt(b2, "gone", disburse.PaymentDraft)}, nil},
+		{"held by another organisation", []disburse.Payment{withExt(b2, "theirs", disburse.PaymentDraft)}, nil},
+		{"none, again", []disburse.Payment{withExt(b2, "", disburse.PaymentDraft), withExt(b2, "", disburse.PaymentDraft)}, nil},
+	} {
+		before := get(t, s, func(tx disburse.Tx) ([]disburse.Payment, error) {
+			return tx.Payments(ctx, b2.ID, disburse.PaymentFilter{})
+		})
+		err := s.Write(ctx, func(tx disburse.Tx) error { return tx.InsertPayments(ctx, c.ps) })
+		if !errors.Is(err, c.want) || (err != nil) != (c.want != nil) {
+			t.Errorf("%s: InsertPayments = %v, want %v", c.name, err, c.want)
+		}
+		after := get(t, s, func(tx disburse.Tx) ([]disburse.Payment, error) {
+			return tx.Payments(ctx, b2.ID, disburse.PaymentFilter{})
+		})
+		if added := len(after) - len(before); (err == nil && added != len(c.ps)) || (err != nil && added != 0) {
+			t.Errorf("%s: %d payments added, error %v", c.name, added, err)
+		}
 	}
 }
 

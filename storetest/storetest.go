@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"Payment", testPayment},
 		{"Payments", testPayments},
 		{"ExternalIDsInUse", testExternalIDsInUse},
+		{"InsertTakenExternalIDs", testInsertTakenExternalIDs},
 		{"UpdatePaymentStates", testUpdatePaymentStates},
 		{"DeleteDraftPayments", testDeleteDraftPayments},
 		{"LockPendingLegsTo", testLockPendingLegsTo},
