@@ -12,8 +12,31 @@ import (
 // batch of a million never sits in memory whole. It returns the batch;
 // PaymentPages then reads the payments with their new statuses.
 func (s *Service) Submit(ctx context.Context, organisationID, batchID string) (Batch, error) {
+	return s.SubmitWatched(ctx, organisationID, batchID, nil)
+}
+
+// PageWatcher is shown a submit's payments a page at a time, in their new
+// state, as the submit writes them: the API answers with them all, and
+// reading a batch of 100,000 back from the store after the commit took a
+// tenth of the submit (docs/benchmarks.md).
+type PageWatcher interface {
+	// Restart says the submit's transaction runs again from its start:
+	// the pages shown so far are void.
+	Restart()
+	// Page shows the next page, which the watcher may not keep: its
+	// memory serves the next page.
+	Page(payments []Payment)
+}
+
+// SubmitWatched submits as Submit does, showing watch (when not nil) the
+// payments as it goes. Until it returns without an error, nothing shown
+// has been committed.
+func (s *Service) SubmitWatched(ctx context.Context, organisationID, batchID string, watch PageWatcher) (Batch, error) {
 	var b Batch
 	err := s.Store.Write(ctx, func(tx Tx) error {
+		if watch != nil {
+			watch.Restart() // a retry after a deadlock runs this again
+		}
 		var err error
 		if b, err = ownBatch(ctx, tx, organisationID, batchID, true); err != nil {
 			return err
@@ -43,6 +66,9 @@ func (s *Service) Submit(ctx context.Context, organisationID, batchID string) (B
 			m.empty()
 			if err := s.pay(ctx, tx, &m, org, &b, page); err != nil {
 				return err
+			}
+			if watch != nil {
+				watch.Page(page)
 			}
 			return m.flush(ctx, tx)
 		})

@@ -75,12 +75,20 @@ func (s *server) addPayments(w http.ResponseWriter, r *http.Request, orgID strin
 }
 
 // submitBatch answers with every non-deleted payment and its new status,
-// read back a page at a time once the submit has committed. It takes no
-// body: one sent is ignored.
+// as the submit wrote them (a spool), or when the spool failed, read back
+// a page at a time once the submit has committed. It takes no body: one
+// sent is ignored.
 func (s *server) submitBatch(w http.ResponseWriter, r *http.Request, orgID string) error {
-	b, err := s.svc.Submit(r.Context(), orgID, r.PathValue("id"))
+	sp := newSpool(s.spoolDir)
+	defer sp.close()
+	b, err := s.svc.SubmitWatched(r.Context(), orgID, r.PathValue("id"), sp)
 	if err != nil {
 		return err
+	}
+	if !sp.failed() {
+		if spooled, n, err := sp.payments(); err == nil {
+			return writeBatchWithSpooled(w, b, spooled, n)
+		}
 	}
 	return writeBatchWithPayments(w, b, func(visit func([]disburse.Payment) error) error {
 		return s.svc.PaymentPages(r.Context(), orgID, b.ID, visit)

@@ -1,9 +1,12 @@
 package httpapi_test
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/disburse/disburse/httpapi"
 )
 
 // TestE2ESubmitAnswersEveryPage: a submit moves the batch and reads its
@@ -11,10 +14,23 @@ import (
 // answer is still every non-deleted payment, in the order added, with its
 // new status (contract section 4), whatever the pages' boundaries and the
 // deleted payments among them.
-func TestE2ESubmitAnswersEveryPage(t *testing.T) { eachStore(t, testE2ESubmitAnswersEveryPage) }
+func TestE2ESubmitAnswersEveryPage(t *testing.T) {
+	eachStore(t, func(t *testing.T, store opener) {
+		testE2ESubmitAnswersEveryPage(t, startDefaultOn(t, store))
+	})
+}
 
-func testE2ESubmitAnswersEveryPage(t *testing.T, store opener) {
-	h := startDefaultOn(t, store)
+// TestE2ESubmitAnswersWithoutSpool: when the submit cannot spool its
+// answer (no such directory), the answer is read from the store, and is
+// the same.
+func TestE2ESubmitAnswersWithoutSpool(t *testing.T) {
+	eachStore(t, func(t *testing.T, store opener) {
+		missing := filepath.Join(t.TempDir(), "missing")
+		testE2ESubmitAnswersEveryPage(t, startOn(t, store, httpapi.Config{AdminToken: adminToken, SpoolDir: missing}))
+	})
+}
+
+func testE2ESubmitAnswersEveryPage(t *testing.T, h *harness) {
 	a := h.createOrg("Acme", false, "1000.00")
 	ok[Member](t, h.register(member, false), 201)
 	b := h.createBatch(a, "pages")
@@ -53,5 +69,16 @@ func testE2ESubmitAnswersEveryPage(t *testing.T, store opener) {
 	}
 	if got.Summary.PaymentsCount != 7 || got.Summary.SettledCount != 3 || got.Summary.PendingCount != 4 {
 		t.Errorf("summary %+v", got.Summary)
+	}
+	// The answer is the payments as the submit wrote them (spooled, not
+	// read back): every field as the store now has it.
+	var stored []Payment
+	for _, p := range ok[[]Payment](t, h.do("GET", "/batches/"+b.ID+"/payments", a.token, nil), 200) {
+		if p.StatusCode != "DELETED" {
+			stored = append(stored, p)
+		}
+	}
+	if diff := cmp.Diff(stored, got.Payments); diff != "" {
+		t.Errorf("submit's payments against the stored ones (-stored +answered):\n%s", diff)
 	}
 }

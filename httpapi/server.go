@@ -23,6 +23,11 @@ type Config struct {
 	MaxBodyBytes int64
 	// Log receives the access log and internal errors; nil means slog.Default().
 	Log *slog.Logger
+	// SpoolDir is where a submit keeps its answer while it writes the
+	// payments (a file as large as the answer, unlinked at once); empty
+	// means os.TempDir(). Where no file can be made, the answer is read
+	// back from the store instead.
+	SpoolDir string
 }
 
 type server struct {
@@ -30,12 +35,13 @@ type server struct {
 	adminToken string
 	maxBody    int64
 	log        *slog.Logger
+	spoolDir   string
 }
 
 // New returns the API's handler: the route table on a ServeMux, inside the
 // middleware listed here outermost first.
 func New(svc *disburse.Service, cfg Config) http.Handler {
-	s := &server{svc: svc, adminToken: cfg.AdminToken, maxBody: cfg.MaxBodyBytes, log: cfg.Log}
+	s := &server{svc: svc, adminToken: cfg.AdminToken, maxBody: cfg.MaxBodyBytes, log: cfg.Log, spoolDir: cfg.SpoolDir}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
 	}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"net/http"
 
 	"github.com/disburse/disburse"
@@ -35,13 +36,7 @@ func writeBatchWithPayments(w http.ResponseWriter, b disburse.Batch, pages payme
 		for _, p := range payments {
 			item = appendPayment(item[:0], p)
 			if out == nil {
-				w.Header().Set("Content-Type", "application/json")
-				w.Header().Set("Cache-Control", "no-store")
-				w.WriteHeader(http.StatusOK)
-				out = bufio.NewWriterSize(w, 64<<10)
-				// The batch's object without its closing brace, then the payments.
-				out.Write(head[:len(head)-1])
-				out.WriteString(`,"payments":[`)
+				out = startPayments(w, head)
 			} else {
 				out.WriteByte(',')
 			}
@@ -62,4 +57,36 @@ func writeBatchWithPayments(w http.ResponseWriter, b disburse.Batch, pages payme
 	out.WriteString("]}")
 	_ = out.Flush() // a failed write means the client has gone: no one left to tell
 	return nil
+}
+
+// writeBatchWithSpooled answers a submit as writeBatchWithPayments does,
+// with its n payments' JSON, comma separated, from spooled.
+func writeBatchWithSpooled(w http.ResponseWriter, b disburse.Batch, spooled io.Reader, n int) error {
+	if n == 0 {
+		return writeJSON(w, http.StatusOK, toBatch(b)) // payments is omitted when empty
+	}
+	head, err := json.Marshal(toBatch(b))
+	if err != nil {
+		return err
+	}
+	out := startPayments(w, head)
+	if _, err := out.ReadFrom(spooled); err != nil {
+		panic(http.ErrAbortHandler) // too late for an error response, as above
+	}
+	out.WriteString("]}")
+	_ = out.Flush() // a failed write means the client has gone: no one left to tell
+	return nil
+}
+
+// startPayments sends the status line and headers of a 200, then head,
+// the batch's JSON object, without its closing brace and followed by the
+// opening of its payments array.
+func startPayments(w http.ResponseWriter, head []byte) *bufio.Writer {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	out := bufio.NewWriterSize(w, 64<<10)
+	out.Write(head[:len(head)-1])
+	out.WriteString(`,"payments":[`)
+	return out
 }
