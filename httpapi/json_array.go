@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"math"
 	"runtime"
 	"sync"
 )
@@ -12,11 +13,22 @@ import (
 // the commas between elements, one byte at a time, which is several times
 // faster than encoding/json's scanner. Malformed input is no array.
 func arrayElements(data []byte) ([][]byte, bool) {
-	i := skipSpace(data, 0)
-	if i == len(data) || data[i] != '[' {
-		return nil, false
+	elems, end := splitArray(data, skipSpace(data, 0), math.MaxInt)
+	return elems, end >= 0 && skipSpace(data, end) == len(data)
+}
+
+// splitArray splits the array that starts at data[i] and returns its
+// elements and the index just past its closing ']', or -1 when data[i:]
+// does not start with an array it can split: nesting inside it deeper
+// than maxDepth, a comma with no element before it or after it (`[,1]`,
+// `[1,,2]`, `[1,]`), an unmatched '}'. It does not check the elements
+// themselves, but being strict about the commas means that, when every
+// element is valid JSON, so is the array: decodeFast relies on that, as
+// it never has the whole body checked.
+func splitArray(data []byte, i, maxDepth int) (elems [][]byte, end int) {
+	if i >= len(data) || data[i] != '[' {
+		return nil, -1
 	}
-	var elems [][]byte
 	depth, start, inString := 0, -1, false
 	for i++; i < len(data); i++ {
 		c := data[i]
@@ -38,30 +50,32 @@ func arrayElements(data []byte) ([][]byte, bool) {
 		case '"':
 			inString = true
 		case '[', '{':
-			depth++
+			if depth++; depth > maxDepth {
+				return nil, -1
+			}
 		case ']', '}':
 			if depth > 0 {
 				depth--
 				continue
 			}
-			if c == '}' {
-				return nil, false
+			if c == '}' || (start < 0 && len(elems) > 0) { // `[1,]`
+				return nil, -1
 			}
 			if start >= 0 {
 				elems = append(elems, trimSpaceRight(data[start:i]))
 			}
-			return elems, skipSpace(data, i+1) == len(data)
+			return elems, i + 1
 		case ',':
 			if depth == 0 {
 				if start < 0 {
-					return nil, false
+					return nil, -1
 				}
 				elems = append(elems, trimSpaceRight(data[start:i]))
 				start = -1
 			}
 		}
 	}
-	return nil, false
+	return nil, -1
 }
 
 func skipSpace(data []byte, i int) int {

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
 
@@ -41,7 +42,7 @@ func TestArrayElementsAsDecoder(t *testing.T) {
 			}
 		}
 	})
-	for _, notArray := range []string{`{"a":[1,2]}`, `"[1,2]"`, `12`, `null`, ``, `   `, `[1,2] 3`, `[1,}`, `[,1]`} {
+	for _, notArray := range []string{`{"a":[1,2]}`, `"[1,2]"`, `12`, `null`, ``, `   `, `[1,2] 3`, `[1,}`, `[,1]`, `[1,]`, `[1 , ]`, `[1,,2]`, `[,]`} {
 		if elems, ok := arrayElements([]byte(notArray)); ok {
 			t.Errorf("arrayElements(%q) = %q, true; want no array", notArray, elems)
 		}
@@ -49,6 +50,37 @@ func TestArrayElementsAsDecoder(t *testing.T) {
 	for _, array := range []string{`[]`, ` [ ] `, "[\n1 ,\t\"a,]\\\"\" , [ ] ]"} {
 		if _, ok := arrayElements([]byte(array)); !ok {
 			t.Errorf("arrayElements(%q): not an array", array)
+		}
+	}
+}
+
+// TestSplitArray: the array is found where it starts, its end is the
+// index after its ']', whatever follows, and nesting past the limit is
+// refused (decodeFast leaves deep bodies to encoding/json's own limit).
+func TestSplitArray(t *testing.T) {
+	tests := []struct {
+		data     string
+		from     int
+		maxDepth int
+		want     []string
+		end      int
+	}{
+		{`{"p":[1, "]" ,{}],"q":2}`, 5, 10, []string{`1`, `"]"`, `{}`}, 17},
+		{`x[]y`, 1, 10, nil, 3},
+		{`[[[1]]]`, 0, 1, nil, -1}, // the array itself is not counted
+		{`[[[1]]]`, 0, 2, []string{`[[1]]`}, 7},
+		{` [1]`, 0, 10, nil, -1}, // it starts at the '['
+		{`[1,]`, 0, 10, nil, -1},
+		{`[1`, 0, 10, nil, -1},
+	}
+	for _, tt := range tests {
+		elems, end := splitArray([]byte(tt.data), tt.from, tt.maxDepth)
+		var got []string
+		for _, e := range elems {
+			got = append(got, string(e))
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" || end != tt.end {
+			t.Errorf("splitArray(%q, %d, %d): end %d, want %d; elements (-want +got):\n%s", tt.data, tt.from, tt.maxDepth, end, tt.end, diff)
 		}
 	}
 }

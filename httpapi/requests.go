@@ -112,29 +112,38 @@ func (l *paymentList) UnmarshalJSON(data []byte) error {
 		l.failures = append(l.failures, disburse.FieldError{FieldName: "Payments", FieldValue: valueText(data), ErrorMessage: "payments must be an array of payments"})
 		return nil
 	}
-	l.items = make([]disburse.PaymentInput, len(elems))
-	unread := make([]bool, len(elems))
+	var unread int
+	l.items, unread = decodePayments(elems)
+	if unread >= 0 { // cannot happen after the outer syntax check
+		l.items = l.items[:unread]
+		l.failures = append(l.failures, disburse.FieldError{FieldName: "Payments", Index: &unread, ErrorMessage: "payments[" + strconv.Itoa(unread) + "] could not be read"})
+	}
+	return nil
+}
+
+// decodePayments decodes the payments array's elements on every CPU. It
+// is shared by UnmarshalJSON and decodeFast so that both give the same
+// items. unread is the index of the first element that is not valid JSON,
+// or -1: the fast path has not had the body checked, and gives up on it.
+func decodePayments(elems [][]byte) (items []disburse.PaymentInput, unread int) {
+	items = make([]disburse.PaymentInput, len(elems))
+	bad := make([]bool, len(elems))
 	forEachIndex(len(elems), func(i int) {
 		var p paymentRequest
 		err := json.Unmarshal(elems[i], &p)
 		switch {
 		case err == nil: // nearly always: one pass, no per-field work
-			l.items[i] = disburse.PaymentInput{
+			items[i] = disburse.PaymentInput{
 				Msisdn: p.Msisdn, Amount: string(p.Amount), Firstname: p.Firstname, Lastname: p.Lastname,
 				ExternalID: p.ExternalID, ReferralAmount: string(p.ReferralAmount), ReferralMsisdn: p.ReferralMsisdn,
 			}
 		case isTypeError(err):
-			l.items[i] = typedPayment(elems[i], i)
-		default: // cannot happen after the outer syntax check
-			unread[i] = true
+			items[i] = typedPayment(elems[i], i)
+		default: // a syntax error
+			bad[i] = true
 		}
 	})
-	if i := slices.Index(unread, true); i >= 0 {
-		l.items = l.items[:i]
-		index := i
-		l.failures = append(l.failures, disburse.FieldError{FieldName: "Payments", Index: &index, ErrorMessage: "payments[" + strconv.Itoa(i) + "] could not be read"})
-	}
-	return nil
+	return items, slices.Index(bad, true)
 }
 
 // typedPayment reads payment i, which has a value of the wrong type, field
