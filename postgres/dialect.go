@@ -154,6 +154,12 @@ func (d Dialect) MaxBulkRows() int {
 	return maxBulkRows
 }
 
+var _ sqlstore.UniqueExternalIDs = Dialect{}
+
+// ExternalIDsUnique: migration 00007's unique index refuses a taken
+// external id.
+func (Dialect) ExternalIDsUnique() {}
+
 // TextArray: pgx sends a []string as one text[] parameter.
 func (Dialect) TextArray(ss []string) any { return ss }
 

@@ -56,6 +56,17 @@ type Cursors interface {
 	CursorsKeepTheirSnapshot()
 }
 
+// UniqueExternalIDs is a Dialect whose schema refuses a payment's external
+// id that another non-deleted payment of the organisation holds: a unique
+// index (PostgreSQL's migration 00007). Without it, InsertPayments looks
+// the external ids up before it inserts (SQLite, whose one writer makes
+// that safe, and where such an index would cost every submit an index
+// update per payment). The Dialect implements it or not.
+type UniqueExternalIDs interface {
+	// ExternalIDsUnique is a marker.
+	ExternalIDsUnique()
+}
+
 // ArrayMatcher is a Dialect that passes a list as one array parameter,
 // matched with "= ANY(?)" (PostgreSQL). A lookup of many keys written so
 // keeps its index scan in a generic (prepared) plan, where a join to Rows

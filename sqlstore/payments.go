@@ -57,7 +57,41 @@ func (t *tx) InsertPayments(ctx context.Context, ps []disburse.Payment) error {
 		IntCol("referral_amount", func(i int) int64 { return int64(ps[i].ReferralAmount) }),
 		TextCol("referral_msisdn", func(i int) string { return ps[i].ReferralMsisdn }),
 	)
+	if _, ok := t.d.(UniqueExternalIDs); !ok {
+		if err := t.checkExternalIDs(ctx, ps); err != nil {
+			return err
+		}
+	}
 	return t.insertRows(ctx, "payments", cols, len(ps))
+}
+
+// checkExternalIDs refuses, as ErrDuplicate, external ids of ps that ps
+// holds twice or that another non-deleted payment of the organisation
+// holds: what a unique index would refuse, where the schema has none.
+func (t *tx) checkExternalIDs(ctx context.Context, ps []disburse.Payment) error {
+	byOrg := make(map[string][]string)
+	seen := make(map[[2]string]bool)
+	for _, p := range ps {
+		if p.ExternalID == "" || p.Status == disburse.PaymentDeleted {
+			continue
+		}
+		key := [2]string{p.OrganisationID, p.ExternalID}
+		if seen[key] {
+			return fmt.Errorf("insert payments: external id %q twice: %w", p.ExternalID, ErrDuplicate)
+		}
+		seen[key] = true
+		byOrg[p.OrganisationID] = append(byOrg[p.OrganisationID], p.ExternalID)
+	}
+	for org, ids := range byOrg {
+		taken, err := t.ExternalIDsInUse(ctx, org, ids, "")
+		if err != nil {
+			return err
+		}
+		if len(taken) > 0 {
+			return fmt.Errorf("insert payments: external id %q taken: %w", taken[0], ErrDuplicate)
+		}
+	}
+	return nil
 }
 
 func (t *tx) Payment(ctx context.Context, id string) (disburse.Payment, error) {
