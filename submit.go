@@ -24,8 +24,9 @@ type PageWatcher interface {
 	// Restart says the submit's transaction runs again from its start:
 	// the pages shown so far are void.
 	Restart()
-	// Page shows the next page, which the watcher may not keep: its
-	// memory serves the next page.
+	// Page shows the next page while the submit writes it, so the
+	// watcher may only read it, and may not keep it: its memory serves
+	// the next page.
 	Page(payments []Payment)
 }
 

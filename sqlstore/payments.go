@@ -119,8 +119,9 @@ func (t *tx) Payments(ctx context.Context, batchID string, f disburse.PaymentFil
 
 func (t *tx) ExternalIDsInUse(ctx context.Context, organisationID string, ids []string, exceptBatchID string) ([]string, error) {
 	ids = distinct(ids)
-	// The conditions repeat the partial index's predicate (migration
-	// 00007), so that the engine may use it. The batch exception is added
+	// The conditions repeat the partial index's predicate (PostgreSQL's
+	// 00007; SQLite's index has the first), so that the engine may use
+	// it. The batch exception is added
 	// only when there is one: an empty id compared with a uuid column
 	// fails on PostgreSQL.
 	query := `SELECT DISTINCT p.external_id FROM @rows AS r CROSS JOIN payments p
