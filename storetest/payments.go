@@ -78,15 +78,17 @@ func testPayments(t *testing.T, s disburse.Store) {
 	}
 }
 
+// withExt is a payment of b with external id ext, in status.
+func withExt(b disburse.Batch, ext string, status disburse.PaymentStatus) disburse.Payment {
+	p := payment(b, msisdnKE, 100)
+	p.ExternalID, p.Status = ext, status
+	return p
+}
+
 func testExternalIDsInUse(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	w, other := newWorld(t, s), newWorld(t, s)
 	b1, b2, theirs := w.insertBatch(t, s, "1"), w.insertBatch(t, s, "2"), other.insertBatch(t, s, "theirs")
-	withExt := func(b disburse.Batch, ext string, status disburse.PaymentStatus) disburse.Payment {
-		p := payment(b, msisdnKE, 100)
-		p.ExternalID, p.Status = ext, status
-		return p
-	}
 	insertPayments(t, s,
 		withExt(b1, "a", disburse.PaymentDraft), withExt(b1, "b", disburse.PaymentDraft),
 		withExt(b1, "c", disburse.PaymentDeleted), withExt(b2, "d", disburse.PaymentDraft),
@@ -109,11 +111,6 @@ func testInsertTakenExternalIDs(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	w, other := newWorld(t, s), newWorld(t, s)
 	b1, b2, theirs := w.insertBatch(t, s, "1"), w.insertBatch(t, s, "2"), other.insertBatch(t, s, "theirs")
-	withExt := func(b disburse.Batch, ext string, status disburse.PaymentStatus) disburse.Payment {
-		p := payment(b, msisdnKE, 100)
-		p.ExternalID, p.Status = ext, status
-		return p
-	}
 	insertPayments(t, s, withExt(b1, "a", disburse.PaymentDraft), withExt(b1, "gone", disburse.PaymentDeleted),
 		withExt(b1, "", disburse.PaymentDraft), withExt(theirs, "theirs", disburse.PaymentDraft))
 	for _, c := range []struct {
