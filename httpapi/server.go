@@ -1,8 +1,8 @@
 // Package httpapi is the HTTP adapter of Disburse: the route table, the
 // middleware around it, the handlers and the one table from error code to
 // status. Every rule lives in the domain (package disburse); a handler
-// decodes, calls one Service method and writes the answer. The contract is
-// ../shared/CONTRACT.md; openapi.yaml documents every route.
+// decodes, calls one Service method and writes the answer. openapi.yaml
+// documents every route, its answers and the conventions they share.
 package httpapi
 
 import (
