@@ -60,14 +60,13 @@ func (s *Service) checkPayments(ctx context.Context, v *Validation, organisation
 		if err != nil {
 			return err
 		}
-		checked := make(chan struct{})
+		checked := make(chan error, 1)
 		go func() {
-			defer close(checked)
-			payments = s.validatePayments(v, in, org.ReferralsEnabled)
+			var err error
+			checked <- errors.Join(Protect(func() { payments, err = s.validatePayments(v, in, org.ReferralsEnabled) }), err)
 		}()
 		members, err = tx.Members(ctx, payees(in))
-		<-checked
-		return err
+		return errors.Join(<-checked, err)
 	})
 	return payments, members, err
 }

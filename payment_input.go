@@ -2,10 +2,8 @@ package disburse
 
 import (
 	"encoding/json"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // PaymentInput is one payment of POST /batches/{id}/payments as the client
@@ -75,10 +73,13 @@ const msisdnMessage = "msisdn must be an international number: country code firs
 // and returns the payments built from the valid inputs. Checks that need the
 // database (external ids in use, the batch limit) come later, in the
 // transaction, into the same Validation.
-func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals bool) []Payment {
+func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals bool) ([]Payment, error) {
 	out := make([]Payment, len(in))
 	seenExternal := make(map[string]int, len(in))
-	validPayee, validReferral := validMsisdns(in, referrals)
+	validPayee, validReferral, err := validMsisdns(in, referrals)
+	if err != nil {
+		return nil, err
+	}
 	for i, p := range in {
 		out[i] = Payment{Msisdn: p.Msisdn, Firstname: p.Firstname, Lastname: p.Lastname, ExternalID: p.ExternalID, Status: PaymentDraft}
 		// A wrong type is the field's failure; the fields of the right type
@@ -122,7 +123,7 @@ func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals b
 			p.wrongType(v, i, "ReferralMsisdn")
 		}
 	}
-	return out
+	return out, nil
 }
 
 // wrongType adds field's WrongType, if the payment has one, as payment i's
@@ -140,26 +141,15 @@ const parallelChecks = 2000
 // (about 1.3 µs each since ValidMsisdn skips most of Parse, 13 µs before),
 // and each stands alone, so a large request spreads them over the CPUs:
 // the client waits for the slowest request, not for the sum.
-func validMsisdns(in []PaymentInput, referrals bool) (payee, referral []bool) {
+func validMsisdns(in []PaymentInput, referrals bool) (payee, referral []bool, err error) {
 	payee, referral = make([]bool, len(in)), make([]bool, len(in))
-	check := func(from, to int) {
+	err = Parallel(len(in), parallelChecks, func(from, to int) {
 		for i := from; i < to; i++ {
 			payee[i] = ValidMsisdn(in[i].Msisdn)
 			referral[i] = referrals && in[i].ReferralMsisdn != "" && ValidMsisdn(in[i].ReferralMsisdn)
 		}
-	}
-	workers := runtime.GOMAXPROCS(0)
-	if len(in) < parallelChecks || workers == 1 {
-		check(0, len(in))
-		return payee, referral
-	}
-	var wg sync.WaitGroup
-	per := (len(in) + workers - 1) / workers
-	for from := 0; from < len(in); from += per {
-		wg.Go(func() { check(from, min(from+per, len(in))) })
-	}
-	wg.Wait()
-	return payee, referral
+	})
+	return payee, referral, err
 }
 
 // amount checks one amount: a JSON number with at most two decimals, at

@@ -148,14 +148,14 @@ func TestValidatePaymentsBuildsPayments(t *testing.T) {
 	}
 	s := NewService(nil)
 	var v Validation
-	got := s.validatePayments(&v, in, true)
+	got, _ := s.validatePayments(&v, in, true)
 	want := []Payment{{Msisdn: "254712345678", Amount: 15050, Firstname: "Ann", ExternalID: "x1", Status: PaymentDraft,
 		ReferralAmount: 1000, ReferralMsisdn: "447911123456", ReferralStatus: PaymentDraft}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("payments (-want +got):\n%s", diff)
 	}
 	// With referrals disabled the fields are not stored.
-	got = s.validatePayments(&v, in, false)
+	got, _ = s.validatePayments(&v, in, false)
 	want[0].ReferralAmount, want[0].ReferralMsisdn, want[0].ReferralStatus = 0, "", ""
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("payments without referrals (-want +got):\n%s", diff)

@@ -2,6 +2,7 @@ package disburse
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 )
@@ -73,12 +74,13 @@ func (s *Service) SubmitWatched(ctx context.Context, organisationID, batchID str
 			// read it): the one's work on the CPU, the other's mostly the
 			// database's, overlap.
 			var watched sync.WaitGroup
+			var watchErr error
 			if watch != nil {
-				watched.Go(func() { watch.Page(page) })
+				watched.Go(func() { watchErr = Protect(func() { watch.Page(page) }) })
 			}
 			err := m.flush(ctx, tx)
 			watched.Wait()
-			return err
+			return errors.Join(err, watchErr)
 		})
 		if err != nil {
 			return err

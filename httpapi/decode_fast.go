@@ -46,8 +46,9 @@ func (r *addPaymentsRequest) decodeFast(body []byte) bool {
 	if json.Unmarshal(rest, &req) != nil {
 		return false
 	}
-	items, unread := decodePayments(elems)
-	if unread >= 0 {
+	items, unread, err := decodePayments(elems)
+	if err != nil || unread >= 0 { // decodeBytes reports either
+
 		return false
 	}
 	req.Payments = paymentList{items: items}

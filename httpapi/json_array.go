@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"math"
-	"runtime"
-	"sync"
 )
 
 // arrayElements splits the JSON array data into its elements' bytes,
@@ -96,25 +94,3 @@ func trimSpaceRight(b []byte) []byte {
 // parallelDecodes is the fewest elements decoded on several CPUs at once:
 // below it, starting goroutines costs more than it saves.
 const parallelDecodes = 1000
-
-// forEachIndex calls f(i) for every i below n, on all CPUs when n is large.
-// Each i is called once; f must only touch what belongs to i.
-func forEachIndex(n int, f func(i int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if n < parallelDecodes || workers == 1 {
-		for i := range n {
-			f(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	per := (n + workers - 1) / workers
-	for from := 0; from < n; from += per {
-		wg.Go(func() {
-			for i := from; i < min(from+per, n); i++ {
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
-}

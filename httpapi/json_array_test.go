@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -81,19 +80,6 @@ func TestSplitArray(t *testing.T) {
 		}
 		if diff := cmp.Diff(tt.want, got); diff != "" || end != tt.end {
 			t.Errorf("splitArray(%q, %d, %d): end %d, want %d; elements (-want +got):\n%s", tt.data, tt.from, tt.maxDepth, end, tt.end, diff)
-		}
-	}
-}
-
-// TestForEachIndexCallsEachOnce, below and above the parallel threshold.
-func TestForEachIndexCallsEachOnce(t *testing.T) {
-	for _, n := range []int{0, 1, parallelDecodes - 1, parallelDecodes, 3*parallelDecodes + 7} {
-		calls := make([]atomic.Int32, n)
-		forEachIndex(n, func(i int) { calls[i].Add(1) })
-		for i := range calls {
-			if c := calls[i].Load(); c != 1 {
-				t.Fatalf("n %d: index %d called %d times", n, i, c)
-			}
 		}
 	}
 }

@@ -113,7 +113,10 @@ func (l *paymentList) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var unread int
-	l.items, unread = decodePayments(elems)
+	var err error
+	if l.items, unread, err = decodePayments(elems); err != nil {
+		return err // a bug, not the client's: a 500 (decodeBytes)
+	}
 	if unread >= 0 { // cannot happen after the outer syntax check
 		l.items = l.items[:unread]
 		l.failures = append(l.failures, disburse.FieldError{FieldName: "Payments", Index: &unread, ErrorMessage: "payments[" + strconv.Itoa(unread) + "] could not be read"})
@@ -125,25 +128,34 @@ func (l *paymentList) UnmarshalJSON(data []byte) error {
 // is shared by UnmarshalJSON and decodeFast so that both give the same
 // items. unread is the index of the first element that is not valid JSON,
 // or -1: the fast path has not had the body checked, and gives up on it.
-func decodePayments(elems [][]byte) (items []disburse.PaymentInput, unread int) {
+// err is a panic of a decoding goroutine.
+func decodePayments(elems [][]byte) (items []disburse.PaymentInput, unread int, err error) {
 	items = make([]disburse.PaymentInput, len(elems))
 	bad := make([]bool, len(elems))
-	forEachIndex(len(elems), func(i int) {
-		var p paymentRequest
-		err := json.Unmarshal(elems[i], &p)
-		switch {
-		case err == nil: // nearly always: one pass, no per-field work
-			items[i] = disburse.PaymentInput{
-				Msisdn: p.Msisdn, Amount: string(p.Amount), Firstname: p.Firstname, Lastname: p.Lastname,
-				ExternalID: p.ExternalID, ReferralAmount: string(p.ReferralAmount), ReferralMsisdn: p.ReferralMsisdn,
-			}
-		case isTypeError(err):
-			items[i] = typedPayment(elems[i], i)
-		default: // a syntax error
-			bad[i] = true
+	err = disburse.Parallel(len(elems), parallelDecodes, func(from, to int) {
+		for i := from; i < to; i++ {
+			decodePayment(elems, items, bad, i)
 		}
 	})
-	return items, slices.Index(bad, true)
+	return items, slices.Index(bad, true), err
+}
+
+// decodePayment decodes element i into items[i], or marks it bad when it
+// is not valid JSON.
+func decodePayment(elems [][]byte, items []disburse.PaymentInput, bad []bool, i int) {
+	var p paymentRequest
+	err := json.Unmarshal(elems[i], &p)
+	switch {
+	case err == nil: // nearly always: one pass, no per-field work
+		items[i] = disburse.PaymentInput{
+			Msisdn: p.Msisdn, Amount: string(p.Amount), Firstname: p.Firstname, Lastname: p.Lastname,
+			ExternalID: p.ExternalID, ReferralAmount: string(p.ReferralAmount), ReferralMsisdn: p.ReferralMsisdn,
+		}
+	case isTypeError(err):
+		items[i] = typedPayment(elems[i], i)
+	default: // a syntax error
+		bad[i] = true
+	}
 }
 
 // typedPayment reads payment i, which has a value of the wrong type, field

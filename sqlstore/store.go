@@ -78,6 +78,13 @@ func (s *Store) transact(ctx context.Context, db *sql.DB, readOnly bool, fn func
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
 	defer func() {
+		if p := recover(); p != nil {
+			// A panic must not leave the transaction open: the connection
+			// would never return, and on SQLite every later write would
+			// wait for its lock. Roll back, then let the panic go on.
+			_ = sqlTx.Rollback()
+			panic(p)
+		}
 		if err != nil {
 			// The error that matters is err; a rollback after a failed
 			// statement may find the transaction already gone.

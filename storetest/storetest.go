@@ -55,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"ClaimNotifications", testClaimNotifications},
 		{"UpdateNotification", testUpdateNotification},
 		{"WriteRollsBack", testWriteRollsBack},
+		{"WriteSurvivesPanic", testWriteSurvivesPanic},
 		{"ReadIsReadOnly", testReadIsReadOnly},
 		{"ConcurrentWrites", testConcurrentWrites},
 		{"Ping", testPing},

@@ -32,6 +32,43 @@ func testWriteRollsBack(t *testing.T, s disburse.Store) {
 	})
 }
 
+// testWriteSurvivesPanic: a panic inside fn reaches the caller, and the
+// transaction is rolled back rather than left open: the store still takes
+// writes (an open transaction would hold SQLite's write lock, and its
+// connection, for ever).
+func testWriteSurvivesPanic(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("Write swallowed the panic of its fn")
+			}
+		}()
+		_ = s.Write(ctx, func(tx disburse.Tx) error {
+			if _, err := tx.InsertMember(ctx, disburse.Member{Msisdn: msisdnKE, RegisteredAt: t0}); err != nil {
+				return err
+			}
+			panic("use case bug")
+		})
+	}()
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Write(ctx, func(tx disburse.Tx) error {
+			_, err := tx.InsertMember(ctx, disburse.Member{Msisdn: msisdnUK, RegisteredAt: t0})
+			return err
+		})
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Write after a panic: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Write after a panic did not finish: the panicked transaction is still open")
+	}
+	notFound(t, s, "member of a panicked Write", func(tx disburse.Tx) error { _, err := tx.Member(ctx, msisdnKE); return err })
+}
+
 func testReadIsReadOnly(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	err := s.Read(ctx, func(tx disburse.Tx) error {
