@@ -27,10 +27,10 @@ const maxTake = 1000
 func validateBatchInput(in BatchInput) error {
 	var v Validation
 	w := in.WrongTypes
-	if n := len([]rune(strings.TrimSpace(in.Name))); !w.report(&v, -1, "Name") && (n == 0 || len([]rune(in.Name)) > 200) {
+	if n := len([]rune(strings.TrimSpace(in.Name))); !w.report(&v, -1, "Name") && v.Text(-1, "Name", in.Name) && (n == 0 || len([]rune(in.Name)) > 200) {
 		v.Add(-1, "Name", in.Name, "name is required, 1 to 200 characters")
 	}
-	if !w.report(&v, -1, "ExternalId") && len([]rune(in.ExternalID)) > 100 {
+	if !w.report(&v, -1, "ExternalId") && v.Text(-1, "ExternalId", in.ExternalID) && len([]rune(in.ExternalID)) > 100 {
 		v.Add(-1, "ExternalId", in.ExternalID, "externalId is at most 100 characters")
 	}
 	w.report(&v, -1, "AccountId")
@@ -131,6 +131,7 @@ func (s *Service) Batches(ctx context.Context, organisationID string, q ListQuer
 	var v Validation
 	f := BatchFilter{ExternalID: q.ExternalID}
 	f.Skip, f.Take = paging(&v, q)
+	v.Text(-1, "ExternalId", q.ExternalID)
 	if q.StatusCode != "" {
 		if !validStatus(q.StatusCode, BatchStatuses()) {
 			v.Add(-1, "StatusCode", q.StatusCode, "statusCode must be one of DRAFT, OPEN, CLOSED, CANCELLED")

@@ -20,7 +20,7 @@ func (s *Service) Deposit(ctx context.Context, accountID, amountText, reference 
 	if !ok || amount <= 0 || amount > maxDeposit {
 		v.Add(-1, "Amount", FieldText(amountText), "amount must be a number with at most 2 decimal places, from 0.01 to "+maxDeposit.String())
 	}
-	if len([]rune(reference)) > 200 {
+	if v.Text(-1, "Reference", reference) && len([]rune(reference)) > 200 {
 		v.Add(-1, "Reference", reference, "reference is at most 200 characters")
 	}
 	if err := v.Err(); err != nil {

@@ -71,7 +71,7 @@ func ErrorCode(err error) Code {
 
 // Invalid returns a CodeInvalid error with a single request-level failure.
 func Invalid(field, value, message string) *Error {
-	return &Error{Code: CodeInvalid, Message: message, Fields: []FieldError{{ErrorMessage: message, FieldName: field, FieldValue: value}}}
+	return &Error{Code: CodeInvalid, Message: message, Fields: []FieldError{{ErrorMessage: message, FieldName: field, FieldValue: ShortValue(value)}}}
 }
 
 // Validation collects field failures; Err returns nil when there are none.
@@ -81,7 +81,7 @@ type Validation struct {
 
 // Add records a failure; index < 0 means not tied to one payment.
 func (v *Validation) Add(index int, field, value, message string) {
-	f := FieldError{ErrorMessage: message, FieldName: field, FieldValue: value}
+	f := FieldError{ErrorMessage: message, FieldName: field, FieldValue: ShortValue(value)}
 	if index >= 0 {
 		i := index
 		f.Index = &i

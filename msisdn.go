@@ -11,6 +11,12 @@ import (
 // maxMsisdnDigits is the length of the longest MSISDN (contract section 1).
 const maxMsisdnDigits = 15
 
+// mayBeMsisdn is ValidMsisdn's cheap part: 8 to 15 ASCII digits without a
+// leading zero. What fails it is no member of anything.
+func mayBeMsisdn(s string) bool {
+	return len(s) >= 8 && len(s) <= maxMsisdnDigits && s[0] != '0' && allDigits(s)
+}
+
 // ValidMsisdn reports whether s is an MSISDN as contract section 1 defines it:
 // digits only, country code first, no leading zero, 8 to 15 digits, and a
 // valid mobile or fixed-line number for its country. A number libphonenumber
@@ -24,7 +30,7 @@ const maxMsisdnDigits = 15
 // follow the library's code, phonenumbers v1.8.1; TestValidMsisdnAsParse and
 // FuzzValidMsisdn hold them to its answers, upgrades included.
 func ValidMsisdn(s string) bool {
-	if len(s) < 8 || len(s) > maxMsisdnDigits || s[0] == '0' || !allDigits(s) {
+	if !mayBeMsisdn(s) {
 		return false
 	}
 	cc, nsn, ok := splitMsisdn(s)

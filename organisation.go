@@ -31,7 +31,7 @@ const maxReversalPeriod = 10 * 365 * 24 * time.Hour
 func (s *Service) CreateOrganisation(ctx context.Context, in NewOrganisation) (Organisation, []Account, error) {
 	var v Validation
 	name := strings.TrimSpace(in.Name)
-	if name == "" || len(name) > 200 {
+	if v.Text(-1, "Name", in.Name) && (name == "" || len(name) > 200) {
 		v.Add(-1, "Name", in.Name, "name is required, at most 200 characters")
 	}
 	currency := in.Currency
@@ -152,6 +152,9 @@ func (s *Service) UpdateSettings(ctx context.Context, id string, in Settings) (O
 func (s *Service) CreateAccount(ctx context.Context, organisationID, name string) (Account, error) {
 	if !ValidID(organisationID) {
 		return Account{}, notFound("organisation")
+	}
+	if !ValidText(name) {
+		return Account{}, Invalid("Name", name, textMessage("name"))
 	}
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > 200 {

@@ -71,13 +71,15 @@ func (s *Service) checkPayments(ctx context.Context, v *Validation, organisation
 	return payments, members, err
 }
 
-// payees lists the distinct msisdns of the payees that may be valid: one
-// longer than the longest valid number is no member, whatever it holds.
+// payees lists the distinct msisdns of the payees that may be valid: the
+// lookup runs beside the checks, so it must not be given what a check
+// would refuse (a NUL, which PostgreSQL refuses in text, or a number longer
+// than any valid one).
 func payees(in []PaymentInput) []string {
 	seen := make(map[string]bool, len(in))
 	var out []string
 	for _, p := range in {
-		if m := p.Msisdn; m != "" && len(m) <= maxMsisdnDigits && !seen[m] {
+		if m := p.Msisdn; mayBeMsisdn(m) && !seen[m] {
 			seen[m] = true
 			out = append(out, m)
 		}
@@ -136,7 +138,9 @@ func (s *Service) checkStored(ctx context.Context, tx Tx, v *Validation, b Batch
 	var ids []string
 	index := make(map[string]int)
 	for i, p := range add.payments {
-		if p.ExternalID != "" {
+		// An id that is not text has its failure already, and the store
+		// must not be asked about it (PostgreSQL refuses a NUL).
+		if p.ExternalID != "" && ValidText(p.ExternalID) {
 			if _, seen := index[p.ExternalID]; !seen {
 				index[p.ExternalID] = i
 				ids = append(ids, p.ExternalID)

@@ -91,13 +91,13 @@ func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals b
 			v.Add(i, "Msisdn", p.Msisdn, msisdnMessage)
 		}
 		out[i].Amount = s.amount(v, i, "Amount", p.Amount)
-		if !p.wrongType(v, i, "Firstname") && len([]rune(p.Firstname)) > 100 {
+		if !p.wrongType(v, i, "Firstname") && v.Text(i, "Firstname", p.Firstname) && len([]rune(p.Firstname)) > 100 {
 			v.Add(i, "Firstname", p.Firstname, "firstname is at most 100 characters")
 		}
-		if !p.wrongType(v, i, "Lastname") && len([]rune(p.Lastname)) > 100 {
+		if !p.wrongType(v, i, "Lastname") && v.Text(i, "Lastname", p.Lastname) && len([]rune(p.Lastname)) > 100 {
 			v.Add(i, "Lastname", p.Lastname, "lastname is at most 100 characters")
 		}
-		if !p.wrongType(v, i, "ExternalId") && p.ExternalID != "" {
+		if !p.wrongType(v, i, "ExternalId") && p.ExternalID != "" && v.Text(i, "ExternalId", p.ExternalID) {
 			if len([]rune(p.ExternalID)) > 100 {
 				v.Add(i, "ExternalId", p.ExternalID, "externalId is at most 100 characters")
 			} else if first, dup := seenExternal[p.ExternalID]; dup {
@@ -183,8 +183,8 @@ func FieldText(raw string) string {
 	case raw[0] == '"':
 		var s string
 		if json.Unmarshal([]byte(raw), &s) == nil {
-			return s
+			return ShortValue(s)
 		}
 	}
-	return raw
+	return ShortValue(raw)
 }

@@ -15,10 +15,10 @@ func (s *Service) RegisterMember(ctx context.Context, in Member) (Member, bool, 
 	if !ValidMsisdn(in.Msisdn) {
 		v.Add(-1, "Msisdn", in.Msisdn, msisdnMessage)
 	}
-	if len([]rune(in.Firstname)) > 100 {
+	if v.Text(-1, "Firstname", in.Firstname) && len([]rune(in.Firstname)) > 100 {
 		v.Add(-1, "Firstname", in.Firstname, "firstname is at most 100 characters")
 	}
-	if len([]rune(in.Lastname)) > 100 {
+	if v.Text(-1, "Lastname", in.Lastname) && len([]rune(in.Lastname)) > 100 {
 		v.Add(-1, "Lastname", in.Lastname, "lastname is at most 100 characters")
 	}
 	if err := v.Err(); err != nil {

@@ -53,6 +53,9 @@ func (s *Service) CheckLedger(ctx context.Context) (LedgerReport, error) {
 
 // Notifications lists the outbox, only recipient's when it is given.
 func (s *Service) Notifications(ctx context.Context, recipient string) ([]Notification, error) {
+	if !ValidText(recipient) {
+		return nil, Invalid("Recipient", recipient, textMessage("recipient"))
+	}
 	var list []Notification
 	err := s.Store.Read(ctx, func(tx Tx) error {
 		var err error
