@@ -1,50 +1,116 @@
 package disburse
 
-import "context"
+import (
+	"context"
+	"errors"
+)
+
+// errBatchSubmitted ends a cancel that read a DRAFT batch and, once it held
+// the batch, found it OPEN: a submit committed in between. The cancel runs
+// again on the OPEN path, which locks in another order.
+var errBatchSubmitted = errors.New("batch submitted while cancelling")
 
 // Cancel cancels a DRAFT or OPEN batch (contract section 6). From DRAFT no
 // money has moved, so its payments are simply CANCELLED. From OPEN every
 // PENDING leg's funds return from the holding account to the float; SETTLED
 // legs stay settled.
 func (s *Service) Cancel(ctx context.Context, organisationID, batchID string) (Batch, error) {
+	b, err := s.cancel(ctx, organisationID, batchID)
+	if errors.Is(err, errBatchSubmitted) {
+		// A batch is submitted once: the second run reads it OPEN.
+		b, err = s.cancel(ctx, organisationID, batchID)
+	}
+	return b, err
+}
+
+// cancel takes its locks in the order of docs/ledger.md ("Lock order").
+// From OPEN: the batch's pending payments, then accounts (the balances the
+// returns change), then the batch, as a registration or a reversal sweep
+// takes them, so that none of them holds what another waits for. From
+// DRAFT no money moves: the batch, then its payments, as every use case of
+// a DRAFT batch takes them.
+func (s *Service) cancel(ctx context.Context, organisationID, batchID string) (Batch, error) {
 	var b Batch
 	err := s.Store.Write(ctx, func(tx Tx) error {
-		var err error
-		if b, err = ownBatch(ctx, tx, organisationID, batchID, true); err != nil {
-			return err
-		}
-		if err := checkAllowed(b, ActionCancel); err != nil {
-			return err
-		}
-		// Lock the float before the payments, in the fixed order.
-		if _, err := tx.LockAccount(ctx, b.AccountID); err != nil {
-			return err
-		}
-		from := PaymentDraft
-		if b.Status == BatchOpen {
-			from = PaymentPending
-		}
-		payments, err := tx.Payments(ctx, b.ID, PaymentFilter{})
+		read, err := ownBatch(ctx, tx, organisationID, batchID, false)
 		if err != nil {
 			return err
 		}
-		org, err := tx.Organisation(ctx, b.OrganisationID)
-		if err != nil {
+		if err := checkAllowed(read, ActionCancel); err != nil {
 			return err
 		}
 		m := movement{now: s.now()}
+		if read.Status == BatchDraft {
+			b, err = s.cancelDraft(ctx, tx, &m, read.ID)
+			return err
+		}
+		// Locked and read as they are now: a registration or a sweep that
+		// had one of them has committed, and it is pending no more.
+		payments, err := tx.LockPendingLegsOf(ctx, read.ID)
+		if err != nil {
+			return err
+		}
+		org, err := tx.Organisation(ctx, read.OrganisationID)
+		if err != nil {
+			return err
+		}
+		var change Summary
 		for i := range payments {
 			old := payments[i]
-			returnLegs(&m, org, b, &payments[i], from, TransferCancel)
-			m.record(&b.Summary, old, payments[i])
+			// read.AccountID: a batch's payout account never changes.
+			returnLegs(&m, org, read, &payments[i], PaymentPending, TransferCancel)
+			m.record(&change, old, payments[i])
 		}
-		b.Status, b.ClosedAt = BatchCancelled, m.now
 		if err := m.flush(ctx, tx); err != nil {
 			return err
 		}
+		if b, err = tx.LockBatch(ctx, read.ID); err != nil {
+			return err
+		}
+		// Settled or reversed to the last leg since it was read: CLOSED,
+		// and the transaction rolls back what it wrote.
+		if err := checkAllowed(b, ActionCancel); err != nil {
+			return err
+		}
+		b.Summary = b.Summary.add(change, 1)
+		b.Status, b.ClosedAt = BatchCancelled, m.now
 		return tx.UpdateBatch(ctx, b)
 	})
 	return b, err
+}
+
+// cancelDraft cancels a batch read as DRAFT: its payments become
+// CANCELLED and no money moves. The batch's lock keeps every other writer
+// off its DRAFT payments: adds, deletes and submit lock the batch first.
+func (s *Service) cancelDraft(ctx context.Context, tx Tx, m *movement, batchID string) (Batch, error) {
+	b, err := tx.LockBatch(ctx, batchID)
+	if err != nil {
+		return Batch{}, err
+	}
+	if b.Status == BatchOpen {
+		return Batch{}, errBatchSubmitted
+	}
+	if err := checkAllowed(b, ActionCancel); err != nil {
+		return Batch{}, err
+	}
+	payments, err := tx.Payments(ctx, b.ID, PaymentFilter{Status: PaymentDraft})
+	if err != nil {
+		return Batch{}, err
+	}
+	org, err := tx.Organisation(ctx, b.OrganisationID)
+	if err != nil {
+		return Batch{}, err
+	}
+	for i := range payments {
+		old := payments[i]
+		returnLegs(m, org, b, &payments[i], PaymentDraft, TransferCancel)
+		m.record(&b.Summary, old, payments[i])
+	}
+	b.Status, b.ClosedAt = BatchCancelled, m.now
+	if err := m.flush(ctx, tx); err != nil {
+		return Batch{}, err
+	}
+	return b, tx.UpdateBatch(ctx, b)
 }
 
 // returnLegs cancels every leg of p that is in status from. A PENDING leg's

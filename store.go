@@ -33,10 +33,11 @@ type Store interface {
 }
 
 // Tx is what a transaction can do. Lookups by id return ErrNotFound for a
-// missing row. Methods named Lock… take a row lock for the rest of the
-// transaction where the engine has row locks (PostgreSQL: FOR UPDATE); the
-// use cases lock a batch before its payout account or its organisation, and
-// payments after both.
+// missing row. Methods named Lock… (and ClaimDueLegs) take a row lock for
+// the rest of the transaction where the engine has row locks (PostgreSQL:
+// FOR NO KEY UPDATE). The use cases take them in one order (docs/ledger.md,
+// "Lock order"): an OPEN batch's payments, then accounts, then the batch;
+// a DRAFT batch before anything else of it.
 type Tx interface {
 	InsertOrganisation(ctx context.Context, o Organisation) error
 	Organisation(ctx context.Context, id string) (Organisation, error)
@@ -118,9 +119,12 @@ type Tx interface {
 	// LockPendingLegsTo returns, locked, the payments with a PENDING leg
 	// (payment or referral) to msisdn, in every organisation.
 	LockPendingLegsTo(ctx context.Context, msisdn string) ([]Payment, error)
+	// LockPendingLegsOf returns, locked, the batch's payments with a
+	// PENDING leg, in the order they were added.
+	LockPendingLegsOf(ctx context.Context, batchID string) ([]Payment, error)
 	// ClaimDueLegs returns, locked, up to limit payments with a PENDING leg
 	// whose ReversalDueAt is not after now. Rows locked by another
-	// transaction are skipped (PostgreSQL: FOR UPDATE SKIP LOCKED).
+	// transaction are skipped (PostgreSQL: SKIP LOCKED).
 	ClaimDueLegs(ctx context.Context, now time.Time, limit int) ([]Payment, error)
 
 	InsertNotifications(ctx context.Context, ns []Notification) error

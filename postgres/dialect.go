@@ -43,14 +43,18 @@ var _ sqlstore.Dialect = Dialect{}
 // Rebind numbers the placeholders: $1, $2, ...
 func (Dialect) Rebind(query string) string { return sqlstore.RebindDollar(query) }
 
-// LockClause takes row locks. skipLocked is for claiming work (due legs,
+// LockClause takes row locks. They are NO KEY UPDATE locks: every locked
+// row is updated but never has its key changed or is deleted, and a FOR
+// UPDATE lock would also block the foreign-key checks of rows that point
+// at it (a new batch of a payout account that a submit holds would wait
+// for the whole submit). skipLocked is for claiming work (due legs,
 // notifications): a row another replica has claimed is passed over, not
-// waited for (contract section 9).
+// waited for.
 func (Dialect) LockClause(skipLocked bool) string {
 	if skipLocked {
-		return " FOR UPDATE SKIP LOCKED"
+		return " FOR NO KEY UPDATE SKIP LOCKED"
 	}
-	return " FOR UPDATE"
+	return " FOR NO KEY UPDATE"
 }
 
 // Rows passes each column as one typed array parameter and zips them back
@@ -190,7 +194,7 @@ func (Dialect) Retryable(err error) bool {
 }
 
 // TxOptions: writes run at READ COMMITTED: the use cases lock the rows
-// they decide on (batch, payout account, payments: FOR UPDATE), so each
+// they decide on (batch, payout account, payments: LockClause), so each
 // statement seeing the latest committed rows is what they need, with no
 // serialization failures to retry. A read is REPEATABLE READ, READ ONLY:
 // all its statements see one snapshot (a batch and its payments agree).

@@ -148,3 +148,47 @@ func TestErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestLockedAccountTakesNewBatches: while a transaction holds a payout
+// account's lock (as a submit does from its start to its commit), a new
+// batch of that account is created at once: the lock is FOR NO KEY UPDATE,
+// which the foreign-key check of batches.account_id does not wait for.
+func TestLockedAccountTakesNewBatches(t *testing.T) {
+	ctx := t.Context()
+	svc := disburse.NewService(pgtest.Open(t))
+	org, accounts, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Busy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	float := accounts[0].ID
+	locked, release := make(chan struct{}), make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- svc.Store.Write(ctx, func(tx disburse.Tx) error {
+			if _, err := tx.LockAccount(ctx, float); err != nil {
+				return err
+			}
+			close(locked)
+			<-release
+			return nil
+		})
+	}()
+	<-locked
+	created := make(chan error, 1)
+	go func() {
+		_, err := svc.CreateBatch(ctx, org.ID, disburse.BatchInput{Name: "meanwhile", AccountID: float})
+		created <- err
+	}()
+	select {
+	case err := <-created:
+		if err != nil {
+			t.Errorf("CreateBatch: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("CreateBatch waited for the account's lock")
+	}
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+}

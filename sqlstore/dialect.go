@@ -13,7 +13,7 @@ import (
 type Dialect interface {
 	// Rebind rewrites the ? placeholders of query into the engine's form.
 	Rebind(query string) string
-	// LockClause is appended to a SELECT that takes row locks: " FOR UPDATE"
+	// LockClause is appended to a SELECT that takes row locks: " FOR NO KEY UPDATE"
 	// (with " SKIP LOCKED" when skipLocked) where the engine has row locks,
 	// "" where writers are serialised another way (SQLite: BEGIN IMMEDIATE).
 	LockClause(skipLocked bool) string

@@ -190,6 +190,12 @@ func (t *tx) LockPendingLegsTo(ctx context.Context, msisdn string) ([]disburse.P
 		ORDER BY p.seq`+t.d.LockClause(false), msisdn, msisdn)
 }
 
+func (t *tx) LockPendingLegsOf(ctx context.Context, batchID string) ([]disburse.Payment, error) {
+	return list(ctx, t, "pending legs of batch", scanRowPayment, `SELECT `+paymentColumns+` FROM payments p
+		WHERE p.batch_id = ? AND (p.held OR p.referral_held)
+		ORDER BY p.seq`+t.d.LockClause(false), batchID)
+}
+
 func (t *tx) ClaimDueLegs(ctx context.Context, now time.Time, n int) ([]disburse.Payment, error) {
 	return list(ctx, t, "due legs", scanRowPayment, `SELECT `+paymentColumns+` FROM payments p
 		WHERE p.reversal_due_at <= ? AND (p.held OR p.referral_held)

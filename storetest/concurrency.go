@@ -13,6 +13,7 @@ import (
 // (contract section 6, "Races"): whoever wins, each leg is settled or
 // reversed exactly once and the ledger stays sound.
 func RunConcurrency(t *testing.T, open func(t *testing.T) disburse.Store) {
+	t.Run("LockOrder", func(t *testing.T) { testLockOrder(t, open) })
 	t.Run("TenSubmitsOfOneBatch", func(t *testing.T) {
 		f := newFixture(t, open(t))
 		b := f.batchOf(t, 20)
@@ -101,6 +102,64 @@ func RunConcurrency(t *testing.T, open func(t *testing.T) disburse.Store) {
 				t.Errorf("batch %s, but the cancel answered %v", batch.Status, errs[1])
 			}
 			f.checkSettled(t, s.SettledCount)
+		}
+	})
+
+	t.Run("CancelRacesRegistrationsAndReversal", func(t *testing.T) {
+		// Cancel, registrations of several payees and reversal sweeps all
+		// want the same legs, balances and batch: each takes them in the
+		// one lock order, so contention ends in a result or invalid_state,
+		// never a deadlock's error, and each leg is resolved once.
+		payees := []string{racePayee, msisdnKE, msisdnKE2, msisdnKE3}
+		for round := range 6 {
+			f := newFixture(t, open(t))
+			b, err := f.svc.CreateBatch(f.ctx, f.org, disburse.BatchInput{Name: "race"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := make([]disburse.PaymentInput, 40)
+			for i := range in {
+				in[i] = disburse.PaymentInput{Msisdn: payees[i%len(payees)], Amount: "10.00"}
+			}
+			clear := false
+			if _, _, err := f.svc.AddPayments(f.ctx, f.org, b.ID, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: in}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.svc.Submit(f.ctx, f.org, b.ID); err != nil {
+				t.Fatal(err)
+			}
+			if round%2 == 1 {
+				f.mu.Lock()
+				f.now = f.now.Add(2 * time.Hour) // every leg is due for reversal
+				f.mu.Unlock()
+			}
+			errs := f.race(len(payees)+3, func(i int) error {
+				switch {
+				case i < len(payees):
+					_, _, err := f.svc.RegisterMember(f.ctx, disburse.Member{Msisdn: payees[i]})
+					return err
+				case i == len(payees):
+					_, err := f.svc.Cancel(f.ctx, f.org, b.ID)
+					return err
+				default:
+					_, err := f.svc.ReverseDue(f.ctx)
+					return err
+				}
+			})
+			for i, err := range errs {
+				if err != nil && !(i == len(payees) && disburse.ErrorCode(err) == disburse.CodeInvalidState) {
+					t.Errorf("round %d, racer %d: %v", round, i, err)
+				}
+			}
+			batch, err := f.svc.Batch(f.ctx, f.org, b.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := batch.Summary
+			if s.PendingCount != 0 || s.SettledCount+s.CancelledCount != 40 {
+				t.Errorf("round %d: batch %s with %+v: want every leg resolved once", round, batch.Status, s)
+			}
+			f.checkLedger(t)
 		}
 	})
 
@@ -200,13 +259,19 @@ func newFixture(t *testing.T, store disburse.Store) *fixture {
 // batchOf creates a DRAFT batch of n payments of 10.00 to racePayee.
 func (f *fixture) batchOf(t *testing.T, n int) string {
 	t.Helper()
+	return f.batchTo(t, racePayee, n)
+}
+
+// batchTo creates a DRAFT batch of n payments of 10.00 to payee.
+func (f *fixture) batchTo(t *testing.T, payee string, n int) string {
+	t.Helper()
 	b, err := f.svc.CreateBatch(f.ctx, f.org, disburse.BatchInput{Name: "race"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := make([]disburse.PaymentInput, n)
 	for i := range in {
-		in[i] = disburse.PaymentInput{Msisdn: racePayee, Amount: "10.00"}
+		in[i] = disburse.PaymentInput{Msisdn: payee, Amount: "10.00"}
 	}
 	clear := false
 	if _, _, err := f.svc.AddPayments(f.ctx, f.org, b.ID, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: in}); err != nil {
