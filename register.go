@@ -43,21 +43,23 @@ func (s *Service) RegisterMember(ctx context.Context, in Member) (Member, bool, 
 			return err
 		}
 		m := movement{now: now}
+		members := map[string]Member{member.Msisdn: member}
 		return s.resolve(ctx, tx, &m, legs, func(org Organisation, b Batch, p *Payment, wallets map[string]string) {
-			settleLegs(&m, org, p, member, wallets[member.Msisdn])
+			settleLegs(&m, org, p, members, wallets)
 		}, func(org Organisation) []string { return []string{member.Msisdn} })
 	})
 	return member, created, err
 }
 
-// settleLegs moves p's legs pending to member from the holding account to
-// the member's wallet.
-func settleLegs(m *movement, org Organisation, p *Payment, member Member, wallet string) {
+// settleLegs moves each of p's legs pending to one of members from the
+// holding account to that member's wallet (in wallets, by msisdn).
+func settleLegs(m *movement, org Organisation, p *Payment, members map[string]Member, wallets map[string]string) {
 	for _, l := range legsOf(p) {
-		if l.msisdn != member.Msisdn || *l.status != PaymentPending {
+		member, ok := members[l.msisdn]
+		if !ok || *l.status != PaymentPending {
 			continue
 		}
-		m.transfer(org.HoldingAccountID, wallet, l.amount, TransferSettle, *p, l.which)
+		m.transfer(org.HoldingAccountID, wallets[l.msisdn], l.amount, TransferSettle, *p, l.which)
 		*l.status, *l.settledAt = PaymentSettled, m.now
 		if member.AppInstalled {
 			m.notify(ChannelPush, member.Msisdn, pushMessage(org, l.amount))

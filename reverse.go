@@ -33,9 +33,20 @@ func (s *Service) reverseSome(ctx context.Context) (int, error) {
 			return err
 		}
 		n = len(due)
-		return s.resolve(ctx, tx, &m, due, func(org Organisation, b Batch, p *Payment, _ map[string]string) {
+		if n == 0 {
+			return nil
+		}
+		// A leg to someone who is a member is never reversed: it settles.
+		// (Its payee registered while its batch was being submitted, and
+		// SettleMembersPending has not come round to it yet.)
+		members, err := tx.Members(ctx, msisdnsOf(due, true))
+		if err != nil {
+			return err
+		}
+		return s.resolve(ctx, tx, &m, due, func(org Organisation, b Batch, p *Payment, wallets map[string]string) {
+			settleLegs(&m, org, p, members, wallets)
 			returnLegs(&m, org, b, p, PaymentPending, TransferReverse)
-		}, func(Organisation) []string { return nil })
+		}, func(org Organisation) []string { return memberPayees(due, members, org.ID) })
 	})
 	return n, err
 }

@@ -122,6 +122,17 @@ type Tx interface {
 	// LockPendingLegsOf returns, locked, the batch's payments with a
 	// PENDING leg, in the order they were added.
 	LockPendingLegsOf(ctx context.Context, batchID string) ([]Payment, error)
+	// LockLegsPendingToMembers returns, locked, up to limit of the batch's
+	// payments with a PENDING leg to a member, in the order they were added.
+	LockLegsPendingToMembers(ctx context.Context, batchID string, limit int) ([]Payment, error)
+	// InsertMemberCheck queues the batch for a look at whether any of its
+	// pending payees has become a member (Service.SettleMembersPending).
+	InsertMemberCheck(ctx context.Context, batchID string, at time.Time) error
+	// ClaimMemberCheck returns, locked, a queued batch that no other
+	// transaction holds, or ErrNotFound.
+	ClaimMemberCheck(ctx context.Context) (string, error)
+	// DeleteMemberCheck takes the batch off the queue.
+	DeleteMemberCheck(ctx context.Context, batchID string) error
 	// ClaimDueLegs returns, locked, up to limit payments with a PENDING leg
 	// whose ReversalDueAt is not after now. Rows locked by another
 	// transaction are skipped (PostgreSQL: SKIP LOCKED).

@@ -89,6 +89,9 @@ func (s *Service) SubmitWatched(ctx context.Context, organisationID, batchID str
 		b.Status = BatchOpen
 		if b.Summary.nothingPending() {
 			b.Status, b.ClosedAt = BatchClosed, m.now
+		} else if err := tx.InsertMemberCheck(ctx, b.ID, m.now); err != nil {
+			// A payee may register before this commits, unseen by both.
+			return err
 		}
 		return tx.UpdateBatch(ctx, b)
 	})

@@ -14,6 +14,7 @@ import (
 // reversed exactly once and the ledger stays sound.
 func RunConcurrency(t *testing.T, open func(t *testing.T) disburse.Store) {
 	t.Run("LockOrder", func(t *testing.T) { testLockOrder(t, open) })
+	t.Run("RegistrationDuringSubmit", func(t *testing.T) { testRegistrationDuringSubmit(t, open) })
 	t.Run("TenSubmitsOfOneBatch", func(t *testing.T) {
 		f := newFixture(t, open(t))
 		b := f.batchOf(t, 20)

@@ -1,5 +1,5 @@
-// Package worker runs the background loops: the reversal sweep and
-// notification delivery. The work itself lives in database tables and the
+// Package worker runs the background loops: settling legs of payees who
+// registered during a submit, the reversal sweep and notification delivery. The work itself lives in database tables and the
 // use cases; a loop only decides when to look for it.
 package worker
 
@@ -62,6 +62,13 @@ func (g *Group) Stop() {
 		g.cancel()
 	}
 	g.wg.Wait()
+}
+
+// MemberChecks is the loop that settles legs pending to payees who
+// registered while their batch was being submitted
+// (Service.SettleMembersPending).
+func MemberChecks(svc *disburse.Service, interval time.Duration, log *slog.Logger) Loop {
+	return Loop{Name: "member-checks", Interval: interval, RunOnce: svc.SettleMembersPending, Log: log}
 }
 
 // Reversal is the loop that reverses legs whose reversal period has passed.
