@@ -18,6 +18,7 @@ const (
 	CodeBatchEmpty        Code = "batch_empty"        // 422
 	CodeInsufficientFloat Code = "insufficient_float" // 422
 	CodePayloadTooLarge   Code = "payload_too_large"  // 413
+	CodeUnavailable       Code = "unavailable"        // 503: the database cannot be reached
 	CodeInternal          Code = "internal"           // 500
 )
 
@@ -59,6 +60,11 @@ var ErrNotFound = errors.New("not found")
 // ErrDuplicate is what a store returns for a row whose unique key another
 // row holds: for payments, an external id (Tx.InsertPayments).
 var ErrDuplicate = errors.New("duplicate key")
+
+// ErrUnavailable is what a store returns, wrapped around the cause, when
+// its database cannot be reached (refused, timed out, connection lost)
+// and nothing was committed: the client may simply try again.
+var ErrUnavailable = &Error{Code: CodeUnavailable, Message: "the database cannot be reached; try again shortly"}
 
 // ErrorCode returns the code of err, or CodeInternal when err carries none.
 func ErrorCode(err error) Code {

@@ -45,6 +45,8 @@ type Tx interface {
 	// with external ids across its batches (AddPayments).
 	LockOrganisation(ctx context.Context, id string) (Organisation, error)
 	UpdateOrganisation(ctx context.Context, o Organisation) error
+	// OrganisationByName returns the oldest organisation named name.
+	OrganisationByName(ctx context.Context, name string) (Organisation, error)
 
 	InsertAccount(ctx context.Context, a Account) error
 	Account(ctx context.Context, id string) (Account, error)

@@ -11,7 +11,6 @@ import (
 // Codes of failures that belong to HTTP, not to the domain.
 const (
 	codeMethodNotAllowed disburse.Code = "method_not_allowed" // a known path, another method
-	codeUnavailable      disburse.Code = "unavailable"        // GET /healthz when the database does not answer
 )
 
 // statusOf is the one table from error code to HTTP status (contract section 2).
@@ -26,7 +25,7 @@ var statusOf = map[disburse.Code]int{
 	disburse.CodeBatchEmpty:        http.StatusUnprocessableEntity,
 	disburse.CodeInsufficientFloat: http.StatusUnprocessableEntity,
 	disburse.CodeInternal:          http.StatusInternalServerError,
-	codeUnavailable:                http.StatusServiceUnavailable,
+	disburse.CodeUnavailable:       http.StatusServiceUnavailable,
 }
 
 // problem is an RFC 9457 problem details body. The type is about:blank, so
@@ -73,6 +72,10 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("WWW-Authenticate", "Bearer")
 	case disburse.CodeInsufficientFloat:
 		p.Required, p.Available = &e.Required, &e.Available
+	case disburse.CodeUnavailable:
+		// Nothing was committed: the same request may simply be sent again.
+		w.Header().Set("Retry-After", "1")
+		s.log.WarnContext(r.Context(), "database unavailable", "request_id", requestIDFrom(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	writeProblem(w, p)
 }

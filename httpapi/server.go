@@ -6,8 +6,10 @@
 package httpapi
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/disburse/disburse"
 )
@@ -160,11 +162,18 @@ func (p *headerProbe) Header() http.Header         { return p.header }
 func (p *headerProbe) WriteHeader(code int)        { p.code = code }
 func (p *headerProbe) Write(b []byte) (int, error) { return len(b), nil }
 
+// healthTimeout bounds the database's answer to a health check.
+const healthTimeout = time.Second
+
 // healthz answers 200 once the database answers (contract section 9).
 func (s *server) healthz(w http.ResponseWriter, r *http.Request) error {
-	if err := s.svc.Store.Ping(r.Context()); err != nil {
+	// A load balancer waits for the answer: one second is plenty for a
+	// database that answers, and one that does not is unavailable.
+	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
+	defer cancel()
+	if err := s.svc.Store.Ping(ctx); err != nil {
 		s.log.WarnContext(r.Context(), "health check: database does not answer", "err", err)
-		return disburse.Errorf(codeUnavailable, "the database does not answer")
+		return disburse.Errorf(disburse.CodeUnavailable, "the database does not answer")
 	}
 	return writeJSON(w, http.StatusOK, healthJSON{Status: "ok"})
 }

@@ -1,9 +1,13 @@
 package postgres
 
 import (
+	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 
 	"github.com/google/uuid"
@@ -191,6 +195,33 @@ func (Dialect) Retryable(err error) bool {
 		return true
 	}
 	return false
+}
+
+// Unreachable: the server refused or did not answer the connection
+// (pgconn.ConnectError, a network error), closed it (class 08), or is
+// shutting it down or cannot take it (57P01 admin_shutdown, 57P02
+// crash_shutdown, 57P03 cannot_connect_now, as pg_terminate_backend and a
+// restart send); or pgx says the statement never reached the server.
+func (Dialect) Unreachable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	if pgconn.SafeToRetry(err) || errors.Is(err, driver.ErrBadConn) {
+		return true
+	}
+	var connect *pgconn.ConnectError
+	var network net.Error
+	if errors.As(err, &connect) || errors.As(err, &network) {
+		return true
+	}
+	switch code := sqlState(err); {
+	case strings.HasPrefix(code, "08"), code == "57P01", code == "57P02", code == "57P03":
+		return true
+	}
+	// A connection the server closed under a statement, without a FATAL
+	// message to read: pgx reports a closed conn or a cut stream.
+	return errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
 }
 
 // TxOptions: writes run at READ COMMITTED: the use cases lock the rows

@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -29,6 +30,15 @@ var migrations embed.FS
 // enough for the HTTP handlers and the workers of one process, few enough
 // that several replicas stay well under PostgreSQL's max_connections (100).
 const defaultMaxConns = 10
+
+// defaultConnectTimeout and defaultStatementTimeout apply unless the URL
+// sets connect_timeout (seconds) or statement_timeout (PostgreSQL's
+// units; "0" turns it off). A statement of the service takes well under a
+// second; the bound is for one that waits on something that will not come.
+const (
+	defaultConnectTimeout   = 5 * time.Second
+	defaultStatementTimeout = "60s"
+)
 
 // Open migrates the database at url (a postgres:// URL, pgx's keywords
 // included: pool_max_conns, ...) and returns a store on it.
@@ -116,6 +126,14 @@ func openDB(ctx context.Context, url string) (*sql.DB, error) {
 	// lookup (docs/benchmarks.md). A URL that sets jit keeps its own.
 	if _, ok := cfg.ConnConfig.RuntimeParams["jit"]; !ok {
 		cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	}
+	// Without a bound, a server that accepts and never answers holds
+	// start-up, and every request, for ever (docs/operations.md).
+	if !strings.Contains(url, "connect_timeout") {
+		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
+	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !ok {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = defaultStatementTimeout
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -122,6 +122,9 @@ func (Dialect) Violation(err error) sqlstore.Violation {
 // IMMEDIATE waits busy_timeout for another process's writer.
 func (Dialect) Retryable(err error) bool { return false }
 
+// Unreachable is always false: the database is a file of this process.
+func (Dialect) Unreachable(err error) bool { return false }
+
 // TxOptions: a read-only transaction begins DEFERRED on a query_only
 // connection; its first read fixes its snapshot (WAL).
 func (Dialect) TxOptions(readOnly bool) *sql.TxOptions {

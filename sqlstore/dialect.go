@@ -32,6 +32,10 @@ type Dialect interface {
 	// Retryable reports whether a transaction that failed with err may be
 	// run again: serialization failures and deadlocks.
 	Retryable(err error) bool
+	// Unreachable reports whether err says the database cannot be reached
+	// or the connection was lost (refused, timed out, terminated by the
+	// server): nothing of a transaction that had not sent COMMIT is kept.
+	Unreachable(err error) bool
 	// TxOptions returns the options of a write or read-only transaction.
 	TxOptions(readOnly bool) *sql.TxOptions
 }

@@ -47,8 +47,13 @@ func (s *Store) TokenAndBatch(ctx context.Context, tokenHash, batchID string) (d
 
 // lookup runs query, which reads at most one row, on the read pool and
 // scans the row into dest: as a statement prepared once per connection
-// when the Store keeps them. No row is sql.ErrNoRows.
+// when the Store keeps them. No row is sql.ErrNoRows. A lost connection
+// is tried again, as Read does.
 func (s *Store) lookup(ctx context.Context, query string, args, dest []any) error {
+	return s.retrying(ctx, func() error { return s.lookupOnce(ctx, query, args, dest) })
+}
+
+func (s *Store) lookupOnce(ctx context.Context, query string, args, dest []any) error {
 	if s.prepared == nil {
 		return s.read.QueryRowContext(ctx, s.d.Rebind(query), args...).Scan(dest...)
 	}

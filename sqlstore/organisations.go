@@ -24,12 +24,22 @@ func (t *tx) LockOrganisation(ctx context.Context, id string) (disburse.Organisa
 }
 
 func (t *tx) organisation(ctx context.Context, id, lock string) (disburse.Organisation, error) {
+	return t.organisationWhere(ctx, `id = ?`+lock, id)
+}
+
+// organisationWhere reads the first organisation that matches cond (with
+// its one argument, and whatever ordering or lock clause it carries).
+func (t *tx) organisationWhere(ctx context.Context, cond string, arg any) (disburse.Organisation, error) {
 	var o disburse.Organisation
 	var period int64
-	err := t.queryRow(ctx, `SELECT `+organisationColumns+` FROM organisations WHERE id = ?`+lock, id).
+	err := t.queryRow(ctx, `SELECT `+organisationColumns+` FROM organisations WHERE `+cond, arg).
 		Scan(&o.ID, &o.Name, &o.Currency, &o.ReferralsEnabled, &period, opt(&o.HoldingAccountID), at(&o.CreatedAt))
 	o.ReversalPeriod = time.Duration(period) * time.Microsecond
 	return o, found("organisation", err)
+}
+
+func (t *tx) OrganisationByName(ctx context.Context, name string) (disburse.Organisation, error) {
+	return t.organisationWhere(ctx, `name = ? ORDER BY created_at, id LIMIT 1`, name)
 }
 
 func (t *tx) UpdateOrganisation(ctx context.Context, o disburse.Organisation) error {

@@ -44,12 +44,29 @@ func New(write, read *sql.DB, d Dialect, opts ...Option) *Store {
 
 // Write runs fn in a write transaction and commits if fn returns nil. It
 // runs fn again, up to maxAttempts times, when the dialect calls the failure
-// retryable.
+// retryable, or when the connection was lost before COMMIT was sent (a
+// pooled connection the server had terminated, a refused BEGIN): nothing
+// of it was kept. A failure of COMMIT itself is never retried: whether it
+// took is unknown, and running fn again could do its work twice.
 func (s *Store) Write(ctx context.Context, fn func(disburse.Tx) error) error {
+	return s.retrying(ctx, func() error { return s.transact(ctx, s.write, false, fn) })
+}
+
+// Read runs fn in a read-only transaction: one consistent snapshot. A
+// lost connection is retried as Write does: a read changes nothing.
+func (s *Store) Read(ctx context.Context, fn func(disburse.Tx) error) error {
+	return s.retrying(ctx, func() error { return s.transact(ctx, s.read, true, fn) })
+}
+
+// retrying runs run until it succeeds, fails for good, or has run
+// maxAttempts times. A database that stayed unreachable is ErrUnavailable.
+func (s *Store) retrying(ctx context.Context, run func() error) error {
 	for attempt := 1; ; attempt++ {
-		err := s.transact(ctx, s.write, false, fn)
-		if err == nil || attempt == maxAttempts || !s.d.Retryable(err) {
-			return err
+		err := run()
+		var commit *commitError
+		lost := err != nil && !errors.As(err, &commit) && s.d.Unreachable(err)
+		if err == nil || attempt == maxAttempts || ctx.Err() != nil || !(lost || s.d.Retryable(err)) {
+			return s.unavailable(err)
 		}
 		if err := sleep(ctx, backoff(attempt)); err != nil {
 			return err
@@ -57,10 +74,23 @@ func (s *Store) Write(ctx context.Context, fn func(disburse.Tx) error) error {
 	}
 }
 
-// Read runs fn in a read-only transaction: one consistent snapshot.
-func (s *Store) Read(ctx context.Context, fn func(disburse.Tx) error) error {
-	return s.transact(ctx, s.read, true, fn)
+// unavailable marks err as disburse.ErrUnavailable when it says the
+// database cannot be reached and nothing was committed, so that the API
+// answers 503, not 500. A lost COMMIT stays what it is: an unknown outcome.
+func (s *Store) unavailable(err error) error {
+	var commit *commitError
+	if err == nil || errors.As(err, &commit) || !s.d.Unreachable(err) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", disburse.ErrUnavailable, err)
 }
+
+// commitError is a failure of COMMIT: the transaction may or may not have
+// been kept (docs/operations.md says how a client finds out which).
+type commitError struct{ err error }
+
+func (e *commitError) Error() string { return "sqlstore: commit: " + e.err.Error() }
+func (e *commitError) Unwrap() error { return e.err }
 
 // transact runs fn in one transaction on db. The connection is taken with
 // ctx, so a caller that gives up stops waiting for it; the transaction
@@ -99,7 +129,7 @@ func (s *Store) transact(ctx context.Context, db *sql.DB, readOnly bool, fn func
 		return sqlTx.Rollback()
 	}
 	if err := sqlTx.Commit(); err != nil {
-		return fmt.Errorf("sqlstore: commit: %w", err)
+		return &commitError{err}
 	}
 	return nil
 }
@@ -122,15 +152,12 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Ping reports whether the database answers on both pools.
+// Ping reports whether the database answers, on the read pool: where
+// writes have a pool of their own (SQLite's one writer), a long submit
+// holds it, and the database answers all the same.
 func (s *Store) Ping(ctx context.Context) error {
-	if err := s.write.PingContext(ctx); err != nil {
-		return fmt.Errorf("sqlstore: ping: %w", err)
-	}
-	if s.read != s.write {
-		if err := s.read.PingContext(ctx); err != nil {
-			return fmt.Errorf("sqlstore: ping: %w", err)
-		}
+	if err := s.read.PingContext(ctx); err != nil {
+		return s.unavailable(fmt.Errorf("sqlstore: ping: %w", err))
 	}
 	return nil
 }

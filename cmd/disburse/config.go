@@ -26,6 +26,9 @@ type config struct {
 	Limits         disburse.Limits // contract 4.1
 	MaxBodyBytes   int64           // contract 4.1: 413 past it
 	Demo           bool
+	// The HTTP server's bounds on slow and idle clients (docs/operations.md).
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	MaxHeaderBytes                         int
 }
 
 // variables maps each setting's flag to its variable. Only these flags read
@@ -43,6 +46,10 @@ var variables = map[string]string{
 	"max-payments-per-request": "DISBURSE_MAX_PAYMENTS_PER_REQUEST",
 	"max-payments-per-batch":   "DISBURSE_MAX_PAYMENTS_PER_BATCH",
 	"max-body-bytes":           "DISBURSE_MAX_BODY_BYTES",
+	"read-timeout":             "DISBURSE_READ_TIMEOUT",
+	"write-timeout":            "DISBURSE_WRITE_TIMEOUT",
+	"idle-timeout":             "DISBURSE_IDLE_TIMEOUT",
+	"max-header-bytes":         "DISBURSE_MAX_HEADER_BYTES",
 }
 
 // flags registers serve's settings on fs with the contract's defaults, which
@@ -61,6 +68,10 @@ func (c *config) flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Limits.MaxPaymentsPerRequest, "max-payments-per-request", c.Limits.MaxPaymentsPerRequest, "payments in one POST /batches/{id}/payments (DISBURSE_MAX_PAYMENTS_PER_REQUEST)")
 	fs.Int64Var(&c.Limits.MaxPaymentsPerBatch, "max-payments-per-batch", c.Limits.MaxPaymentsPerBatch, "non-deleted payments in one batch (DISBURSE_MAX_PAYMENTS_PER_BATCH)")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", httpapi.DefaultMaxBodyBytes, "largest request body in bytes; past it 413 (DISBURSE_MAX_BODY_BYTES)")
+	fs.DurationVar(&c.ReadTimeout, "read-timeout", 2*time.Minute, "longest a client may take to send a whole request, body included (DISBURSE_READ_TIMEOUT)")
+	fs.DurationVar(&c.WriteTimeout, "write-timeout", 10*time.Minute, "longest a request may take from its headers to the end of its answer, a million-payment submit included (DISBURSE_WRITE_TIMEOUT)")
+	fs.DurationVar(&c.IdleTimeout, "idle-timeout", 2*time.Minute, "how long an idle keep-alive connection is kept (DISBURSE_IDLE_TIMEOUT)")
+	fs.IntVar(&c.MaxHeaderBytes, "max-header-bytes", 64<<10, "largest request header block in bytes; past it 431 (DISBURSE_MAX_HEADER_BYTES)")
 }
 
 // databaseFlag registers --database-url alone, for the commands that only
@@ -98,9 +109,15 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return errors.Join(errs...)
 }
 
+// minAdminToken is the shortest operator token serve accepts: about 144
+// bits when it is random base64, as a generated one is.
+const minAdminToken = 24
+
 // check reports settings that cannot work, before anything starts.
 func (c *config) check() error {
 	switch {
+	case c.AdminToken != "" && len(c.AdminToken) < minAdminToken:
+		return fmt.Errorf("admin-token must be at least %d characters: it opens the whole operator API", minAdminToken)
 	case c.TokenTTL <= 0:
 		return fmt.Errorf("token-ttl must be positive")
 	case c.WorkerInterval <= 0:
@@ -119,6 +136,10 @@ func (c *config) check() error {
 		return fmt.Errorf("max-payments-per-batch must be at least 1")
 	case c.MaxBodyBytes < 1:
 		return fmt.Errorf("max-body-bytes must be at least 1")
+	case c.ReadTimeout <= 0 || c.WriteTimeout <= 0 || c.IdleTimeout <= 0:
+		return fmt.Errorf("read-timeout, write-timeout and idle-timeout must be positive")
+	case c.MaxHeaderBytes < 4096:
+		return fmt.Errorf("max-header-bytes must be at least 4096")
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 
@@ -64,17 +65,37 @@ func createFundedOrg(ctx context.Context, svc *disburse.Service, name string, de
 	return org, key, err
 }
 
+// demoName names the organisation serve --demo makes.
+const demoName = "Demo Organisation"
+
 // demo gives a newcomer something to call: an organisation with float, its
 // API key, and an admin token when none was configured.
 func demo(ctx context.Context, svc *disburse.Service, c *config) error {
 	if c.AdminToken == "" {
 		c.AdminToken = disburse.NewSecret("adm_")
 	}
-	org, key, err := createFundedOrg(ctx, svc, "Demo Organisation", 1_000_000*100, true)
-	if err != nil {
+	// Once per database: a restart with --demo issues a new key for the
+	// organisation it made before (keys are kept only as hashes).
+	var org disburse.Organisation
+	err := svc.Store.Read(ctx, func(tx disburse.Tx) (err error) {
+		org, err = tx.OrganisationByName(ctx, demoName)
 		return err
+	})
+	var key string
+	switch {
+	case errors.Is(err, disburse.ErrNotFound):
+		if org, key, err = createFundedOrg(ctx, svc, demoName, 1_000_000*100, true); err != nil {
+			return err
+		}
+		fmt.Printf("demo organisation %s with 1,000,000.00 of float\n", org.ID)
+	case err != nil:
+		return err
+	default:
+		if _, key, err = svc.CreateAPIKey(ctx, org.ID); err != nil {
+			return err
+		}
+		fmt.Printf("demo organisation %s (made at an earlier start), with a new API key\n", org.ID)
 	}
-	fmt.Printf("demo organisation %s with 1,000,000.00 of float\n", org.ID)
 	fmt.Printf("  export API_KEY=%s\n  export ADMIN_TOKEN=%s\n", key, c.AdminToken)
 	return nil
 }

@@ -18,6 +18,9 @@ import (
 	"github.com/disburse/disburse/worker"
 )
 
+// readHeaderTimeout bounds how long a client may take to send its headers.
+const readHeaderTimeout = 10 * time.Second
+
 // shutdownGrace bounds how long in-flight requests may take once SIGTERM arrives.
 const shutdownGrace = 30 * time.Second
 
@@ -28,15 +31,27 @@ func serve(ctx context.Context, args []string) error {
 	var c config
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	c.flags(fs)
-	fs.BoolVar(&c.Demo, "demo", false, "create a demo organisation with float and print an API key (and an admin token if none is set)")
+	fs.BoolVar(&c.Demo, "demo", false, "create a demo organisation with float (once per database) and print an API key (and an admin token if none is set); listens on 127.0.0.1:8080 unless told otherwise")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if c.Demo && !listenGiven(fs) {
+		// The demo prints an operator token: keep it off the network.
+		c.Listen = demoListen
 	}
 	if err := c.check(); err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 
+	// The port first: one already in use is found before the database is
+	// migrated or a demo organisation inserted.
+	ln, err := net.Listen("tcp", c.Listen)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	log.Info("opening the database", "database", redact(c.DatabaseURL))
 	store, err := openStore(ctx, c.DatabaseURL)
 	if err != nil {
 		return err
@@ -51,13 +66,13 @@ func serve(ctx context.Context, args []string) error {
 		}
 	}
 
-	ln, err := net.Listen("tcp", c.Listen)
-	if err != nil {
-		return err
-	}
 	srv := &http.Server{
 		Handler:           httpapi.New(svc, httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log}),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: min(readHeaderTimeout, c.ReadTimeout),
+		ReadTimeout:       c.ReadTimeout,
+		WriteTimeout:      c.WriteTimeout,
+		IdleTimeout:       c.IdleTimeout,
+		MaxHeaderBytes:    c.MaxHeaderBytes,
 	}
 	var workers worker.Group
 	workers.Start(context.WithoutCancel(ctx), backgroundLoops(svc, &c, log)...)
@@ -85,6 +100,18 @@ func serve(ctx context.Context, args []string) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// demoListen is where serve --demo listens unless --listen or
+// DISBURSE_LISTEN says otherwise.
+const demoListen = "127.0.0.1:8080"
+
+// listenGiven reports whether the listen address came from the command
+// line or the environment, not the default.
+func listenGiven(fs *flag.FlagSet) bool {
+	given := false // parse sets a flag from its variable, so Visit sees both
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "listen" })
+	return given
 }
 
 // backgroundLoops are the reversal sweep and notification delivery.

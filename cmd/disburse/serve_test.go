@@ -54,13 +54,13 @@ func TestCommand(t *testing.T) {
 		// DISBURSE_MAX_AMOUNT, and the token lifetime.
 		s := startServe(t, bin, []string{
 			"DISBURSE_LISTEN=127.0.0.1:0", "DISBURSE_DATABASE_URL=" + db,
-			"DISBURSE_ADMIN_TOKEN=from-variable", "DISBURSE_TOKEN_TTL=2m",
+			"DISBURSE_ADMIN_TOKEN=admin-token-from-the-variable", "DISBURSE_TOKEN_TTL=2m",
 			"DISBURSE_MAX_AMOUNT=1.001", "DISBURSE_MAX_PAYMENTS_PER_REQUEST=2", "DISBURSE_MAX_BODY_BYTES=2000",
-		}, "serve", "--admin-token", "from-flag", "--max-amount", "10")
+		}, "serve", "--admin-token", "admin-token-from-the-flag", "--max-amount", "10")
 		h := httpClient{t: t, base: s.base}
-		h.call("GET", "/admin/ledger/check", "from-variable", "", 401)
-		h.call("GET", "/admin/ledger/check", "from-flag", "", 200)
-		key := h.orgKey("from-flag")
+		h.call("GET", "/admin/ledger/check", "admin-token-from-the-variable", "", 401)
+		h.call("GET", "/admin/ledger/check", "admin-token-from-the-flag", "", 200)
+		key := h.orgKey("admin-token-from-the-flag")
 		tok := h.call("POST", "/authentication/getToken", "", `{"apiKey":"`+key+`"}`, 200)
 		if tok["expiresIn"] != 120.0 {
 			t.Errorf("expiresIn %v, want 120 from DISBURSE_TOKEN_TTL", tok["expiresIn"])
@@ -187,6 +187,9 @@ func TestCommand(t *testing.T) {
 		s.stop(t)
 	})
 
+	t.Run("StartupEdgeCases", func(t *testing.T) { t.Parallel(); testStartupEdgeCases(t, bin) })
+	t.Run("SlowAndIdleClients", func(t *testing.T) { t.Parallel(); testSlowAndIdleClients(t, bin) })
+
 	t.Run("OrgCreate", func(t *testing.T) {
 		t.Parallel()
 		file := filepath.Join(t.TempDir(), "o.db")
@@ -244,9 +247,17 @@ func commandEnv(env []string) []string {
 // runBinary runs a command that ends by itself and returns its output and exit code.
 func runBinary(t *testing.T, bin string, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	return runBinaryAt(t, "", time.Minute, bin, env, args...)
+}
+
+// runBinaryAt runs a command in dir (the test's own when empty), killed
+// after limit, and returns its output and exit code.
+func runBinaryAt(t *testing.T, dir string, limit time.Duration, bin string, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
 	cmd.Env = commandEnv(env)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e

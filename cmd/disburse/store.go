@@ -15,7 +15,15 @@ import (
 func openStore(ctx context.Context, url string) (disburse.Store, error) {
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):
-		return sqlite.Open(ctx, strings.TrimPrefix(url, "sqlite:"))
+		path := strings.TrimPrefix(url, "sqlite:")
+		switch {
+		case strings.TrimSpace(path) == "":
+			return nil, fmt.Errorf("database url %q: sqlite: needs a file path, such as sqlite:disburse.db", url)
+		case path == ":memory:" || strings.Contains(path, "mode=memory"):
+			// Each pooled connection would get a database of its own.
+			return nil, fmt.Errorf("database url %q: an in-memory SQLite database is not supported (the store opens several connections); use a file, such as sqlite:/tmp/disburse.db", url)
+		}
+		return sqlite.Open(ctx, path)
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
 		return postgres.Open(ctx, url)
 	}
