@@ -108,3 +108,26 @@ func (s *Service) tokenOrganisation(t Token) (string, error) {
 	}
 	return t.OrganisationID, nil
 }
+
+// purgeBatchSize bounds one transaction of PurgeTokens.
+const purgeBatchSize = 1000
+
+// PurgeTokens deletes access tokens that can no longer be used: expired,
+// or of a revoked key. Every getToken adds one; the worker calls this
+// every interval so the table holds only live tokens. It returns how many
+// it deleted.
+func (s *Service) PurgeTokens(ctx context.Context) (int, error) {
+	total := 0
+	for ctx.Err() == nil {
+		var n int
+		err := s.Store.Write(ctx, func(tx Tx) (err error) {
+			n, err = tx.DeleteDeadTokens(ctx, s.now(), purgeBatchSize)
+			return err
+		})
+		total += n
+		if err != nil || n < purgeBatchSize {
+			return total, err
+		}
+	}
+	return total, nil
+}

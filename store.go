@@ -78,6 +78,9 @@ type Tx interface {
 	InsertToken(ctx context.Context, t Token) error
 	// TokenByHash returns the token with KeyRevokedAt filled from its key.
 	TokenByHash(ctx context.Context, hash string) (Token, error)
+	// DeleteDeadTokens deletes up to limit tokens that expired at or before
+	// now or whose key is revoked, and returns how many it deleted.
+	DeleteDeadTokens(ctx context.Context, now time.Time, limit int) (int, error)
 
 	// InsertMember adds a member and reports false, changing nothing, when
 	// the msisdn is a member already.

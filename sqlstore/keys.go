@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/disburse/disburse"
@@ -40,6 +41,22 @@ func (t *tx) InsertToken(ctx context.Context, tk disburse.Token) error {
 	return t.insert(ctx, "token",
 		`INSERT INTO tokens (hash, api_key_id, organisation_id, expires_at, created_at) VALUES (?, ?, ?, ?, ?)`,
 		tk.Hash, tk.APIKeyID, tk.OrganisationID, micros(tk.ExpiresAt), micros(tk.CreatedAt))
+}
+
+// DeleteDeadTokens finds expired tokens by their expiry's index and
+// revoked keys' tokens by the key's: a UNION, so that each side uses its
+// index rather than one scan of every token for an OR.
+func (t *tx) DeleteDeadTokens(ctx context.Context, now time.Time, limit int) (int, error) {
+	res, err := t.exec(ctx, `DELETE FROM tokens WHERE hash IN (
+		SELECT hash FROM tokens WHERE expires_at <= ?
+		UNION
+		SELECT t.hash FROM api_keys k JOIN tokens t ON t.api_key_id = k.id WHERE k.revoked_at IS NOT NULL
+		LIMIT ?)`, micros(now), limit)
+	if err != nil {
+		return 0, fmt.Errorf("delete dead tokens: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
 }
 
 func (t *tx) TokenByHash(ctx context.Context, hash string) (disburse.Token, error) {

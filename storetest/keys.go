@@ -53,3 +53,53 @@ func testToken(t *testing.T, s disburse.Store) {
 
 	notFound(t, s, "TokenByHash", func(tx disburse.Tx) error { _, err := tx.TokenByHash(ctx, "nope"); return err })
 }
+
+// testDeleteDeadTokens: expired tokens and a revoked key's tokens go, in
+// batches of at most limit; live tokens of a live key stay.
+func testDeleteDeadTokens(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	live := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("dak_live"), Prefix: "dak_li", CreatedAt: t0}
+	revoked := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("dak_gone"), Prefix: "dak_go", CreatedAt: t0}
+	token := func(key disburse.APIKey, name string, expires time.Duration) disburse.Token {
+		return disburse.Token{Hash: disburse.HashSecret(name), APIKeyID: key.ID, OrganisationID: w.org.ID, ExpiresAt: at(expires), CreatedAt: t0}
+	}
+	keep := token(live, "dat_keep", 2*time.Hour)
+	tokens := []disburse.Token{
+		keep,
+		token(live, "dat_expired1", time.Minute),
+		token(live, "dat_expired2", time.Hour), // expires exactly now: dead
+		token(revoked, "dat_revoked1", 2*time.Hour),
+		token(revoked, "dat_revoked2", 2*time.Hour),
+	}
+	write(t, s, func(tx disburse.Tx) error {
+		for _, k := range []disburse.APIKey{live, revoked} {
+			if err := tx.InsertAPIKey(ctx, k); err != nil {
+				return err
+			}
+		}
+		for _, tk := range tokens {
+			if err := tx.InsertToken(ctx, tk); err != nil {
+				return err
+			}
+		}
+		return tx.RevokeAPIKey(ctx, revoked.ID, t0)
+	})
+	now := at(time.Hour)
+	deleted := 0
+	for range 5 { // 4 dead tokens, at most 3 at a time: two rounds, then none
+		var n int
+		write(t, s, func(tx disburse.Tx) (err error) { n, err = tx.DeleteDeadTokens(ctx, now, 3); return err })
+		if n > 3 {
+			t.Fatalf("DeleteDeadTokens deleted %d, past its limit of 3", n)
+		}
+		deleted += n
+	}
+	if deleted != 4 {
+		t.Errorf("deleted %d tokens, want the 4 dead ones", deleted)
+	}
+	same(t, "the live token", keep, get(t, s, func(tx disburse.Tx) (disburse.Token, error) { return tx.TokenByHash(ctx, keep.Hash) }))
+	for _, tk := range tokens[1:] {
+		notFound(t, s, "a dead token", func(tx disburse.Tx) error { _, err := tx.TokenByHash(ctx, tk.Hash); return err })
+	}
+}

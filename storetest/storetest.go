@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"LedgerBroken", testLedgerBroken},
 		{"APIKey", testAPIKey},
 		{"Token", testToken},
+		{"DeleteDeadTokens", testDeleteDeadTokens},
 		{"Member", testMember},
 		{"Members", testMembers},
 		{"Batch", testBatch},

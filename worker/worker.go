@@ -71,6 +71,12 @@ func MemberChecks(svc *disburse.Service, interval time.Duration, log *slog.Logge
 	return Loop{Name: "member-checks", Interval: interval, RunOnce: svc.SettleMembersPending, Log: log}
 }
 
+// TokenPurge is the loop that deletes expired and revoked access tokens
+// (Service.PurgeTokens).
+func TokenPurge(svc *disburse.Service, interval time.Duration, log *slog.Logger) Loop {
+	return Loop{Name: "token-purge", Interval: interval, RunOnce: svc.PurgeTokens, Log: log}
+}
+
 // Reversal is the loop that reverses legs whose reversal period has passed.
 func Reversal(svc *disburse.Service, interval time.Duration, log *slog.Logger) Loop {
 	return Loop{Name: "reversal", Interval: interval, RunOnce: svc.ReverseDue, Log: log}

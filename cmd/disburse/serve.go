@@ -126,6 +126,7 @@ func backgroundLoops(svc *disburse.Service, c *config, log *slog.Logger) []worke
 	owner := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), disburse.NewID()[24:])
 	return []worker.Loop{
 		worker.MemberChecks(svc, c.WorkerInterval, log),
+		worker.TokenPurge(svc, c.WorkerInterval, log),
 		worker.Reversal(svc, c.WorkerInterval, log),
 		worker.Delivery(svc, provider, owner, policy, c.WorkerInterval, log),
 	}
