@@ -47,12 +47,11 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 }
 
 func open(ctx context.Context, url string, d Dialect) (*sqlstore.Store, error) {
-	db, err := openDB(ctx, url)
-	if err != nil {
+	if err := Migrate(ctx, url); err != nil {
 		return nil, err
 	}
-	if err := migrate(ctx, db); err != nil {
-		db.Close()
+	db, err := openDB(ctx, url, defaultStatementTimeout)
+	if err != nil {
 		return nil, err
 	}
 	// One pool for both: PostgreSQL runs reads beside writes on any
@@ -68,7 +67,9 @@ func open(ctx context.Context, url string, d Dialect) (*sqlstore.Store, error) {
 // Migrate brings the database at url to the latest schema with the
 // embedded migrations.
 func Migrate(ctx context.Context, url string) error {
-	db, err := openDB(ctx, url)
+	// No statement timeout unless the URL sets one: a migration may
+	// rewrite a large table, which the service's own statements never do.
+	db, err := openDB(ctx, url, "")
 	if err != nil {
 		return err
 	}
@@ -107,7 +108,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 }
 
 // openDB returns a database/sql handle on a pgx pool for url.
-func openDB(ctx context.Context, url string) (*sql.DB, error) {
+func openDB(ctx context.Context, url, statementTimeout string) (*sql.DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		// pgx's error leaves the password out; ours leaves the URL out.
@@ -132,8 +133,8 @@ func openDB(ctx context.Context, url string) (*sql.DB, error) {
 	if !strings.Contains(url, "connect_timeout") {
 		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
 	}
-	if _, ok := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !ok {
-		cfg.ConnConfig.RuntimeParams["statement_timeout"] = defaultStatementTimeout
+	if _, ok := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !ok && statementTimeout != "" {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = statementTimeout
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// TestJITOffUnlessTheURLSaysSo: the service's sessions run without JIT
-// (openDB), and a URL's own jit setting wins.
-func TestJITOffUnlessTheURLSaysSo(t *testing.T) {
+// TestSessionSettings: the service's sessions run without JIT and with a
+// statement timeout (openDB), migrations without the timeout, and a URL's
+// own setting wins over each default.
+func TestSessionSettings(t *testing.T) {
 	url := os.Getenv("DISBURSE_TEST_POSTGRES_URL")
 	if url == "" {
 		t.Skip("DISBURSE_TEST_POSTGRES_URL is not set")
@@ -17,21 +18,26 @@ func TestJITOffUnlessTheURLSaysSo(t *testing.T) {
 	if strings.Contains(url, "?") {
 		sep = "&"
 	}
-	for _, c := range []struct{ url, want string }{
-		{url, "off"},
-		{url + sep + "jit=on", "on"},
+	for _, c := range []struct {
+		url, timeout, setting, want string
+	}{
+		{url, defaultStatementTimeout, "jit", "off"},
+		{url + sep + "jit=on", defaultStatementTimeout, "jit", "on"},
+		{url, defaultStatementTimeout, "statement_timeout", "1min"},
+		{url, "", "statement_timeout", "0"},
+		{url + sep + "statement_timeout=5s", defaultStatementTimeout, "statement_timeout", "5s"},
 	} {
-		db, err := openDB(t.Context(), c.url)
+		db, err := openDB(t.Context(), c.url, c.timeout)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got string
-		if err := db.QueryRowContext(t.Context(), "SHOW jit").Scan(&got); err != nil {
+		if err := db.QueryRowContext(t.Context(), "SHOW "+c.setting).Scan(&got); err != nil {
 			t.Fatal(err)
 		}
 		db.Close()
 		if got != c.want {
-			t.Errorf("jit with %s = %q, want %q", c.url, got, c.want)
+			t.Errorf("%s with %s (default timeout %q) = %q, want %q", c.setting, c.url, c.timeout, got, c.want)
 		}
 	}
 }

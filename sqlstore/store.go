@@ -53,9 +53,21 @@ func (s *Store) Write(ctx context.Context, fn func(disburse.Tx) error) error {
 }
 
 // Read runs fn in a read-only transaction: one consistent snapshot. A
-// lost connection is retried as Write does: a read changes nothing.
+// connection lost before fn ran is retried as Write does; once fn has run
+// it is not, since fn may have handed rows on (a streamed answer), and
+// running it again would hand them on twice.
 func (s *Store) Read(ctx context.Context, fn func(disburse.Tx) error) error {
-	return s.retrying(ctx, func() error { return s.transact(ctx, s.read, true, fn) })
+	return s.retrying(ctx, func() error {
+		ran := false
+		err := s.transact(ctx, s.read, true, func(tx disburse.Tx) error {
+			ran = true
+			return fn(tx)
+		})
+		if ran && err != nil {
+			return &ranError{err}
+		}
+		return err
+	})
 }
 
 // retrying runs run until it succeeds, fails for good, or has run
@@ -63,6 +75,10 @@ func (s *Store) Read(ctx context.Context, fn func(disburse.Tx) error) error {
 func (s *Store) retrying(ctx context.Context, run func() error) error {
 	for attempt := 1; ; attempt++ {
 		err := run()
+		var ran *ranError
+		if errors.As(err, &ran) {
+			return s.unavailable(ran.err)
+		}
 		var commit *commitError
 		lost := err != nil && !errors.As(err, &commit) && s.d.Unreachable(err)
 		if err == nil || attempt == maxAttempts || ctx.Err() != nil || !(lost || s.d.Retryable(err)) {
@@ -84,6 +100,12 @@ func (s *Store) unavailable(err error) error {
 	}
 	return fmt.Errorf("%w: %w", disburse.ErrUnavailable, err)
 }
+
+// ranError is a failure of a read whose fn had run: not to be retried.
+type ranError struct{ err error }
+
+func (e *ranError) Error() string { return e.err.Error() }
+func (e *ranError) Unwrap() error { return e.err }
 
 // commitError is a failure of COMMIT: the transaction may or may not have
 // been kept (docs/operations.md says how a client finds out which).
