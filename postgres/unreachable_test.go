@@ -1,8 +1,8 @@
 package postgres_test
 
 import (
+	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -177,14 +177,17 @@ func TestUnreachableDatabaseIs503(t *testing.T) {
 	}
 }
 
-// proxy forwards TCP connections to a target until cut, which refuses new
-// ones and breaks those open: the database is gone, as far as the store
-// can tell.
+// proxy forwards TCP connections to a target. cut refuses new ones and
+// breaks those open: the database is gone, as far as the store can tell.
+// breakAll breaks the open ones only, and cutAtCommit arms a cut of the
+// next connection that sends COMMIT, right after COMMIT has gone through:
+// the server may have committed, and the client cannot hear it.
 type proxy struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
-	gone  bool
+	ln       net.Listener
+	mu       sync.Mutex
+	conns    []net.Conn
+	gone     bool
+	atCommit bool
 }
 
 func startProxy(t *testing.T, target string) *proxy {
@@ -209,11 +212,49 @@ func startProxy(t *testing.T, target string) *proxy {
 			if !p.track(c, d) {
 				return
 			}
-			go func() { _, _ = io.Copy(d, c); d.Close() }()
+			go p.forward(c, d)
 			go func() { _, _ = io.Copy(c, d); c.Close() }()
 		}
 	}()
 	return p
+}
+
+// forward copies what the client sends to the server, watching for COMMIT
+// when a cut there is armed.
+func (p *proxy) forward(client, server net.Conn) {
+	defer server.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := client.Read(buf)
+		if n > 0 {
+			if _, werr := server.Write(buf[:n]); werr != nil {
+				return
+			}
+			if p.commitSent(buf[:n]) {
+				client.Close()
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (p *proxy) commitSent(b []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.atCommit || !bytes.Contains(bytes.ToLower(b), []byte("commit")) {
+		return false
+	}
+	p.atCommit = false
+	return true
+}
+
+func (p *proxy) cutAtCommit() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.atCommit = true
 }
 
 func (p *proxy) addr() string { return p.ln.Addr().String() }
@@ -231,16 +272,24 @@ func (p *proxy) track(cs ...net.Conn) bool {
 	return true
 }
 
-func (p *proxy) cut() {
+// breakAll breaks every open connection; new ones are still taken.
+func (p *proxy) breakAll() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		_ = c.Close() // one already closed is no failure here
+	}
+	p.conns = nil
+}
+
+func (p *proxy) cut() {
+	p.mu.Lock()
 	if p.gone {
+		p.mu.Unlock()
 		return
 	}
 	p.gone = true
-	err := p.ln.Close()
-	for _, c := range p.conns {
-		err = errors.Join(err, c.Close())
-	}
-	_ = err // closing what is already closed is no failure here
+	_ = p.ln.Close()
+	p.mu.Unlock()
+	p.breakAll()
 }
