@@ -103,7 +103,9 @@ func TestFaults(t *testing.T) {
 		var wg sync.WaitGroup
 		wg.Go(func() { _, submitErr = svc.Submit(ctx, org.ID, batch) })
 		for i, m := range toRegister {
-			wg.Go(func() { _, _, registered[i] = svc.RegisterMember(ctx, disburse.Member{Msisdn: m, AppInstalled: i%2 == 0}) })
+			wg.Go(func() {
+				_, _, registered[i] = svc.RegisterMember(ctx, disburse.Member{Msisdn: m, AppInstalled: i%2 == 0})
+			})
 		}
 		if previous != "" {
 			wg.Go(func() { _, cancelErr = svc.Cancel(ctx, org.ID, previous) })
