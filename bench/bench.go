@@ -42,6 +42,9 @@ type Config struct {
 	Register int
 
 	HTTPLoad    bool          // measure read endpoints under load instead
+	// WritesDuringSubmit measures small writes of two organisations while
+	// one of them submits a batch of Payments, instead.
+	WritesDuringSubmit bool
 	Duration    time.Duration // per endpoint, with HTTPLoad
 	Connections int           // concurrent connections, with HTTPLoad
 
@@ -84,6 +87,9 @@ func Run(ctx context.Context, cfg Config) error {
 	defer stop()
 	if cfg.HTTPLoad {
 		return runLoad(ctx, env)
+	}
+	if cfg.WritesDuringSubmit {
+		return runWritesDuringSubmit(ctx, env)
 	}
 	return runPayments(ctx, env)
 }

@@ -30,6 +30,7 @@ func benchFlags(cfg *bench.Config, args []string) error {
 	fs.IntVar(&cfg.Pairs, "pairs", cfg.Pairs, "service/baseline pairs of add and submit (medians are reported)")
 	fs.IntVar(&cfg.Register, "register", 0, "how many of the first batch's non-members register (default: all)")
 	fs.BoolVar(&cfg.HTTPLoad, "http-load", false, "measure GET /batches/{id}, GET /batches?take=100 and GET /healthz under load instead")
+	fs.BoolVar(&cfg.WritesDuringSubmit, "writes-during-submit", false, "measure POST /batches by the submitting organisation and by another one while a batch of --payments is submitted, instead")
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "with --http-load: how long each endpoint is measured")
 	fs.IntVar(&cfg.Connections, "connections", cfg.Connections, "with --http-load: concurrent connections")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of --profile-phase to this file")
