@@ -41,12 +41,12 @@ type Config struct {
 	// does not depend on the batch's size.
 	Register int
 
-	HTTPLoad    bool          // measure read endpoints under load instead
+	HTTPLoad bool // measure read endpoints under load instead
 	// WritesDuringSubmit measures small writes of two organisations while
 	// one of them submits a batch of Payments, instead.
 	WritesDuringSubmit bool
-	Duration    time.Duration // per endpoint, with HTTPLoad
-	Connections int           // concurrent connections, with HTTPLoad
+	Duration           time.Duration // per endpoint, with HTTPLoad
+	Connections        int           // concurrent connections, with HTTPLoad
 
 	// CPUProfile, when set, receives the CPU profile of ProfilePhase's first
 	// service run ("add", "submit", "register", "reverse"), of GET
