@@ -1,0 +1,184 @@
+-- The schema sqlite/migrations build, written by TestSchemaFile: read it,
+-- do not edit it (DISBURSE_UPDATE_SCHEMA=1 go test -run TestSchemaFile ./sqlite).
+
+CREATE TABLE accounts (
+    id              TEXT PRIMARY KEY,
+    organisation_id TEXT REFERENCES organisations (id) DEFERRABLE INITIALLY DEFERRED,
+    kind            TEXT NOT NULL CHECK (kind IN ('PAYOUT', 'HOLDING', 'WALLET', 'FUNDING')),
+    name            TEXT NOT NULL,
+    currency        TEXT NOT NULL,
+    balance         INTEGER NOT NULL DEFAULT 0,
+    is_default      INTEGER NOT NULL DEFAULT 0 CHECK (is_default IN (0, 1)),
+    msisdn          TEXT NOT NULL DEFAULT '',
+    created_at      INTEGER NOT NULL,
+    -- The last line of defence of contract section 6: the use cases check
+    -- the float first; InsertTransfers turns this into ErrNegativeBalance.
+    CONSTRAINT accounts_balance_check CHECK (balance >= 0 OR kind = 'FUNDING'),
+    CHECK ((kind = 'WALLET') = (msisdn <> '')),
+    CHECK ((kind IN ('PAYOUT', 'HOLDING')) = (organisation_id IS NOT NULL))
+) STRICT;
+
+CREATE TABLE api_keys (
+    id              TEXT PRIMARY KEY,
+    organisation_id TEXT NOT NULL REFERENCES organisations (id),
+    hash            TEXT NOT NULL UNIQUE,
+    prefix          TEXT NOT NULL,
+    created_at      INTEGER NOT NULL,
+    revoked_at      INTEGER
+) STRICT;
+
+CREATE TABLE batches (
+    id               TEXT PRIMARY KEY,
+    organisation_id  TEXT NOT NULL REFERENCES organisations (id),
+    account_id       TEXT NOT NULL REFERENCES accounts (id),
+    name             TEXT NOT NULL,
+    external_id      TEXT NOT NULL,
+    status           TEXT NOT NULL CHECK (status IN ('DRAFT', 'OPEN', 'CLOSED', 'CANCELLED')),
+    -- The summary is stored, written by UpdateBatch from what the use
+    -- cases computed; the ledger audit recomputes it from the payments.
+    payments_amount  INTEGER NOT NULL,
+    payments_count   INTEGER NOT NULL,
+    referrals_amount INTEGER NOT NULL,
+    draft_amount     INTEGER NOT NULL,
+    draft_count      INTEGER NOT NULL,
+    pending_amount   INTEGER NOT NULL,
+    pending_count    INTEGER NOT NULL,
+    settled_amount   INTEGER NOT NULL,
+    settled_count    INTEGER NOT NULL,
+    cancelled_amount INTEGER NOT NULL,
+    cancelled_count  INTEGER NOT NULL,
+    held_amount      INTEGER NOT NULL CHECK (held_amount >= 0),
+    created_at       INTEGER NOT NULL,
+    submitted_at     INTEGER,
+    closed_at        INTEGER,
+    CHECK (status IN ('DRAFT', 'CANCELLED') OR submitted_at IS NOT NULL),
+    CHECK (status IN ('DRAFT', 'OPEN') OR closed_at IS NOT NULL)
+) STRICT;
+
+CREATE TABLE member_checks (
+    batch_id   TEXT PRIMARY KEY,
+    created_at INTEGER NOT NULL
+);
+
+CREATE TABLE members (
+    msisdn        TEXT PRIMARY KEY,
+    firstname     TEXT NOT NULL,
+    lastname      TEXT NOT NULL,
+    app_installed INTEGER NOT NULL CHECK (app_installed IN (0, 1)),
+    registered_at INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE notifications (
+    id              TEXT PRIMARY KEY,
+    channel         TEXT NOT NULL CHECK (channel IN ('SMS', 'PUSH')),
+    recipient       TEXT NOT NULL,
+    message         TEXT NOT NULL,
+    status          TEXT NOT NULL CHECK (status IN ('PENDING', 'SENT', 'FAILED')),
+    attempts        INTEGER NOT NULL CHECK (attempts >= 0),
+    next_attempt_at INTEGER NOT NULL,
+    lease_until     INTEGER,
+    lease_owner     TEXT NOT NULL,
+    last_error      TEXT NOT NULL,
+    created_at      INTEGER NOT NULL,
+    sent_at         INTEGER,
+    CHECK (status <> 'SENT' OR sent_at IS NOT NULL)
+) STRICT;
+
+CREATE TABLE organisations (
+    id                 TEXT PRIMARY KEY,
+    name               TEXT NOT NULL,
+    currency           TEXT NOT NULL,
+    referrals_enabled  INTEGER NOT NULL CHECK (referrals_enabled IN (0, 1)),
+    reversal_period_us INTEGER NOT NULL CHECK (reversal_period_us >= 0),
+    -- Deferred: an organisation and its holding account reference each
+    -- other, and are inserted in one transaction in either order.
+    holding_account_id TEXT REFERENCES accounts (id) DEFERRABLE INITIALLY DEFERRED,
+    created_at         INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE payments (
+    -- The order of addition (Payments lists by it); InsertPayments inserts
+    -- in input order, so the rowid follows it.
+    seq                 INTEGER PRIMARY KEY,
+    id                  TEXT NOT NULL UNIQUE,
+    batch_id            TEXT NOT NULL REFERENCES batches (id),
+    organisation_id     TEXT NOT NULL REFERENCES organisations (id),
+    msisdn              TEXT NOT NULL,
+    amount              INTEGER NOT NULL CHECK (amount > 0),
+    firstname           TEXT NOT NULL,
+    lastname            TEXT NOT NULL,
+    external_id         TEXT NOT NULL,
+    status              TEXT NOT NULL CHECK (status IN ('DRAFT', 'PENDING', 'CANCELLED', 'SETTLED', 'DELETED')),
+    is_member           INTEGER NOT NULL CHECK (is_member IN (0, 1)),
+    created_at          INTEGER NOT NULL,
+    submitted_at        INTEGER,
+    settled_at          INTEGER,
+    reversal_due_at     INTEGER,
+    cancelled_at        INTEGER,
+    referral_amount     INTEGER NOT NULL CHECK (referral_amount >= 0),
+    referral_msisdn     TEXT NOT NULL,
+    referral_status     TEXT NOT NULL CHECK (referral_status IN ('', 'DRAFT', 'PENDING', 'CANCELLED', 'SETTLED', 'DELETED')),
+    referral_settled_at INTEGER, held INTEGER GENERATED ALWAYS AS (status = 'PENDING') VIRTUAL, referral_held INTEGER GENERATED ALWAYS AS (referral_status = 'PENDING') VIRTUAL, deleted INTEGER GENERATED ALWAYS AS (status = 'DELETED') VIRTUAL,
+    -- A state implies its timestamps (docs/states.md).
+    CHECK (status NOT IN ('PENDING', 'SETTLED') OR submitted_at IS NOT NULL),
+    CHECK (status <> 'PENDING' OR reversal_due_at IS NOT NULL),
+    CHECK (status <> 'SETTLED' OR settled_at IS NOT NULL),
+    CHECK (status <> 'CANCELLED' OR cancelled_at IS NOT NULL),
+    CHECK (referral_status <> 'PENDING' OR reversal_due_at IS NOT NULL),
+    CHECK (referral_status <> 'SETTLED' OR referral_settled_at IS NOT NULL),
+    CHECK ((referral_amount > 0) = (referral_msisdn <> ''))
+) STRICT;
+
+CREATE TABLE tokens (
+    hash            TEXT PRIMARY KEY,
+    api_key_id      TEXT NOT NULL REFERENCES api_keys (id),
+    organisation_id TEXT NOT NULL REFERENCES organisations (id),
+    expires_at      INTEGER NOT NULL,
+    created_at      INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE transfers (
+    id              TEXT PRIMARY KEY,
+    from_account_id TEXT NOT NULL REFERENCES accounts (id),
+    to_account_id   TEXT NOT NULL REFERENCES accounts (id),
+    amount          INTEGER NOT NULL CHECK (amount > 0),
+    kind            TEXT NOT NULL CHECK (kind IN ('DEPOSIT', 'PAY', 'HOLD', 'SETTLE', 'REVERSE', 'CANCEL')),
+    payment_id      TEXT REFERENCES payments (id),
+    leg             TEXT CHECK (leg IN ('PAYMENT', 'REFERRAL')),
+    reference       TEXT NOT NULL,
+    created_at      INTEGER NOT NULL,
+    CHECK (from_account_id <> to_account_id),
+    -- Every movement but a deposit belongs to one leg of one payment.
+    CHECK ((kind = 'DEPOSIT') = (payment_id IS NULL)),
+    CHECK ((payment_id IS NULL) = (leg IS NULL))
+) STRICT;
+
+CREATE INDEX accounts_organisation ON accounts (organisation_id, created_at) WHERE organisation_id IS NOT NULL;
+
+CREATE UNIQUE INDEX accounts_wallet ON accounts (msisdn, currency) WHERE kind = 'WALLET';
+
+CREATE INDEX batches_account ON batches (account_id);
+
+CREATE INDEX batches_organisation ON batches (organisation_id, created_at DESC, id DESC);
+
+CREATE INDEX notifications_due ON notifications (next_attempt_at) WHERE status = 'PENDING';
+
+CREATE INDEX notifications_lease_owner ON notifications (lease_owner) WHERE lease_owner <> '';
+
+CREATE INDEX notifications_recipient ON notifications (recipient, created_at);
+
+CREATE INDEX payments_batch ON payments (batch_id, seq);
+
+CREATE INDEX payments_external_id ON payments (organisation_id, external_id) WHERE external_id <> '';
+
+CREATE INDEX payments_held_due ON payments (reversal_due_at, seq) WHERE held OR referral_held;
+
+CREATE INDEX payments_held_msisdn ON payments (msisdn) WHERE held;
+
+CREATE INDEX payments_held_referral ON payments (referral_msisdn) WHERE referral_held;
+
+CREATE INDEX tokens_api_key ON tokens (api_key_id);
+
+CREATE INDEX tokens_expires ON tokens (expires_at);
+
+CREATE INDEX transfers_to_wallet ON transfers (to_account_id) WHERE kind IN ('PAY', 'SETTLE');
