@@ -2,9 +2,7 @@ package disburse
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 )
 
 // Submit pays a DRAFT batch in one transaction (contract section 6): members
@@ -19,15 +17,14 @@ func (s *Service) Submit(ctx context.Context, organisationID, batchID string) (B
 
 // PageWatcher is shown a submit's payments a page at a time, in their new
 // state, as the submit writes them: the API answers with them all, and
-// reading a batch of 100,000 back from the store after the commit took a
-// tenth of the submit (docs/benchmarks.md).
+// reading a large batch back from the store after the commit cost a tenth
+// of the submit (docs/benchmarks.md).
 type PageWatcher interface {
 	// Restart says the submit's transaction runs again from its start:
 	// the pages shown so far are void.
 	Restart()
-	// Page shows the next page while the submit writes it, so the
-	// watcher may only read it, and may not keep it: its memory serves
-	// the next page.
+	// Page shows the next page once the submit has written it. The
+	// watcher may not keep it: its memory serves the next page.
 	Page(payments []Payment)
 }
 
@@ -70,17 +67,15 @@ func (s *Service) SubmitWatched(ctx context.Context, organisationID, batchID str
 			if err := s.pay(ctx, tx, &m, org, &b, page); err != nil {
 				return err
 			}
-			// The watcher reads the page while flush writes it (both only
-			// read it): the one's work on the CPU, the other's mostly the
-			// database's, overlap.
-			var watched sync.WaitGroup
-			var watchErr error
-			if watch != nil {
-				watched.Go(func() { watchErr = Protect(func() { watch.Page(page) }) })
+			if err := m.flush(ctx, tx); err != nil {
+				return err
 			}
-			err := m.flush(ctx, tx)
-			watched.Wait()
-			return errors.Join(err, watchErr)
+			if watch != nil {
+				// After the writes, in this goroutine: nothing runs beside
+				// the money transaction.
+				watch.Page(page)
+			}
+			return nil
 		})
 		if err != nil {
 			return err
