@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"strconv"
+
+	"github.com/disburse/disburse/internal/msisdn"
 )
 
 // AddPayments validates and adds payments to a DRAFT batch, all or nothing
@@ -79,7 +81,7 @@ func payees(in []PaymentInput) []string {
 	seen := make(map[string]bool, len(in))
 	var out []string
 	for _, p := range in {
-		if m := p.Msisdn; mayBeMsisdn(m) && !seen[m] {
+		if m := p.Msisdn; msisdn.Plausible(m) && !seen[m] {
 			seen[m] = true
 			out = append(out, m)
 		}

@@ -1,4 +1,4 @@
-package disburse
+package msisdn
 
 import (
 	"maps"
@@ -13,10 +13,10 @@ import (
 	"github.com/nyaruka/phonenumbers"
 )
 
-// validMsisdnByParse is ValidMsisdn as it was before splitMsisdn and
+// validByParse is Valid as it was before splitMsisdn and
 // numberType, every number through phonenumbers.Parse and GetNumberType: the
-// reference ValidMsisdn must agree with on every input.
-func validMsisdnByParse(s string) bool {
+// reference Valid must agree with on every input.
+func validByParse(s string) bool {
 	if len(s) < 8 || len(s) > 15 || s[0] == '0' || !allDigits(s) {
 		return false
 	}
@@ -31,7 +31,7 @@ func validMsisdnByParse(s string) bool {
 	return false
 }
 
-// checkMsisdn fails t unless ValidMsisdn and the reference agree on s; when
+// checkMsisdn fails t unless Valid and the reference agree on s; when
 // Parse takes s, unless numberType agrees with GetNumberType on its number;
 // and when splitMsisdn answers for s, unless Parse's number has the same
 // calling code and national significant number, all GetNumberType reads. It
@@ -39,8 +39,8 @@ func validMsisdnByParse(s string) bool {
 // whether splitMsisdn answered instead.
 func checkMsisdn(t *testing.T, s string) (shaped, fast bool) {
 	t.Helper()
-	if got, want := ValidMsisdn(s), validMsisdnByParse(s); got != want {
-		t.Errorf("ValidMsisdn(%q) = %v, Parse says %v", s, got, want)
+	if got, want := Valid(s), validByParse(s); got != want {
+		t.Errorf("Valid(%q) = %v, Parse says %v", s, got, want)
 	}
 	if len(s) < 8 || len(s) > 15 || s[0] == '0' || !allDigits(s) {
 		return false, false // nothing else is asked
@@ -147,11 +147,11 @@ func edits(r *rand.Rand, s string) []string {
 	return out
 }
 
-// TestValidMsisdnAsParse compares ValidMsisdn with the reference on the
+// TestValidAsParse compares Valid with the reference on the
 // example numbers of every region and type as E.164 digits, and edits of
 // them; on every calling code followed by every example's national number;
 // and on random digits after every calling code.
-func TestValidMsisdnAsParse(t *testing.T) {
+func TestValidAsParse(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	exCC, exNSN := exampleNumbers(t)
 	var inputs []string
@@ -197,10 +197,10 @@ func TestValidMsisdnAsParse(t *testing.T) {
 		len(inputs), len(exCC), shaped.Load(), fast.Load(), 100*float64(fast.Load())/float64(shaped.Load()))
 }
 
-// FuzzValidMsisdn compares ValidMsisdn with the reference on any string, and
+// FuzzValid compares Valid with the reference on any string, and
 // on the string's bytes mapped to digits, which reach the fast path far more
 // often than arbitrary bytes do.
-func FuzzValidMsisdn(f *testing.F) {
+func FuzzValid(f *testing.F) {
 	for _, s := range []string{"254712345678", "447911123456", "14155552671", "2348031234567", "919876543210",
 		"390612345678", "5491123456789", "8613812345678", "254012345678", "999999999999", "+254712345678", "2547 1234567"} {
 		f.Add(s)
@@ -245,12 +245,12 @@ func msisdnMix() []string {
 	return out
 }
 
-func BenchmarkValidMsisdn(b *testing.B) {
+func BenchmarkValid(b *testing.B) {
 	mix := msisdnMix()
 	for _, bb := range []struct {
 		name  string
 		valid func(string) bool
-	}{{"parse", validMsisdnByParse}, {"fast", ValidMsisdn}} {
+	}{{"parse", validByParse}, {"fast", Valid}} {
 		b.Run(bb.name, func(b *testing.B) {
 			valid := 0
 			for i := 0; b.Loop(); i++ {
