@@ -50,9 +50,10 @@ func (s *Service) RevokeAPIKey(ctx context.Context, id string) error {
 	})
 }
 
-// errUnauthorized is the one answer to every failed authentication, so a
+// ErrUnauthorized is the one answer to every failed authentication, by API
+// token or by the operator's, so a
 // caller learns nothing about which part was wrong.
-var errUnauthorized = Errorf(CodeUnauthorized, "missing, invalid, expired or revoked credentials")
+var ErrUnauthorized = Errorf(CodeUnauthorized, "missing, invalid, expired or revoked credentials")
 
 // IssueToken exchanges an API key for an access token valid for TokenTTL.
 func (s *Service) IssueToken(ctx context.Context, apiKey string) (string, time.Duration, error) {
@@ -64,13 +65,13 @@ func (s *Service) IssueToken(ctx context.Context, apiKey string) (string, time.D
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		key, err := tx.APIKeyByHash(ctx, HashSecret(apiKey))
 		if errors.Is(err, ErrNotFound) {
-			return errUnauthorized
+			return ErrUnauthorized
 		}
 		if err != nil {
 			return err
 		}
 		if !key.RevokedAt.IsZero() {
-			return errUnauthorized
+			return ErrUnauthorized
 		}
 		return tx.InsertToken(ctx, Token{
 			Hash: HashSecret(secret), APIKeyID: key.ID, OrganisationID: key.OrganisationID,
@@ -86,13 +87,13 @@ func (s *Service) IssueToken(ctx context.Context, apiKey string) (string, time.D
 // Authenticate returns the organisation an access token acts for.
 func (s *Service) Authenticate(ctx context.Context, token string) (string, error) {
 	if token == "" {
-		return "", errUnauthorized
+		return "", ErrUnauthorized
 	}
 	// Read afresh on every request, never cached: a revoked key's tokens
 	// must stop at once on every replica (contract section 3).
 	t, err := s.Store.TokenByHash(ctx, HashSecret(token))
 	if errors.Is(err, ErrNotFound) {
-		return "", errUnauthorized
+		return "", ErrUnauthorized
 	}
 	if err != nil {
 		return "", err
@@ -104,7 +105,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (string, error
 // for, unless its key is revoked or it has expired.
 func (s *Service) tokenOrganisation(t Token) (string, error) {
 	if !t.KeyRevokedAt.IsZero() || !s.now().Before(t.ExpiresAt) {
-		return "", errUnauthorized
+		return "", ErrUnauthorized
 	}
 	return t.OrganisationID, nil
 }

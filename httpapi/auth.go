@@ -10,10 +10,6 @@ import (
 	"github.com/disburse/disburse"
 )
 
-// errUnauthorized is the one answer to a missing or wrong credential, so a
-// caller learns nothing about which part was wrong (contract section 3).
-var errUnauthorized = disburse.Errorf(disburse.CodeUnauthorized, "missing, invalid, expired or revoked credentials")
-
 // bearerToken returns the token of an "Authorization: Bearer <token>" header.
 // The scheme is case-insensitive (RFC 9110 section 11.1).
 func bearerToken(r *http.Request) (string, bool) {
@@ -32,7 +28,7 @@ func (s *server) org(h orgHandlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		token, ok := bearerToken(r)
 		if !ok {
-			return errUnauthorized
+			return disburse.ErrUnauthorized
 		}
 		orgID, err := s.svc.Authenticate(r.Context(), token)
 		if err != nil {
@@ -48,7 +44,7 @@ func (s *server) admin(h handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		token, ok := bearerToken(r)
 		if !ok || s.adminToken == "" || !sameSecret(token, s.adminToken) {
-			return errUnauthorized
+			return disburse.ErrUnauthorized
 		}
 		return h(w, r)
 	}

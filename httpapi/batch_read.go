@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"net/http"
+
+	"github.com/disburse/disburse"
 )
 
 // getAuthenticatedBatch is GET /batches/{id}. It authenticates itself, not
@@ -12,7 +14,7 @@ import (
 func (s *server) getAuthenticatedBatch(w http.ResponseWriter, r *http.Request) error {
 	token, ok := bearerToken(r)
 	if !ok {
-		return errUnauthorized
+		return disburse.ErrUnauthorized
 	}
 	b, err := s.svc.AuthenticatedBatch(r.Context(), token, r.PathValue("id"))
 	if err != nil {
