@@ -43,8 +43,8 @@ func (m *movement) record(sum *Summary, old, p Payment) {
 }
 
 // reserve sizes the movement's transfers and notifications for payments
-// in one allocation each: grown by append, a batch of 100,000 allocated
-// several times its final size, which the profile of a submit showed.
+// in one allocation each: grown by append, a large batch allocated several
+// times its final size, which the profile of a submit showed.
 func (m *movement) reserve(payments []Payment, members map[string]Member) {
 	legs, notes := 0, 0
 	for i := range payments {

@@ -40,9 +40,9 @@ type Service struct {
 	PageSize int
 }
 
-// DefaultPageSize: at 10,000 payments a page's bulk statements cost far
-// more than their round trips, and a page's payments, transfers and
-// notifications take about 10 MB.
+// DefaultPageSize: at this size a page's bulk statements cost far more
+// than their round trips, and a page's payments, transfers and
+// notifications stay a few megabytes (docs/benchmarks.md).
 const DefaultPageSize = 10_000
 
 // NewService returns a Service with the contract's defaults.

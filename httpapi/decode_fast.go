@@ -23,8 +23,8 @@ const fastMaxDepth = 100
 // decodeFast decodes an add-payments body with its payments array read
 // once. json.Unmarshal would check the syntax of the whole body, then skip
 // over the array, before paymentList.UnmarshalJSON split it and decoded
-// the elements, which checks each of them again: more than a quarter of
-// the CPU of decoding 100,000 payments, all of it on one CPU. Here the
+// the elements, which checks each of them again: a large share of the
+// CPU of decoding the payments, all of it on one CPU. Here the
 // array is split once and its elements checked as they are decoded; the
 // rest of the body, the array replaced by null, goes to json.Unmarshal.
 // Why that is enough: when the rest is valid JSON, paymentsArray has read

@@ -10,7 +10,7 @@ import (
 
 // appendPayment appends the bytes of json.Marshal(toPayment(p)), without
 // reflection: a submit writes up to a million payments, and json.Marshal
-// of each was 15% of the CPU of a 200,000-payment submit. paymentJSON
+// of each was a large share of a submit's CPU (docs/benchmarks.md). paymentJSON
 // stays the reference; TestAppendPaymentMatchesMarshal holds the two equal,
 // field order and omitempty/omitzero included.
 func appendPayment(dst []byte, p disburse.Payment) []byte {

@@ -23,9 +23,9 @@ import (
 const maxBulkRows = 200_000
 
 // minCopyRows is where COPY starts to pay: it costs a round trip more than
-// one INSERT (pgx asks for the column types first), and saves a third of
-// the time of an INSERT ... SELECT FROM unnest at 100,000 payments
-// (BenchmarkBatch100k's add phase: 2.1 s, not 3.1 s).
+// one INSERT (pgx asks for the column types first), and saves a large
+// share of an INSERT ... SELECT FROM unnest of many rows (BenchmarkBatch100k's
+// add phase; docs/benchmarks.md).
 const minCopyRows = 1000
 
 // The SQLSTATEs the store tells apart (PostgreSQL, appendix A).

@@ -123,8 +123,8 @@ func openDB(ctx context.Context, url, statementTimeout string) (*sql.DB, error) 
 	// The service's statements find rows by index. Where the planner's
 	// estimates are wrong (no statistics yet, as on a fresh table or with
 	// autovacuum off) a lookup of one row can cost out above
-	// jit_above_cost, and compiling it took 100 ms of a 3 ms registration
-	// lookup (docs/benchmarks.md). A URL that sets jit keeps its own.
+	// jit_above_cost, and compiling it costs far more than running it
+	// (docs/benchmarks.md has the figures). A URL that sets jit keeps its own.
 	if _, ok := cfg.ConnConfig.RuntimeParams["jit"]; !ok {
 		cfg.ConnConfig.RuntimeParams["jit"] = "off"
 	}

@@ -108,8 +108,8 @@ func (t *tx) Payments(ctx context.Context, batchID string, f disburse.PaymentFil
 	if err != nil {
 		return nil, fmt.Errorf("payments: %w", err)
 	}
-	// Room for a page at once: grown by append, a page of 10,000 took
-	// several times its size.
+	// Room for a page at once: grown by append, a page took several times
+	// its size.
 	var out []disburse.Payment
 	if f.Take > 0 {
 		out = make([]disburse.Payment, 0, min(f.Take, 10_000))
