@@ -3,13 +3,14 @@ package postgres_test
 import (
 	"context"
 	"fmt"
-	"os"
+
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/disburse/disburse/postgres/pgtest"
+	"github.com/disburse/disburse/storetest"
 )
 
 // TestSchemaFile: schema.sql is the schema the migrations build, every
@@ -58,7 +59,7 @@ func TestSchemaFile(t *testing.T) {
 			b.WriteString(strings.Replace(ix, " public.", " ", 1) + ";\n")
 		}
 	}
-	checkSchemaFile(t, "schema.sql", b.String())
+	storetest.SchemaFile(t, "schema.sql", b.String())
 }
 
 // strings_ runs a query of one text column.
@@ -68,22 +69,4 @@ func textColumn(ctx context.Context, conn *pgx.Conn, query string, args ...any) 
 		return nil, err
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
-}
-
-// checkSchemaFile compares got with the file, or writes it when asked.
-func checkSchemaFile(t *testing.T, name, got string) {
-	t.Helper()
-	if os.Getenv("DISBURSE_UPDATE_SCHEMA") != "" {
-		if err := os.WriteFile(name, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(want) != got {
-		t.Errorf("%s is not what the migrations build; run DISBURSE_UPDATE_SCHEMA=1 go test -run TestSchemaFile and commit it.\ngot:\n%s", name, got)
-	}
 }

@@ -1,7 +1,6 @@
 package sqlite_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +8,7 @@ import (
 	"database/sql"
 
 	"github.com/disburse/disburse/sqlite"
+	"github.com/disburse/disburse/storetest"
 )
 
 // TestSchemaFile: schema.sql is the schema the migrations build, every
@@ -43,25 +43,7 @@ func TestSchemaFile(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	checkSchemaFile(t, "schema.sql", b.String())
-}
-
-// checkSchemaFile compares got with the file, or writes it when asked.
-func checkSchemaFile(t *testing.T, name, got string) {
-	t.Helper()
-	if os.Getenv("DISBURSE_UPDATE_SCHEMA") != "" {
-		if err := os.WriteFile(name, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(want) != got {
-		t.Errorf("%s is not what the migrations build; run DISBURSE_UPDATE_SCHEMA=1 go test -run TestSchemaFile and commit it.\ngot:\n%s", name, got)
-	}
+	storetest.SchemaFile(t, "schema.sql", b.String())
 }
 
 // TestMigratesAFileFromBeforeThe00004: a file migrated before SQLite had

@@ -5,6 +5,7 @@ package storetest
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/disburse/disburse"
@@ -66,5 +67,25 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 			t.Parallel()
 			tc.run(t, open(t))
 		})
+	}
+}
+
+// SchemaFile compares got, the schema an engine's migrations build, with
+// the checked-in file name, or writes it when DISBURSE_UPDATE_SCHEMA is set
+// (docs/operations.md, "Migrations").
+func SchemaFile(t *testing.T, name, got string) {
+	t.Helper()
+	if os.Getenv("DISBURSE_UPDATE_SCHEMA") != "" {
+		if err := os.WriteFile(name, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != got {
+		t.Errorf("%s is not what the migrations build; run DISBURSE_UPDATE_SCHEMA=1 go test -run TestSchemaFile and commit it.\ngot:\n%s", name, got)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -29,10 +28,7 @@ func TestKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "disburse")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()
 		testKill9(t, bin, "sqlite:"+filepath.Join(t.TempDir(), "kill.db"))

@@ -8,8 +8,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -23,10 +21,7 @@ import (
 // replicas are safe). Every figure it checks comes from the API.
 func TestReplicas(t *testing.T) {
 	url := pgtest.URL(t) // skips, saying how to run it, without DISBURSE_TEST_POSTGRES_URL
-	bin := filepath.Join(t.TempDir(), "disburse")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	const admin = "replica-test-admin-token"
 	var replicas []*replica
 	for range 3 {

@@ -30,10 +30,7 @@ func TestCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "disburse")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 
 	t.Run("Settings", func(t *testing.T) {
 		t.Parallel()
@@ -234,6 +231,16 @@ func TestCommand(t *testing.T) {
 
 // commandEnv is this process's environment without DISBURSE_* variables,
 // which a developer's shell may set, plus env.
+// buildBinary builds the disburse binary into a temporary directory.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "disburse")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 func commandEnv(env []string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
