@@ -39,7 +39,7 @@ func (s *Service) cancel(ctx context.Context, organisationID, batchID string) (B
 		if err := checkAllowed(read, ActionCancel); err != nil {
 			return err
 		}
-		m := movement{now: s.now()}
+		m := writeBuffer{now: s.now()}
 		if read.Status == BatchDraft {
 			b, err = s.cancelDraft(ctx, tx, &m, read.ID)
 			return err
@@ -82,7 +82,7 @@ func (s *Service) cancel(ctx context.Context, organisationID, batchID string) (B
 // cancelDraft cancels a batch read as DRAFT: its payments become
 // CANCELLED and no money moves. The batch's lock keeps every other writer
 // off its DRAFT payments: adds, deletes and submit lock the batch first.
-func (s *Service) cancelDraft(ctx context.Context, tx Tx, m *movement, batchID string) (Batch, error) {
+func (s *Service) cancelDraft(ctx context.Context, tx Tx, m *writeBuffer, batchID string) (Batch, error) {
 	b, err := tx.LockBatch(ctx, batchID)
 	if err != nil {
 		return Batch{}, err
@@ -116,7 +116,7 @@ func (s *Service) cancelDraft(ctx context.Context, tx Tx, m *movement, batchID s
 // returnLegs cancels every leg of p that is in status from. A PENDING leg's
 // money goes back from the holding account to the batch's float, as a new
 // transfer of the given kind (a reversal never edits an old transfer).
-func returnLegs(m *movement, org Organisation, b Batch, p *Payment, from PaymentStatus, kind TransferKind) {
+func returnLegs(m *writeBuffer, org Organisation, b Batch, p *Payment, from PaymentStatus, kind TransferKind) {
 	for _, l := range legsOf(p) {
 		if *l.status != from {
 			continue

@@ -42,7 +42,7 @@ func (s *Service) RegisterMember(ctx context.Context, in Member) (Member, bool, 
 		if err != nil {
 			return err
 		}
-		m := movement{now: now}
+		m := writeBuffer{now: now}
 		members := map[string]Member{member.Msisdn: member}
 		return s.resolve(ctx, tx, &m, legs, func(org Organisation, b Batch, p *Payment, wallets map[string]string) {
 			settleLegs(&m, org, p, members, wallets)
@@ -53,7 +53,7 @@ func (s *Service) RegisterMember(ctx context.Context, in Member) (Member, bool, 
 
 // settleLegs moves each of p's legs pending to one of members from the
 // holding account to that member's wallet (in wallets, by msisdn).
-func settleLegs(m *movement, org Organisation, p *Payment, members map[string]Member, wallets map[string]string) {
+func settleLegs(m *writeBuffer, org Organisation, p *Payment, members map[string]Member, wallets map[string]string) {
 	for _, l := range legsOf(p) {
 		member, ok := members[l.msisdn]
 		if !ok || *l.status != PaymentPending {
@@ -79,7 +79,7 @@ func settleLegs(m *movement, org Organisation, p *Payment, members map[string]Me
 // registrations queue for less. A cancel, which locks the batch first,
 // still never resolves a leg a registration has settled: a registration
 // commits only once it holds the batch.
-func (s *Service) resolve(ctx context.Context, tx Tx, m *movement, payments []Payment,
+func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments []Payment,
 	change func(org Organisation, b Batch, p *Payment, wallets map[string]string),
 	walletsFor func(org Organisation) []string) error {
 	byBatch := make(map[string][]int)

@@ -27,7 +27,7 @@ func (s *Service) ReverseDue(ctx context.Context) (int, error) {
 func (s *Service) reverseSome(ctx context.Context) (int, error) {
 	n := 0
 	err := s.Store.Write(ctx, func(tx Tx) error {
-		m := movement{now: s.now()}
+		m := writeBuffer{now: s.now()}
 		due, err := tx.ClaimDueLegs(ctx, m.now, reverseBatchSize)
 		if err != nil {
 			return err

@@ -12,30 +12,30 @@ import (
 // batch of a million never sits in memory whole. It returns the batch;
 // PaymentPages then reads the payments with their new statuses.
 func (s *Service) Submit(ctx context.Context, organisationID, batchID string) (Batch, error) {
-	return s.SubmitWatched(ctx, organisationID, batchID, nil)
+	return s.SubmitSpooled(ctx, organisationID, batchID, nil)
 }
 
-// PageWatcher is shown a submit's payments a page at a time, in their new
-// state, as the submit writes them: the API answers with them all, and
-// reading a large batch back from the store after the commit cost a tenth
-// of the submit (docs/benchmarks.md).
-type PageWatcher interface {
+// AnswerSpool keeps a submit's answer: it is shown the payments a page at
+// a time, in their new state, as the submit writes them. The API answers
+// with them all, and reading a large batch back from the store after the
+// commit cost a tenth of the submit (docs/benchmarks.md).
+type AnswerSpool interface {
 	// Restart says the submit's transaction runs again from its start:
 	// the pages shown so far are void.
 	Restart()
 	// Page shows the next page once the submit has written it. The
-	// watcher may not keep it: its memory serves the next page.
+	// spool may not keep it: its memory serves the next page.
 	Page(payments []Payment)
 }
 
-// SubmitWatched submits as Submit does, showing watch (when not nil) the
+// SubmitSpooled submits as Submit does, showing spool (when not nil) the
 // payments as it goes. Until it returns without an error, nothing shown
 // has been committed.
-func (s *Service) SubmitWatched(ctx context.Context, organisationID, batchID string, watch PageWatcher) (Batch, error) {
+func (s *Service) SubmitSpooled(ctx context.Context, organisationID, batchID string, spool AnswerSpool) (Batch, error) {
 	var b Batch
 	err := s.Store.Write(ctx, func(tx Tx) error {
-		if watch != nil {
-			watch.Restart() // a retry after a deadlock runs this again
+		if spool != nil {
+			spool.Restart() // a retry after a deadlock runs this again
 		}
 		var err error
 		if b, err = ownBatch(ctx, tx, organisationID, batchID, true); err != nil {
@@ -59,9 +59,9 @@ func (s *Service) SubmitWatched(ctx context.Context, organisationID, batchID str
 		if err != nil {
 			return err
 		}
-		// One movement for every page, emptied before each: its slices'
+		// One buffer for every page, emptied before each: its slices'
 		// memory serves them all.
-		m := movement{now: s.now()}
+		m := writeBuffer{now: s.now()}
 		err = tx.PaymentPages(ctx, b.ID, PaymentDraft, s.pageSize(), func(page []Payment) error {
 			m.empty()
 			if err := s.pay(ctx, tx, &m, org, &b, page); err != nil {
@@ -70,10 +70,10 @@ func (s *Service) SubmitWatched(ctx context.Context, organisationID, batchID str
 			if err := m.flush(ctx, tx); err != nil {
 				return err
 			}
-			if watch != nil {
+			if spool != nil {
 				// After the writes, in this goroutine: nothing runs beside
 				// the money transaction.
-				watch.Page(page)
+				spool.Page(page)
 			}
 			return nil
 		})
@@ -98,7 +98,7 @@ func (s *Service) SubmitWatched(ctx context.Context, organisationID, batchID str
 
 // pay moves every leg of the DRAFT payments: to a member's wallet, or to the
 // holding account with a reversal date. Membership is read now, at submit.
-func (s *Service) pay(ctx context.Context, tx Tx, m *movement, org Organisation, b *Batch, payments []Payment) error {
+func (s *Service) pay(ctx context.Context, tx Tx, m *writeBuffer, org Organisation, b *Batch, payments []Payment) error {
 	msisdns := msisdnsOf(payments, true)
 	members, err := tx.Members(ctx, msisdns)
 	if err != nil {

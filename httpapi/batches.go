@@ -81,7 +81,7 @@ func (s *server) addPayments(w http.ResponseWriter, r *http.Request, orgID strin
 func (s *server) submitBatch(w http.ResponseWriter, r *http.Request, orgID string) error {
 	sp := newSpool(s.spoolDir)
 	defer sp.close()
-	b, err := s.svc.SubmitWatched(r.Context(), orgID, r.PathValue("id"), sp)
+	b, err := s.svc.SubmitSpooled(r.Context(), orgID, r.PathValue("id"), sp)
 	if err != nil {
 		return err
 	}

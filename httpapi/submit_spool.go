@@ -9,7 +9,7 @@ import (
 )
 
 // spool keeps a submit's answer, the JSON of its payments, in a temporary
-// file while the submit writes them (a disburse.PageWatcher): after the
+// file while the submit writes them (a disburse.AnswerSpool): after the
 // commit the file is copied out, rather than every payment read back from
 // the store. A million payments' JSON, a quarter of a gigabyte, does not
 // belong in memory. Should the file fail, the spool says so (failed) and
@@ -22,7 +22,7 @@ type spool struct {
 	err  error  // the first failure: the spool is not used
 }
 
-var _ disburse.PageWatcher = (*spool)(nil)
+var _ disburse.AnswerSpool = (*spool)(nil)
 
 // newSpool opens the file in dir (empty: os.TempDir()), unlinked at once
 // so that nothing is left behind whatever happens to the process.

@@ -57,7 +57,7 @@ func TestMillionRegistrationDuringSubmit(t *testing.T) {
 		return err
 	}}
 	start = time.Now()
-	if _, err := svc.SubmitWatched(ctx, org.ID, b.ID, w); err != nil {
+	if _, err := svc.SubmitSpooled(ctx, org.ID, b.ID, w); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("submitted in %v; the registration on page %d answered %v", time.Since(start), lastPage, w.err)

@@ -51,7 +51,7 @@ func testRegistrationDuringSubmit(t *testing.T, open func(t *testing.T) disburse
 				}
 			}
 			w := &registerOnPage{page: tc.registerAt, register: register, done: make(chan error, 1)}
-			if _, err := f.svc.SubmitWatched(f.ctx, f.org, b.ID, w); err != nil {
+			if _, err := f.svc.SubmitSpooled(f.ctx, f.org, b.ID, w); err != nil {
 				t.Fatal(err)
 			}
 			if tc.registerAt >= 0 && tc.registerAt < pages {

@@ -6,25 +6,25 @@ import (
 	"time"
 )
 
-// movement gathers what one money transaction writes: transfers, payment
+// writeBuffer gathers what one money transaction writes: transfers, payment
 // state changes, notifications and batch summaries. Use cases fill it leg by
 // leg in memory, then flush writes each kind in bulk (one statement per
 // kind, not one per payment), all in the caller's transaction.
-type movement struct {
+type writeBuffer struct {
 	now           time.Time
 	transfers     []Transfer
 	payments      []Payment
 	notifications []Notification
 }
 
-func (m *movement) transfer(from, to string, amount Money, kind TransferKind, p Payment, leg Leg) {
+func (m *writeBuffer) transfer(from, to string, amount Money, kind TransferKind, p Payment, leg Leg) {
 	m.transfers = append(m.transfers, Transfer{
 		ID: NewID(), FromAccountID: from, ToAccountID: to, Amount: amount,
 		Kind: kind, PaymentID: p.ID, Leg: leg, CreatedAt: m.now,
 	})
 }
 
-func (m *movement) notify(ch Channel, recipient, message string) {
+func (m *writeBuffer) notify(ch Channel, recipient, message string) {
 	m.notifications = append(m.notifications, Notification{
 		ID: NewID(), Channel: ch, Recipient: recipient, Message: message,
 		Status: NotificationPending, NextAttemptAt: m.now, CreatedAt: m.now,
@@ -34,7 +34,7 @@ func (m *movement) notify(ch Channel, recipient, message string) {
 // record keeps a payment's change: in sum, its batch's summary or the
 // change to it, and for the bulk state update. An unchanged payment is left
 // out.
-func (m *movement) record(sum *Summary, old, p Payment) {
+func (m *writeBuffer) record(sum *Summary, old, p Payment) {
 	if old == p {
 		return
 	}
@@ -42,10 +42,10 @@ func (m *movement) record(sum *Summary, old, p Payment) {
 	m.payments = append(m.payments, p)
 }
 
-// reserve sizes the movement's transfers and notifications for payments
+// reserve sizes the buffer's transfers and notifications for payments
 // in one allocation each: grown by append, a large batch allocated several
 // times its final size, which the profile of a submit showed.
-func (m *movement) reserve(payments []Payment, members map[string]Member) {
+func (m *writeBuffer) reserve(payments []Payment, members map[string]Member) {
 	legs, notes := 0, 0
 	for i := range payments {
 		for _, l := range legsOf(&payments[i]) {
@@ -60,7 +60,7 @@ func (m *movement) reserve(payments []Payment, members map[string]Member) {
 }
 
 // empty forgets what was gathered and keeps the memory, for the next page.
-func (m *movement) empty() {
+func (m *writeBuffer) empty() {
 	m.transfers, m.payments, m.notifications = m.transfers[:0], nil, m.notifications[:0]
 }
 
@@ -68,7 +68,7 @@ func (m *movement) empty() {
 // the balances, and the holding account's balance is one row that every
 // registration and reversal of an organisation's payees writes, so it is
 // best locked as near the commit as may be (resolve).
-func (m *movement) flush(ctx context.Context, tx Tx) error {
+func (m *writeBuffer) flush(ctx context.Context, tx Tx) error {
 	if len(m.payments) > 0 {
 		if err := tx.UpdatePaymentStates(ctx, m.payments); err != nil {
 			return err
