@@ -14,7 +14,7 @@ import (
 // keep-alive connections, each sending its next request as soon as the
 // last one's answer is read, for cfg.Duration per endpoint, one endpoint
 // after the other. GET /healthz is the yardstick: it runs no use case,
-// only the store's ping (one trivial query per pool), so the other
+// only the store's ping (one trivial query on the read pool), so the other
 // endpoints' throughput is read against it.
 
 // loadBatches is how many batches the organisation has, so that
