@@ -67,13 +67,7 @@ func (s *Service) CreateBatch(ctx context.Context, organisationID string, in Bat
 // Batch returns one of the organisation's batches. Another organisation's
 // batch is not found, never forbidden: its existence is not revealed.
 func (s *Service) Batch(ctx context.Context, organisationID, id string) (Batch, error) {
-	var b Batch
-	err := s.Store.Read(ctx, func(tx Tx) error {
-		var err error
-		b, err = ownBatch(ctx, tx, organisationID, id, false)
-		return err
-	})
-	return b, err
+	return read(ctx, s.Store, func(tx Tx) (Batch, error) { return ownBatch(ctx, tx, organisationID, id, false) })
 }
 
 // AuthenticatedBatch is Authenticate then Batch, in one statement when the
@@ -141,13 +135,7 @@ func (s *Service) Batches(ctx context.Context, organisationID string, q ListQuer
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	var list []Batch
-	err := s.Store.Read(ctx, func(tx Tx) error {
-		var err error
-		list, err = tx.Batches(ctx, organisationID, f)
-		return err
-	})
-	return list, err
+	return read(ctx, s.Store, func(tx Tx) ([]Batch, error) { return tx.Batches(ctx, organisationID, f) })
 }
 
 // paging validates skip (≥ 0, default 0) and take (1 to 1000, default 1000).

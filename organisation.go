@@ -174,11 +174,5 @@ func (s *Service) CreateAccount(ctx context.Context, organisationID, name string
 
 // Accounts lists an organisation's payout accounts with their float and held balances.
 func (s *Service) Accounts(ctx context.Context, organisationID string) ([]Account, error) {
-	var accounts []Account
-	err := s.Store.Read(ctx, func(tx Tx) error {
-		var err error
-		accounts, err = tx.PayoutAccounts(ctx, organisationID)
-		return err
-	})
-	return accounts, err
+	return read(ctx, s.Store, func(tx Tx) ([]Account, error) { return tx.PayoutAccounts(ctx, organisationID) })
 }

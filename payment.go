@@ -238,13 +238,7 @@ func (s *Service) BatchPayments(ctx context.Context, organisationID, batchID str
 
 // Payment returns one of the organisation's payments.
 func (s *Service) Payment(ctx context.Context, organisationID, id string) (Payment, error) {
-	var p Payment
-	err := s.Store.Read(ctx, func(tx Tx) error {
-		var err error
-		p, err = ownPayment(ctx, tx, organisationID, id)
-		return err
-	})
-	return p, err
+	return read(ctx, s.Store, func(tx Tx) (Payment, error) { return ownPayment(ctx, tx, organisationID, id) })
 }
 
 func ownPayment(ctx context.Context, tx Tx, organisationID, id string) (Payment, error) {
@@ -302,11 +296,6 @@ func (s *Service) MemberExists(ctx context.Context, msisdn string) (bool, error)
 	if !ValidMsisdn(msisdn) {
 		return false, Invalid("Msisdn", msisdn, msisdnMessage)
 	}
-	var found bool
-	err := s.Store.Read(ctx, func(tx Tx) error {
-		members, err := tx.Members(ctx, []string{msisdn})
-		found = len(members) > 0
-		return err
-	})
-	return found, err
+	members, err := read(ctx, s.Store, func(tx Tx) (map[string]Member, error) { return tx.Members(ctx, []string{msisdn}) })
+	return len(members) > 0, err
 }

@@ -41,14 +41,8 @@ type LedgerReport struct {
 
 // CheckLedger audits every ledger invariant of docs/ledger.md in one snapshot.
 func (s *Service) CheckLedger(ctx context.Context) (LedgerReport, error) {
-	var r LedgerReport
-	err := s.Store.Read(ctx, func(tx Tx) error {
-		var err error
-		r.Problems, err = tx.LedgerProblems(ctx)
-		return err
-	})
-	r.OK = err == nil && len(r.Problems) == 0
-	return r, err
+	problems, err := read(ctx, s.Store, func(tx Tx) ([]string, error) { return tx.LedgerProblems(ctx) })
+	return LedgerReport{OK: err == nil && len(problems) == 0, Problems: problems}, err
 }
 
 // Notifications lists the outbox, only recipient's when it is given.
@@ -56,11 +50,5 @@ func (s *Service) Notifications(ctx context.Context, recipient string) ([]Notifi
 	if !ValidText(recipient) {
 		return nil, Invalid("Recipient", recipient, textMessage("recipient"))
 	}
-	var list []Notification
-	err := s.Store.Read(ctx, func(tx Tx) error {
-		var err error
-		list, err = tx.Notifications(ctx, recipient)
-		return err
-	})
-	return list, err
+	return read(ctx, s.Store, func(tx Tx) ([]Notification, error) { return tx.Notifications(ctx, recipient) })
 }

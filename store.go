@@ -170,3 +170,16 @@ type PaymentFilter struct {
 	Status     PaymentStatus
 	Skip, Take int
 }
+
+// read runs fn in one Read of s and returns its value: the shape of most
+// lookups, without a variable declared outside the transaction to carry
+// the result out of it.
+func read[T any](ctx context.Context, s Store, fn func(Tx) (T, error)) (T, error) {
+	var v T
+	err := s.Read(ctx, func(tx Tx) error {
+		var err error
+		v, err = fn(tx)
+		return err
+	})
+	return v, err
+}
