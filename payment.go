@@ -78,15 +78,13 @@ func (s *Service) checkPayments(ctx context.Context, v *Validation, organisation
 // would refuse (a NUL, which PostgreSQL refuses in text, or a number longer
 // than any valid one).
 func payees(in []PaymentInput) []string {
-	seen := make(map[string]bool, len(in))
-	var out []string
+	d := newDistinct(len(in))
 	for _, p := range in {
-		if m := p.Msisdn; msisdn.Plausible(m) && !seen[m] {
-			seen[m] = true
-			out = append(out, m)
+		if msisdn.Plausible(p.Msisdn) {
+			d.add(p.Msisdn)
 		}
 	}
-	return out
+	return d.list
 }
 
 // addition is one add's checked payments and where they go.
@@ -193,21 +191,32 @@ func (s *Service) prepareNew(b Batch, add addition) {
 
 // msisdnsOf lists the distinct payee msisdns, with referral msisdns if asked.
 func msisdnsOf(payments []Payment, referrals bool) []string {
-	seen := make(map[string]bool, len(payments))
-	var out []string
-	add := func(m string) {
-		if m != "" && !seen[m] {
-			seen[m] = true
-			out = append(out, m)
-		}
-	}
+	d := newDistinct(len(payments))
 	for _, p := range payments {
-		add(p.Msisdn)
+		d.add(p.Msisdn)
 		if referrals && p.HasReferral() {
-			add(p.ReferralMsisdn)
+			d.add(p.ReferralMsisdn)
 		}
 	}
-	return out
+	return d.list
+}
+
+// distinct collects strings once each, in the order first added, leaving
+// empty ones out.
+type distinct struct {
+	seen map[string]bool
+	list []string
+}
+
+func newDistinct(capacity int) *distinct {
+	return &distinct{seen: make(map[string]bool, capacity)}
+}
+
+func (d *distinct) add(s string) {
+	if s != "" && !d.seen[s] {
+		d.seen[s] = true
+		d.list = append(d.list, s)
+	}
 }
 
 // BatchPayments lists a batch's payments in the order they were added.
