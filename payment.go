@@ -28,7 +28,7 @@ func (s *Service) AddPayments(ctx context.Context, organisationID, batchID strin
 		return Batch{}, nil, v.Err() // too many to be worth validating one by one
 	}
 
-	payments, members, err := s.checkPayments(ctx, &v, organisationID, in.Payments)
+	payments, members, err := s.validateAndFindMembers(ctx, &v, organisationID, in.Payments)
 	if err != nil {
 		return Batch{}, nil, err
 	}
@@ -50,11 +50,11 @@ func (s *Service) AddPayments(ctx context.Context, organisationID, batchID strin
 	return b, payments, nil
 }
 
-// checkPayments reads the organisation and checks every payment on its
+// validateAndFindMembers reads the organisation and checks every payment on its
 // own, before the write transaction: the checks are the expensive part,
 // and the single writer should not wait for them. The same read looks up
 // which payees are members meanwhile, since neither needs the other.
-func (s *Service) checkPayments(ctx context.Context, v *Validation, organisationID string, in []PaymentInput) ([]Payment, map[string]Member, error) {
+func (s *Service) validateAndFindMembers(ctx context.Context, v *Validation, organisationID string, in []PaymentInput) ([]Payment, map[string]Member, error) {
 	var payments []Payment
 	var members map[string]Member
 	err := s.Store.Read(ctx, func(tx Tx) error {
@@ -107,7 +107,7 @@ func (s *Service) addPayments(ctx context.Context, v *Validation, add addition) 
 		if err := checkAllowed(b, ActionAddPayments); err != nil {
 			return err
 		}
-		if err := s.checkStored(ctx, tx, v, b, add); err != nil {
+		if err := s.validateAgainstStored(ctx, tx, v, b, add); err != nil {
 			return err
 		}
 		if err := v.Err(); err != nil {
@@ -131,10 +131,10 @@ func (s *Service) addPayments(ctx context.Context, v *Validation, add addition) 
 	return b, err
 }
 
-// checkStored adds the failures that depend on what is stored: the
+// validateAgainstStored adds the failures that depend on what is stored: the
 // batch's size limit, and when add.lookup asks, the external ids already
 // used by the organisation's other non-deleted payments.
-func (s *Service) checkStored(ctx context.Context, tx Tx, v *Validation, b Batch, add addition) error {
+func (s *Service) validateAgainstStored(ctx context.Context, tx Tx, v *Validation, b Batch, add addition) error {
 	var ids []string
 	index := make(map[string]int)
 	for i, p := range add.payments {
