@@ -76,9 +76,10 @@ func settleLegs(m *writeBuffer, org Organisation, p *Payment, members map[string
 // registration of a batch's payees writes, so each is locked from its
 // write to the commit: writing them last keeps that to the last few
 // statements, rather than the whole transaction, and concurrent
-// registrations queue for less. A cancel, which locks the batch first,
-// still never resolves a leg a registration has settled: a registration
-// commits only once it holds the batch.
+// registrations queue for less. It is also the one lock order of every
+// money use case (docs/ledger.md, "Lock order"): payments, accounts, then
+// the batch, so a cancel, a sweep and a registration never wait on each
+// other in a circle, and none resolves a leg another has already locked.
 func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments []Payment,
 	change func(org Organisation, b Batch, p *Payment, wallets map[string]string),
 	walletsFor func(org Organisation) []string) error {

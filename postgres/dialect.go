@@ -186,9 +186,10 @@ func (Dialect) Violation(err error) sqlstore.Violation {
 
 // Retryable: a serialization failure or a deadlock rolled the whole
 // transaction back, and running it again may well succeed. Writes run at
-// READ COMMITTED, so in practice these are deadlocks between use cases that
-// lock the same rows in different orders (a registration locks payments,
-// then their batch; a cancel locks the batch, then its payments).
+// READ COMMITTED, so in practice these are deadlocks: the use cases take
+// their locks in one order (docs/ledger.md, "Lock order"), but a submit's
+// pages lock wallets page by page, and another submit paying the same
+// members may take them in another order.
 func (Dialect) Retryable(err error) bool {
 	switch sqlState(err) {
 	case serializationFailure, deadlockDetected:

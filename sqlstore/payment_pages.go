@@ -15,8 +15,9 @@ import (
 // PostgreSQL's planner, without statistics on payments (a table just
 // filled, before autovacuum analysed it), guessed a few hundred rows per
 // batch and answered each page by fetching every later payment of the
-// batch and sorting them, for every page: quadratic in the batch. So on an engine with cursors the query runs once, and its
-// rows are fetched a page at a time. Every page is read into the same
+// batch and sorting them, for every page: quadratic in the batch. So on
+// an engine with cursors the query runs once, and its rows are fetched a
+// page at a time. Every page is read into the same
 // slice: a new one per page was most of a submit's memory clearing and
 // garbage (fn may not keep its page, store.go says).
 func (t *tx) PaymentPages(ctx context.Context, batchID string, status disburse.PaymentStatus, size int, fn func([]disburse.Payment) error) error {
