@@ -226,7 +226,7 @@ func testE2EIdempotencyInFlightAndCrashes(t *testing.T, store opener) {
 	if n, err := h.svc.PurgeIdempotencyKeys(t.Context()); err != nil || n < 3 {
 		t.Errorf("PurgeIdempotencyKeys = %d, %v; want the 3+ keys past their day", n, err)
 	}
-	a.token = h.token(a.key) // the old one expired with the day
+	a.token = h.token(a.key)                                                             // the old one expired with the day
 	problem(t, h.sendKey("POST", submit, a.token, "submit-1", ``), 409, "invalid_state") // runs: the batch is no longer DRAFT
 }
 
@@ -268,13 +268,20 @@ func testE2EIdempotency5xxNotKept(t *testing.T, store opener) {
 // process on the same database would.
 func startReplica(t *testing.T, h *harness) *harness {
 	t.Helper()
+	return startServerOf(t, h, httpapi.Config{AdminToken: adminToken, IdempotencyLease: idemLease})
+}
+
+// startServerOf serves h's database from another server with cfg.
+func startServerOf(t *testing.T, h *harness, cfg httpapi.Config) *harness {
+	t.Helper()
 	svc := disburse.NewService(h.svc.Store)
 	svc.Clock, svc.Log, svc.PageSize = h.clock.Now, slog.New(slog.DiscardHandler), 3
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: httpapi.New(svc, httpapi.Config{AdminToken: adminToken, IdempotencyLease: idemLease, Log: slog.New(slog.DiscardHandler)})}
+	cfg.Log = slog.New(slog.DiscardHandler)
+	srv := &http.Server{Handler: httpapi.New(svc, cfg)}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, clock: h.clock}
