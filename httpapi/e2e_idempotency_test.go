@@ -115,6 +115,13 @@ func testE2EIdempotentReplay(t *testing.T, store opener) {
 		t.Errorf("balance %s after a replayed submit, want 774.50", got.Balance)
 	}
 
+	// A submit that fails is kept whole, like any 4xx.
+	poor := h.createBatch(other, "Too much")
+	ok[Batch](t, h.addPayments(other, poor.ID, false, pay(member, "5.00")), 200)
+	refused := h.sendKey("POST", "/batches/"+poor.ID+"/submit", other.token, "submit-poor", ``)
+	problem(t, refused, 422, "insufficient_float")
+	sameAnswer(t, refused, h.sendKey("POST", "/batches/"+poor.ID+"/submit", other.token, "submit-poor", ``))
+
 	// The operator's keys: a deposit replayed moves no money.
 	path := "/admin/accounts/" + a.Accounts[0].ID + "/deposits"
 	dep := h.sendKey("POST", path, adminToken, "deposit-1", `{"amount":100}`)

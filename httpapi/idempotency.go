@@ -80,7 +80,7 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, scope string
 	}
 	claimed := *s
 	claimed.svc = s.svc.Claimed(claim)
-	rec := &answerRecorder{ResponseWriter: w, keepBody: kind == replayKept}
+	rec := &answerRecorder{ResponseWriter: w, rebuilt: kind != replayKept}
 	// The answer is kept even when the client has gone, and whatever the
 	// handler did: a panic (a stream cut short) releases the key as a 500.
 	ctx := context.WithoutCancel(r.Context())
@@ -94,7 +94,7 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, scope string
 		s.writeError(rec, r, err)
 	}
 	finished = true
-	s.finish(ctx, r, claim, disburse.Answer{Status: rec.status(), Header: rec.kept, Body: rec.body.Bytes(), Rebuilt: kind != replayKept})
+	s.finish(ctx, r, claim, disburse.Answer{Status: rec.status(), Header: rec.kept, Body: rec.body.Bytes(), Rebuilt: rec.rebuilt && !rec.keepBody})
 	return nil
 }
 
@@ -130,9 +130,12 @@ func (s *server) replay(w http.ResponseWriter, r *http.Request, scope string, rp
 	return nil
 }
 
-// answerRecorder passes an answer on and keeps what a replay needs of it.
+// answerRecorder passes an answer on and keeps what a replay needs of it:
+// the body too, unless the route's success is rebuilt on replay (a
+// submit's); its failures are small, and kept.
 type answerRecorder struct {
 	http.ResponseWriter
+	rebuilt     bool // the route's 2xx answers are rebuilt on replay
 	keepBody    bool
 	code        int
 	wroteHeader bool
@@ -143,6 +146,7 @@ type answerRecorder struct {
 func (a *answerRecorder) WriteHeader(code int) {
 	if !a.wroteHeader {
 		a.code, a.wroteHeader = code, true
+		a.keepBody = !a.rebuilt || code >= http.StatusMultipleChoices
 		a.kept = map[string]string{}
 		for _, k := range keptHeaders {
 			if v := a.Header().Get(k); v != "" {
