@@ -150,10 +150,15 @@ func testE2EIdempotentReplay(t *testing.T, store opener) {
 // directly: a request that is in flight, or whose process died.
 func (h *harness) claimAs(scope, method, path, key, body string) *disburse.Claim {
 	h.t.Helper()
-	c, replay, err := h.svc.BeginIdempotent(h.t.Context(), disburse.IdempotentRequest{
-		Scope: scope, Key: key, Method: method, Path: path, Body: []byte(body), Lease: idemLease,
-		RefKind: map[bool]string{true: "submit"}[strings.HasSuffix(path, "/submit")], RefID: strings.TrimSuffix(strings.TrimPrefix(path, "/batches/"), "/submit"),
-	})
+	req := disburse.IdempotentRequest{Scope: scope, Key: key, Method: method, Path: path, Body: []byte(body), Lease: idemLease}
+	// What the API names for the routes whose answers it can rebuild.
+	if id, ok := strings.CutSuffix(strings.TrimPrefix(path, "/batches/"), "/submit"); ok {
+		req.RefKind, req.RefID = "submit", id
+	}
+	if id, ok := strings.CutSuffix(strings.TrimPrefix(path, "/batches/"), "/cancel"); ok {
+		req.RefKind, req.RefID = "batch", id
+	}
+	c, replay, err := h.svc.BeginIdempotent(h.t.Context(), req)
 	if err != nil || replay != nil {
 		h.t.Fatalf("claim: %v, %v", err, replay)
 	}
@@ -224,14 +229,28 @@ func testE2EIdempotencyInFlightAndCrashes(t *testing.T, store opener) {
 	}
 	h.clock.Advance(idemLease + time.Second)
 	problem(t, h.sendKey("POST", "/batches", a.token, "create-1", `{"name":"Lost"}`), 409, "idempotency_answer_lost")
-	if list := ok[[]Batch](t, h.do("GET", "/batches?externalId=", a.token, nil), 200); len(list) != 3 {
+	if list := ok[[]Batch](t, h.do("GET", "/batches", a.token, nil), 200); len(list) != 3 {
 		t.Errorf("%d batches, want 3 (the lost answer's batch made once)", len(list))
+	}
+
+	// A cancel whose answer was lost the same way is rebuilt from the batch.
+	b3 := h.createBatch(a, "January")
+	cancel := "/batches/" + b3.ID + "/cancel"
+	cc := h.claimAs(a.ID, "POST", cancel, "cancel-1", "")
+	cancelled, err := h.svc.Claimed(cc).Cancel(t.Context(), a.ID, b3.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Advance(idemLease + time.Second)
+	rebuilt := h.sendKey("POST", cancel, a.token, "cancel-1", ``)
+	if got := ok[Batch](t, rebuilt, 200); got.ID != cancelled.ID || got.StatusCode != "CANCELLED" || rebuilt.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("rebuilt cancel %s %s", rebuilt.header, rebuilt.body)
 	}
 
 	// Kept 24 hours, then swept: the key runs again.
 	h.clock.Advance(disburse.IdempotencyRetention)
-	if n, err := h.svc.PurgeIdempotencyKeys(t.Context()); err != nil || n < 3 {
-		t.Errorf("PurgeIdempotencyKeys = %d, %v; want the 3+ keys past their day", n, err)
+	if n, err := h.svc.PurgeIdempotencyKeys(t.Context()); err != nil || n != 4 {
+		t.Errorf("PurgeIdempotencyKeys = %d, %v; want the 4 keys past their day", n, err)
 	}
 	a.token = h.token(a.key)                                                             // the old one expired with the day
 	problem(t, h.sendKey("POST", submit, a.token, "submit-1", ``), 409, "invalid_state") // runs: the batch is no longer DRAFT

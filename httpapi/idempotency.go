@@ -27,6 +27,9 @@ type replayKind int
 const (
 	replayKept   replayKind = iota // the answer is kept, byte for byte
 	replaySubmit                   // rebuilt: the batch with every payment, which may be a million
+	// replayBatch: kept, and rebuilt from the batch when the process
+	// stopped between the work's commit and keeping the answer (a cancel).
+	replayBatch
 )
 
 // idemHandler is a handler run under an Idempotency-Key: s is a copy of
@@ -68,8 +71,11 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, scope string
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	req := disburse.IdempotentRequest{Scope: scope, Key: values[0], Method: r.Method, Path: r.URL.Path, Body: body, Lease: s.idempotencyLease}
-	if kind == replaySubmit {
+	switch kind {
+	case replaySubmit:
 		req.RefKind, req.RefID = refSubmit, r.PathValue("id")
+	case replayBatch:
+		req.RefKind, req.RefID = refBatch, r.PathValue("id")
 	}
 	claim, replay, err := s.svc.BeginIdempotent(r.Context(), req)
 	if err != nil {
@@ -80,7 +86,7 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, scope string
 	}
 	claimed := *s
 	claimed.svc = s.svc.Claimed(claim)
-	rec := &answerRecorder{ResponseWriter: w, rebuilt: kind != replayKept}
+	rec := &answerRecorder{ResponseWriter: w, rebuilt: kind == replaySubmit}
 	// The answer is kept even when the client has gone, and whatever the
 	// handler did: a panic (a stream cut short) releases the key as a 500.
 	ctx := context.WithoutCancel(r.Context())
@@ -107,8 +113,11 @@ func (s *server) finish(ctx context.Context, r *http.Request, c *disburse.Claim,
 	}
 }
 
-// refSubmit names a submit's answer: the batch and its payments, rebuilt.
-const refSubmit = "submit"
+// What a replay rebuilds an answer from (IdempotencyKey.RefKind).
+const (
+	refSubmit = "submit" // the batch and its payments
+	refBatch  = "batch"  // the batch, when its answer was not kept
+)
 
 // replay writes a key's answer again, marked Idempotent-Replayed.
 func (s *server) replay(w http.ResponseWriter, r *http.Request, scope string, rp *disburse.Replay) error {
@@ -121,6 +130,13 @@ func (s *server) replay(w http.ResponseWriter, r *http.Request, scope string, rp
 		return writeBatchWithPayments(w, b, func(visit func([]disburse.Payment) error) error {
 			return s.svc.PaymentPages(r.Context(), scope, b.ID, visit)
 		})
+	}
+	if rp.RefKind == refBatch && rp.Status == 0 {
+		b, err := s.svc.Batch(r.Context(), scope, rp.RefID)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, toBatch(b))
 	}
 	for k, v := range rp.Header {
 		w.Header().Set(k, v)
