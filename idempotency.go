@@ -70,6 +70,22 @@ type IdempotentRequest struct {
 	// Lease is how long the request may run before a retry takes it for
 	// dead; 0 means DefaultIdempotencyLease.
 	Lease time.Duration
+	// Render, when set, makes the request's answer from what its
+	// transaction wrote, so that the answer is kept in that transaction:
+	// a process that stops after the commit leaves a key that replays.
+	// It reports false when what was written does not make an answer.
+	Render func(Written) (Answer, bool)
+}
+
+// Written is what a claimed request's transaction wrote, in the order it
+// wrote it: what Render makes the answer of.
+type Written struct {
+	Batch        *Batch // the last batch inserted or updated
+	Payments     []Payment
+	Organisation *Organisation
+	Accounts     []Account
+	Transfers    []Transfer
+	Member       *Member // a member inserted
 }
 
 // Claim is a request's hold on its key: Claimed runs the request's work
@@ -78,6 +94,8 @@ type Claim struct {
 	scope, keyHash, owner string
 	seal                  [32]byte // the answer's sealing key, from the key itself
 	refKind, refID        string
+	render                func(Written) (Answer, bool)
+	claimedAt             time.Time
 }
 
 // Answer is what a request answered, as an idempotent replay returns it.
@@ -111,11 +129,12 @@ func (s *Service) BeginIdempotent(ctx context.Context, req IdempotentRequest) (*
 	if lease <= 0 {
 		lease = DefaultIdempotencyLease
 	}
-	c := &Claim{scope: req.Scope, keyHash: hashed("key", req.Key), owner: NewID(), refKind: req.RefKind, refID: req.RefID}
+	c := &Claim{scope: req.Scope, keyHash: hashed("key", req.Key), owner: NewID(), refKind: req.RefKind, refID: req.RefID, render: req.Render}
 	c.seal = sha256.Sum256([]byte("disburse idempotency answer\x00" + req.Scope + "\x00" + req.Key))
 	bodyHash := sha256.Sum256(req.Body)
 	fingerprint := hashed("request", req.Method+"\x00"+req.Path+"\x00"+req.Scope+"\x00"+hex.EncodeToString(bodyHash[:]))
 	now := s.now()
+	c.claimedAt = now
 	fresh := IdempotencyKey{Scope: c.scope, KeyHash: c.keyHash, Fingerprint: fingerprint, Owner: c.owner, LeaseUntil: now.Add(lease), CreatedAt: now}
 	for attempt := 1; ; attempt++ {
 		var replay *Replay
@@ -187,8 +206,85 @@ func (cs claimStore) Write(ctx context.Context, fn func(Tx) error) error {
 			}
 			return err
 		}
-		return fn(tx)
+		if c.render == nil {
+			return fn(tx)
+		}
+		w := &writtenTx{Tx: tx}
+		if err := fn(w); err != nil {
+			return err
+		}
+		a, ok := c.render(w.written)
+		if !ok {
+			return nil
+		}
+		sealed, err := c.sealAnswer(a.Header, a.Body)
+		if err != nil {
+			return err
+		}
+		return tx.AnswerIdempotencyKey(ctx, c.scope, c.keyHash, c.owner, a.Status, sealed, c.claimedAt)
 	})
+}
+
+// writtenTx is a Tx that notes what a claimed request writes, for Render.
+type writtenTx struct {
+	Tx
+	written Written
+}
+
+func (w *writtenTx) InsertBatch(ctx context.Context, b Batch) error {
+	err := w.Tx.InsertBatch(ctx, b)
+	if err == nil {
+		w.written.Batch = &b
+	}
+	return err
+}
+
+func (w *writtenTx) UpdateBatch(ctx context.Context, b Batch) error {
+	err := w.Tx.UpdateBatch(ctx, b)
+	if err == nil {
+		w.written.Batch = &b
+	}
+	return err
+}
+
+func (w *writtenTx) InsertPayments(ctx context.Context, ps []Payment) error {
+	err := w.Tx.InsertPayments(ctx, ps)
+	if err == nil {
+		w.written.Payments = append(w.written.Payments, ps...)
+	}
+	return err
+}
+
+func (w *writtenTx) InsertOrganisation(ctx context.Context, o Organisation) error {
+	err := w.Tx.InsertOrganisation(ctx, o)
+	if err == nil {
+		w.written.Organisation = &o
+	}
+	return err
+}
+
+func (w *writtenTx) InsertAccount(ctx context.Context, a Account) error {
+	err := w.Tx.InsertAccount(ctx, a)
+	if err == nil {
+		w.written.Accounts = append(w.written.Accounts, a)
+	}
+	return err
+}
+
+func (w *writtenTx) InsertTransfers(ctx context.Context, ts []Transfer) error {
+	err := w.Tx.InsertTransfers(ctx, ts)
+	if err == nil {
+		w.written.Transfers = append(w.written.Transfers, ts...)
+	}
+	return err
+}
+
+func (w *writtenTx) InsertMember(ctx context.Context, m Member) (bool, error) {
+	inserted, err := w.Tx.InsertMember(ctx, m)
+	if err == nil && inserted {
+		w.written.Member = &m
+	}
+	return inserted, err
 }
 
 // FinishIdempotent keeps a's answer with c's key. A 5xx answer is not

@@ -221,17 +221,16 @@ func testE2EIdempotencyInFlightAndCrashes(t *testing.T, store opener) {
 		t.Errorf("balance %s, want 764.50: the second submit moved money once", acc.Balance)
 	}
 
-	// A create whose process died between its commit and its answer: the
-	// batch exists once, and the retry is told the answer was lost.
-	c := h.claimAs(a.ID, "POST", "/batches", "create-1", `{"name":"Lost"}`)
-	if _, err := h.svc.Claimed(c).CreateBatch(t.Context(), a.ID, disburse.BatchInput{Name: "Lost"}); err != nil {
+	// An API key whose process died between its commit and its answer: the
+	// key exists once, its secret is gone (it is never stored), and the
+	// retry is told the answer was lost.
+	keyPath := "/admin/organisations/" + a.ID + "/apiKeys"
+	kc := h.claimAs(disburse.OperatorScope, "POST", keyPath, "apikey-1", "")
+	if _, _, err := h.svc.Claimed(kc).CreateAPIKey(t.Context(), a.ID); err != nil {
 		t.Fatal(err)
 	}
 	h.clock.Advance(idemLease + time.Second)
-	problem(t, h.sendKey("POST", "/batches", a.token, "create-1", `{"name":"Lost"}`), 409, "idempotency_answer_lost")
-	if list := ok[[]Batch](t, h.do("GET", "/batches", a.token, nil), 200); len(list) != 3 {
-		t.Errorf("%d batches, want 3 (the lost answer's batch made once)", len(list))
-	}
+	problem(t, h.sendKey("POST", keyPath, adminToken, "apikey-1", ``), 409, "idempotency_answer_lost")
 
 	// A cancel whose answer was lost the same way is rebuilt from the batch.
 	b3 := h.createBatch(a, "January")
@@ -380,5 +379,42 @@ func testE2EIdempotencyRace(t *testing.T, store opener) {
 	}
 	if diff := cmp.Diff([]string{"raced", "November"}, names); diff != "" {
 		t.Errorf("batches (-want +got):\n%s", diff)
+	}
+}
+
+// TestE2EIdempotentAnswerInTheWork: where a route makes its answer in the
+// work's transaction, a process that stops before keeping the answer
+// after it (here: that write fails) still leaves the answer the client
+// got, byte for byte, to replay.
+func TestE2EIdempotentAnswerInTheWork(t *testing.T) { eachStore(t, testE2EIdempotentAnswerInTheWork) }
+
+func testE2EIdempotentAnswerInTheWork(t *testing.T, store opener) {
+	var faulty *faultyStore
+	h := startIdem(t, func(t *testing.T) disburse.Store { faulty = &faultyStore{Store: store(t)}; return faulty })
+	a := h.createOrg("Acme", false, "")
+	b := h.createBatch(a, "November")
+	for _, tc := range []struct{ path, token, body string }{
+		{"/batches", a.token, `{"name":"December","externalId":"dec-1"}`},
+		{"/batches/" + b.ID + "/payments", a.token, `{"clearExisting":false,"payments":[` + pay(member, "150.00") + `,` + pay(third, "75.50") + `]}`},
+		{"/admin/organisations", adminToken, `{"name":"Beta","referralsEnabled":true}`},
+		{"/admin/organisations/" + a.ID + "/accounts", adminToken, `{"name":"Second"}`},
+		{"/admin/accounts/" + a.Accounts[0].ID + "/deposits", adminToken, `{"amount":12.5,"reference":"top up"}`},
+		{"/admin/members", adminToken, `{"msisdn":"` + member + `","firstname":"Amina","appInstalled":true}`},
+	} {
+		// The claim is write 1, the work write 2, keeping the answer write 3.
+		base := faulty.writes.Load()
+		faulty.fail = func(n int64) bool { return n == base+3 }
+		first := h.sendKey("POST", tc.path, tc.token, "k-"+tc.path, tc.body)
+		faulty.fail = nil
+		if first.status/100 != 2 {
+			t.Fatalf("POST %s: %d %s", tc.path, first.status, first.body)
+		}
+		if faulty.writes.Load() != base+3 {
+			t.Fatalf("POST %s: %d writes, want 3", tc.path, faulty.writes.Load()-base)
+		}
+		sameAnswer(t, first, h.sendKey("POST", tc.path, tc.token, "k-"+tc.path, tc.body))
+	}
+	if got := h.account(a); got.Balance != "12.50" {
+		t.Errorf("balance %s, want 12.50: the deposit ran once", got.Balance)
 	}
 }

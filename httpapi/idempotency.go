@@ -70,7 +70,8 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, scope string
 		return err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	req := disburse.IdempotentRequest{Scope: scope, Key: values[0], Method: r.Method, Path: r.URL.Path, Body: body, Lease: s.idempotencyLease}
+	req := disburse.IdempotentRequest{Scope: scope, Key: values[0], Method: r.Method, Path: r.URL.Path, Body: body, Lease: s.idempotencyLease,
+		Render: answerRenderers[r.Pattern]}
 	switch kind {
 	case replaySubmit:
 		req.RefKind, req.RefID = refSubmit, r.PathValue("id")
