@@ -85,7 +85,7 @@ func (s *server) deposit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusCreated, transferJSON{ID: t.ID, AccountID: t.ToAccountID, Amount: t.Amount, Reference: t.Reference, CreatedAt: dateTime(t.CreatedAt)})
+	return writeJSON(w, http.StatusCreated, toTransfer(t))
 }
 
 // registerMember answers 201 with a new member, whose pending payments it
@@ -106,9 +106,7 @@ func (s *server) registerMember(w http.ResponseWriter, r *http.Request) error {
 	if created {
 		status = http.StatusCreated
 	}
-	return writeJSON(w, status, memberJSON{
-		Msisdn: m.Msisdn, Firstname: m.Firstname, Lastname: m.Lastname, AppInstalled: m.AppInstalled, RegisteredAt: dateTime(m.RegisteredAt),
-	})
+	return writeJSON(w, status, toMember(m))
 }
 
 func (s *server) statement(w http.ResponseWriter, r *http.Request) error {

@@ -11,6 +11,7 @@ import (
 // Codes of failures that belong to HTTP, not to the domain.
 const (
 	codeMethodNotAllowed disburse.Code = "method_not_allowed" // a known path, another method
+	codeRateLimited      disburse.Code = "rate_limited"       // past a request budget (ratelimit.go)
 )
 
 // statusOf is the one table from error code to HTTP status (contract section 2).
@@ -26,6 +27,11 @@ var statusOf = map[disburse.Code]int{
 	disburse.CodeInsufficientFloat: http.StatusUnprocessableEntity,
 	disburse.CodeInternal:          http.StatusInternalServerError,
 	disburse.CodeUnavailable:       http.StatusServiceUnavailable,
+
+	disburse.CodeIdempotencyKeyReused:  http.StatusUnprocessableEntity,
+	disburse.CodeIdempotencyInProgress: http.StatusConflict,
+	disburse.CodeIdempotencyAnswerLost: http.StatusConflict,
+	codeRateLimited:                    http.StatusTooManyRequests,
 }
 
 // problem is an RFC 9457 problem details body. The type is about:blank, so

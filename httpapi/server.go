@@ -30,6 +30,13 @@ type Config struct {
 	// means os.TempDir(). Where no file can be made, the answer is read
 	// back from the store instead.
 	SpoolDir string
+	// IdempotencyLease is how long a request holding an Idempotency-Key
+	// may run before a retry takes it for dead; 0 means
+	// disburse.DefaultIdempotencyLease.
+	IdempotencyLease time.Duration
+	// RateLimits are the request budgets (ratelimit.go); the zero value
+	// means no limits at all.
+	RateLimits RateLimits
 }
 
 type server struct {
@@ -38,12 +45,16 @@ type server struct {
 	maxBody    int64
 	log        *slog.Logger
 	spoolDir   string
+
+	idempotencyLease time.Duration
+	limits           *limiters
 }
 
 // New returns the API's handler: the route table on a ServeMux, inside the
 // middleware listed here outermost first.
 func New(svc *disburse.Service, cfg Config) http.Handler {
-	s := &server{svc: svc, adminToken: cfg.AdminToken, maxBody: cfg.MaxBodyBytes, log: cfg.Log, spoolDir: cfg.SpoolDir}
+	s := &server{svc: svc, adminToken: cfg.AdminToken, maxBody: cfg.MaxBodyBytes, log: cfg.Log, spoolDir: cfg.SpoolDir,
+		idempotencyLease: cfg.IdempotencyLease, limits: newLimiters(cfg.RateLimits)}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
 	}
@@ -58,6 +69,7 @@ func New(svc *disburse.Service, cfg Config) http.Handler {
 		withRequestID,   // first, so every response and log line has the id
 		s.accessLog,     // sees the final status, a recovered panic's 500 included
 		s.recoverPanics, // inside the log, outside everything that might panic
+		s.rateLimit,     // before the body is read or the database asked
 		s.limitBody,
 	)
 }
@@ -94,37 +106,40 @@ type route struct {
 }
 
 // routes is the one route table: contract sections 3, 4, 5, 7 and 9.
-// s.org and s.admin say which credentials a route takes (auth.go).
+// s.org and s.admin say which credentials a route takes (auth.go);
+// orgIdempotent and adminIdempotent mark the POSTs that take an
+// Idempotency-Key (idempotency.go), whose handlers are therefore method
+// expressions: they run on a copy of the server that carries the key.
 func (s *server) routes() []route {
 	return []route{
 		{"GET", "/healthz", s.healthz},
 		{"GET", "/openapi.yaml", serveOpenAPI},
 		{"POST", "/authentication/getToken", s.getToken},
 
-		{"POST", "/batches", s.org(s.createBatch)},
+		{"POST", "/batches", s.org(s.orgIdempotent(replayKept, (*server).createBatch))},
 		{"GET", "/batches", s.org(s.listBatches)},
 		// More specific than /batches/{id}, so ServeMux prefers it.
 		{"GET", "/batches/statusCodes", s.org(batchStatusCodes)},
 		{"GET", "/batches/{id}", s.getAuthenticatedBatch}, // s.org's check, in the read (batch_read.go)
 		{"PUT", "/batches/{id}", s.org(s.updateBatch)},
 		{"GET", "/batches/{id}/payments", s.org(s.listPayments)},
-		{"POST", "/batches/{id}/payments", s.org(s.addPayments)},
-		{"POST", "/batches/{id}/submit", s.org(s.submitBatch)},
-		{"POST", "/batches/{id}/cancel", s.org(s.cancelBatch)},
+		{"POST", "/batches/{id}/payments", s.org(s.orgIdempotent(replayKept, (*server).addPayments))},
+		{"POST", "/batches/{id}/submit", s.org(s.orgIdempotent(replaySubmit, (*server).submitBatch))},
+		{"POST", "/batches/{id}/cancel", s.org(s.orgIdempotent(replayBatch, (*server).cancelBatch))},
 		{"GET", "/payments/statusCodes", s.org(paymentStatusCodes)},
 		{"GET", "/payments/{id}", s.org(s.getPayment)},
 		{"DELETE", "/payments/{id}", s.org(s.deletePayment)},
 		{"GET", "/members/{msisdn}/exists", s.org(s.memberExists)},
 		{"GET", "/accounts", s.org(s.listAccounts)},
 
-		{"POST", "/admin/organisations", s.admin(s.createOrganisation)},
+		{"POST", "/admin/organisations", s.admin(s.adminIdempotent((*server).createOrganisation))},
 		{"GET", "/admin/organisations/{id}", s.admin(s.getOrganisation)},
 		{"PUT", "/admin/organisations/{id}/settings", s.admin(s.updateSettings)},
-		{"POST", "/admin/organisations/{id}/accounts", s.admin(s.createAccount)},
-		{"POST", "/admin/organisations/{id}/apiKeys", s.admin(s.createAPIKey)},
+		{"POST", "/admin/organisations/{id}/accounts", s.admin(s.adminIdempotent((*server).createAccount))},
+		{"POST", "/admin/organisations/{id}/apiKeys", s.admin(s.adminIdempotent((*server).createAPIKey))},
 		{"DELETE", "/admin/apiKeys/{id}", s.admin(s.revokeAPIKey)},
-		{"POST", "/admin/accounts/{id}/deposits", s.admin(s.deposit)},
-		{"POST", "/admin/members", s.admin(s.registerMember)},
+		{"POST", "/admin/accounts/{id}/deposits", s.admin(s.adminIdempotent((*server).deposit))},
+		{"POST", "/admin/members", s.admin(s.adminIdempotent((*server).registerMember))},
 		{"GET", "/admin/members/{msisdn}/statement", s.admin(s.statement)},
 		{"GET", "/admin/notifications", s.admin(s.notifications)},
 		{"GET", "/admin/ledger/check", s.admin(s.checkLedger)},

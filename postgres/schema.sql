@@ -67,6 +67,22 @@ CREATE TABLE batches (
 CREATE INDEX batches_account ON batches USING btree (account_id);
 CREATE INDEX batches_organisation ON batches USING btree (organisation_id, created_at DESC, id DESC);
 
+CREATE TABLE idempotency_keys (
+    scope text NOT NULL,
+    key_hash text NOT NULL,
+    fingerprint text NOT NULL,
+    owner text NOT NULL,
+    done boolean DEFAULT false NOT NULL,
+    lease_until bigint NOT NULL,
+    status integer DEFAULT 0 NOT NULL,
+    answer bytea,
+    ref_kind text DEFAULT ''::text NOT NULL,
+    ref_id text DEFAULT ''::text NOT NULL,
+    created_at bigint NOT NULL,
+    CONSTRAINT idempotency_keys_pkey PRIMARY KEY (scope, key_hash)
+);
+CREATE INDEX idempotency_keys_created ON idempotency_keys USING btree (created_at);
+
 CREATE TABLE member_checks (
     batch_id uuid NOT NULL,
     created_at bigint NOT NULL,

@@ -55,6 +55,21 @@ CREATE TABLE batches (
     CHECK (status IN ('DRAFT', 'OPEN') OR closed_at IS NOT NULL)
 ) STRICT;
 
+CREATE TABLE idempotency_keys (
+    scope        TEXT    NOT NULL,  -- an organisation id, or 'operator'
+    key_hash     TEXT    NOT NULL,  -- SHA-256 of the Idempotency-Key
+    fingerprint  TEXT    NOT NULL,  -- method, path, scope and body, hashed
+    owner        TEXT    NOT NULL,  -- the request that holds the claim
+    done         INTEGER NOT NULL DEFAULT 0 CHECK (done IN (0, 1)), -- its work committed
+    lease_until  INTEGER NOT NULL,  -- in flight until then
+    status       INTEGER NOT NULL DEFAULT 0,     -- 0: no answer kept yet
+    answer       BLOB,             -- headers and body, sealed
+    ref_kind     TEXT    NOT NULL DEFAULT '',    -- an answer rebuilt from the store
+    ref_id       TEXT    NOT NULL DEFAULT '',
+    created_at   INTEGER NOT NULL,
+    PRIMARY KEY (scope, key_hash)
+);
+
 CREATE TABLE member_checks (
     batch_id   TEXT PRIMARY KEY,
     created_at INTEGER NOT NULL
@@ -160,6 +175,8 @@ CREATE UNIQUE INDEX accounts_wallet ON accounts (msisdn, currency) WHERE kind = 
 CREATE INDEX batches_account ON batches (account_id);
 
 CREATE INDEX batches_organisation ON batches (organisation_id, created_at DESC, id DESC);
+
+CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
 
 CREATE INDEX notifications_due ON notifications (next_attempt_at) WHERE status = 'PENDING';
 

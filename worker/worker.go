@@ -77,6 +77,12 @@ func TokenPurge(svc *disburse.Service, interval time.Duration, log *slog.Logger)
 	return Loop{Name: "token-purge", Interval: interval, RunOnce: svc.PurgeTokens, Log: log}
 }
 
+// IdempotencyPurge is the loop that deletes Idempotency-Keys past their
+// day (Service.PurgeIdempotencyKeys).
+func IdempotencyPurge(svc *disburse.Service, interval time.Duration, log *slog.Logger) Loop {
+	return Loop{Name: "idempotency-purge", Interval: interval, RunOnce: svc.PurgeIdempotencyKeys, Log: log}
+}
+
 // Reversal is the loop that reverses legs whose reversal period has passed.
 func Reversal(svc *disburse.Service, interval time.Duration, log *slog.Logger) Loop {
 	return Loop{Name: "reversal", Interval: interval, RunOnce: svc.ReverseDue, Log: log}

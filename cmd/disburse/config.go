@@ -29,6 +29,9 @@ type config struct {
 	// The HTTP server's bounds on slow and idle clients (docs/operations.md).
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	MaxHeaderBytes                         int
+	// Idempotency-Keys and request budgets (config_limits.go).
+	IdempotencyLease time.Duration
+	RateLimits       httpapi.RateLimits
 }
 
 // variables maps each setting's flag to its variable. Only these flags read
@@ -50,6 +53,11 @@ var variables = map[string]string{
 	"write-timeout":            "DISBURSE_WRITE_TIMEOUT",
 	"idle-timeout":             "DISBURSE_IDLE_TIMEOUT",
 	"max-header-bytes":         "DISBURSE_MAX_HEADER_BYTES",
+	"idempotency-lease":        "DISBURSE_IDEMPOTENCY_LEASE",
+	"rate-limit-organisation":  "DISBURSE_RATE_LIMIT_ORGANISATION",
+	"rate-limit-operator":      "DISBURSE_RATE_LIMIT_OPERATOR",
+	"rate-limit-address":       "DISBURSE_RATE_LIMIT_ADDRESS",
+	"rate-limit-member-exists": "DISBURSE_RATE_LIMIT_MEMBER_EXISTS",
 }
 
 // flags registers serve's settings on fs with the contract's defaults, which
@@ -72,6 +80,7 @@ func (c *config) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.WriteTimeout, "write-timeout", 10*time.Minute, "longest a request may take from its headers to the end of its answer, a million-payment submit included (DISBURSE_WRITE_TIMEOUT)")
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", 2*time.Minute, "how long an idle keep-alive connection is kept (DISBURSE_IDLE_TIMEOUT)")
 	fs.IntVar(&c.MaxHeaderBytes, "max-header-bytes", 64<<10, "largest request header block in bytes; past it 431 (DISBURSE_MAX_HEADER_BYTES)")
+	c.limitFlags(fs)
 }
 
 // databaseFlag registers --database-url alone, for the commands that only
@@ -140,6 +149,8 @@ func (c *config) check() error {
 		return fmt.Errorf("read-timeout, write-timeout and idle-timeout must be positive")
 	case c.MaxHeaderBytes < 4096:
 		return fmt.Errorf("max-header-bytes must be at least 4096")
+	case c.IdempotencyLease <= 0:
+		return fmt.Errorf("idempotency-lease must be positive")
 	}
 	return nil
 }

@@ -67,7 +67,8 @@ func serve(ctx context.Context, args []string) error {
 	}
 
 	srv := &http.Server{
-		Handler:           httpapi.New(svc, httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log}),
+		Handler: httpapi.New(svc, httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log,
+			IdempotencyLease: c.IdempotencyLease, RateLimits: c.RateLimits}),
 		ReadHeaderTimeout: min(readHeaderTimeout, c.ReadTimeout),
 		ReadTimeout:       c.ReadTimeout,
 		WriteTimeout:      c.WriteTimeout,
@@ -127,6 +128,7 @@ func backgroundLoops(svc *disburse.Service, c *config, log *slog.Logger) []worke
 	return []worker.Loop{
 		worker.MemberChecks(svc, c.WorkerInterval, log),
 		worker.TokenPurge(svc, c.WorkerInterval, log),
+		worker.IdempotencyPurge(svc, c.WorkerInterval, log),
 		worker.Reversal(svc, c.WorkerInterval, log),
 		worker.Delivery(svc, provider, owner, policy, c.WorkerInterval, log),
 	}

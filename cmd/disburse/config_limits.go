@@ -1,0 +1,44 @@
+package main
+
+import (
+	"flag"
+
+	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/internal/ratelimit"
+)
+
+// limitFlags registers the Idempotency-Key lease and the request budgets
+// (docs/idempotency.md, docs/operations.md "Rate limits").
+func (c *config) limitFlags(fs *flag.FlagSet) {
+	fs.DurationVar(&c.IdempotencyLease, "idempotency-lease", disburse.DefaultIdempotencyLease,
+		"how long a request holding an Idempotency-Key may run before a retry takes it for dead (DISBURSE_IDEMPOTENCY_LEASE)")
+	c.RateLimits = httpapi.DefaultRateLimits
+	fs.Var(policyValue{&c.RateLimits.Organisation}, "rate-limit-organisation",
+		"requests per window of each organisation access token, `QUOTA/WINDOW` or off (DISBURSE_RATE_LIMIT_ORGANISATION)")
+	fs.Var(policyValue{&c.RateLimits.Operator}, "rate-limit-operator",
+		"requests per window of the operator token, `QUOTA/WINDOW` or off (DISBURSE_RATE_LIMIT_OPERATOR)")
+	fs.Var(policyValue{&c.RateLimits.Address}, "rate-limit-address",
+		"requests per window of each client address to getToken, the portal's sign-in and calls without a token, `QUOTA/WINDOW` or off (DISBURSE_RATE_LIMIT_ADDRESS)")
+	fs.Var(policyValue{&c.RateLimits.MemberExists}, "rate-limit-member-exists",
+		"GET /members/{msisdn}/exists per window of each token, `QUOTA/WINDOW` or off (DISBURSE_RATE_LIMIT_MEMBER_EXISTS)")
+}
+
+// policyValue is a flag.Value over a rate limit; the policy keeps its name.
+type policyValue struct{ p *ratelimit.Policy }
+
+func (v policyValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return v.p.String()
+}
+
+func (v policyValue) Set(s string) error {
+	p, err := ratelimit.ParsePolicy(v.p.Name, s)
+	if err != nil {
+		return err
+	}
+	*v.p = p
+	return nil
+}

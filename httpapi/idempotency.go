@@ -1,0 +1,195 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+
+	"github.com/disburse/disburse"
+)
+
+// Idempotency-Key on every POST of the organisation and operator APIs but
+// getToken (docs/idempotency.md). The rules are the domain's
+// (disburse.BeginIdempotent); here the key is read, the answer recorded,
+// and a replay written.
+
+// replayedHeader is what a replay answers with, besides its body.
+const replayedHeader = "Idempotent-Replayed"
+
+// keptHeaders are the headers of an answer that a replay repeats; the
+// others (X-Request-Id, the rate limit's) belong to each response.
+var keptHeaders = []string{"Content-Type", "Cache-Control", "Location", "Retry-After", "WWW-Authenticate"}
+
+// How a route's answer is replayed.
+type replayKind int
+
+const (
+	replayKept   replayKind = iota // the answer is kept, byte for byte
+	replaySubmit                   // rebuilt: the batch with every payment, which may be a million
+	// replayBatch: kept, and rebuilt from the batch when the process
+	// stopped between the work's commit and keeping the answer (a cancel).
+	replayBatch
+)
+
+// idemHandler is a handler run under an Idempotency-Key: s is a copy of
+// the server whose Service carries the key's claim into its transaction.
+type idemHandler func(s *server, w http.ResponseWriter, r *http.Request) error
+
+// orgIdempotent makes an organisation route idempotent, its keys scoped to
+// the organisation.
+func (s *server) orgIdempotent(kind replayKind, h func(s *server, w http.ResponseWriter, r *http.Request, orgID string) error) orgHandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, orgID string) error {
+		return s.idempotent(w, r, orgID, kind, func(s *server, w http.ResponseWriter, r *http.Request) error { return h(s, w, r, orgID) })
+	}
+}
+
+// adminIdempotent makes an operator route idempotent, its keys scoped to the operator.
+func (s *server) adminIdempotent(h idemHandler) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		return s.idempotent(w, r, disburse.OperatorScope, replayKept, h)
+	}
+}
+
+// idempotent runs h once per Idempotency-Key: without the header it just
+// runs; with it, the first request claims the key, runs, and leaves its
+// answer for a replay.
+func (s *server) idempotent(w http.ResponseWriter, r *http.Request, scope string, kind replayKind, h idemHandler) error {
+	values, present := r.Header["Idempotency-Key"]
+	if !present {
+		return h(s, w, r)
+	}
+	if len(values) != 1 {
+		return disburse.Invalid("Idempotency-Key", "", "send one Idempotency-Key header")
+	}
+	if err := disburse.ValidIdempotencyKey(values[0]); err != nil {
+		return err
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	req := disburse.IdempotentRequest{Scope: scope, Key: values[0], Method: r.Method, Path: r.URL.Path, Body: body, Lease: s.idempotencyLease,
+		Render: answerRenderers[r.Pattern]}
+	switch kind {
+	case replaySubmit:
+		req.RefKind, req.RefID = refSubmit, r.PathValue("id")
+	case replayBatch:
+		req.RefKind, req.RefID = refBatch, r.PathValue("id")
+	}
+	claim, replay, err := s.svc.BeginIdempotent(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	if replay != nil {
+		return s.replay(w, r, scope, replay)
+	}
+	claimed := *s
+	claimed.svc = s.svc.Claimed(claim)
+	rec := &answerRecorder{ResponseWriter: w, rebuilt: kind == replaySubmit}
+	// The answer is kept even when the client has gone, and whatever the
+	// handler did: a panic (a stream cut short) releases the key as a 500.
+	ctx := context.WithoutCancel(r.Context())
+	finished := false
+	defer func() {
+		if !finished {
+			s.finish(ctx, r, claim, disburse.Answer{Status: http.StatusInternalServerError})
+		}
+	}()
+	if err := h(&claimed, rec, r); err != nil {
+		s.writeError(rec, r, err)
+	}
+	finished = true
+	s.finish(ctx, r, claim, disburse.Answer{Status: rec.status(), Header: rec.kept, Body: rec.body.Bytes(), Rebuilt: rec.rebuilt && !rec.keepBody})
+	return nil
+}
+
+// finish keeps the answer; a failure to keep it is logged, since the
+// client has its answer already. A retry then finds the key done without
+// an answer, and is told so (docs/idempotency.md).
+func (s *server) finish(ctx context.Context, r *http.Request, c *disburse.Claim, a disburse.Answer) {
+	if err := s.svc.FinishIdempotent(ctx, c, a); err != nil {
+		s.log.ErrorContext(ctx, "keeping an idempotent answer failed", "request_id", requestIDFrom(r.Context()), "path", r.URL.Path, "err", err)
+	}
+}
+
+// What a replay rebuilds an answer from (IdempotencyKey.RefKind).
+const (
+	refSubmit = "submit" // the batch and its payments
+	refBatch  = "batch"  // the batch, when its answer was not kept
+)
+
+// replay writes a key's answer again, marked Idempotent-Replayed.
+func (s *server) replay(w http.ResponseWriter, r *http.Request, scope string, rp *disburse.Replay) error {
+	w.Header().Set(replayedHeader, "true")
+	if rp.RefKind == refSubmit {
+		b, err := s.svc.Batch(r.Context(), scope, rp.RefID)
+		if err != nil {
+			return err
+		}
+		return writeBatchWithPayments(w, b, func(visit func([]disburse.Payment) error) error {
+			return s.svc.PaymentPages(r.Context(), scope, b.ID, visit)
+		})
+	}
+	if rp.RefKind == refBatch && rp.Status == 0 {
+		b, err := s.svc.Batch(r.Context(), scope, rp.RefID)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, http.StatusOK, toBatch(b))
+	}
+	for k, v := range rp.Header {
+		w.Header().Set(k, v)
+	}
+	w.WriteHeader(rp.Status)
+	_, _ = w.Write(rp.Body)
+	return nil
+}
+
+// answerRecorder passes an answer on and keeps what a replay needs of it:
+// the body too, unless the route's success is rebuilt on replay (a
+// submit's); its failures are small, and kept.
+type answerRecorder struct {
+	http.ResponseWriter
+	rebuilt     bool // the route's 2xx answers are rebuilt on replay
+	keepBody    bool
+	code        int
+	wroteHeader bool
+	kept        map[string]string
+	body        bytes.Buffer
+}
+
+func (a *answerRecorder) WriteHeader(code int) {
+	if !a.wroteHeader {
+		a.code, a.wroteHeader = code, true
+		a.keepBody = !a.rebuilt || code >= http.StatusMultipleChoices
+		a.kept = map[string]string{}
+		for _, k := range keptHeaders {
+			if v := a.Header().Get(k); v != "" {
+				a.kept[k] = v
+			}
+		}
+	}
+	a.ResponseWriter.WriteHeader(code)
+}
+
+func (a *answerRecorder) Write(b []byte) (int, error) {
+	if !a.wroteHeader {
+		a.WriteHeader(http.StatusOK)
+	}
+	if a.keepBody {
+		a.body.Write(b)
+	}
+	return a.ResponseWriter.Write(b)
+}
+
+func (a *answerRecorder) status() int {
+	if !a.wroteHeader {
+		return http.StatusOK
+	}
+	return a.code
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (a *answerRecorder) Unwrap() http.ResponseWriter { return a.ResponseWriter }

@@ -1,0 +1,126 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+
+	"github.com/disburse/disburse"
+)
+
+// answerRenderers make a route's answer from what its transaction wrote
+// (disburse.Written), so that the answer is kept in the same transaction
+// as the work: a process that stops after the commit leaves a key that
+// replays. Each makes the bytes its handler writes, from the same values.
+// A route without one (an API key's, whose secret never reaches the
+// store) keeps its answer just after the commit (docs/idempotency.md).
+// Keyed by the route's pattern.
+var answerRenderers = map[string]func(disburse.Written) (disburse.Answer, bool){
+	"POST /batches": func(w disburse.Written) (disburse.Answer, bool) {
+		if w.Batch == nil {
+			return disburse.Answer{}, false
+		}
+		return jsonAnswer(http.StatusCreated, toBatch(*w.Batch), "Location", "/batches/"+w.Batch.ID)
+	},
+	"POST /batches/{id}/payments": func(w disburse.Written) (disburse.Answer, bool) {
+		if w.Batch == nil || len(w.Payments) == 0 {
+			return disburse.Answer{}, false
+		}
+		var out bufferedAnswer
+		if err := writeBatchWithPayments(&out, *w.Batch, onePage(w.Payments)); err != nil {
+			return disburse.Answer{}, false
+		}
+		return out.answer(), true
+	},
+	"POST /admin/organisations": func(w disburse.Written) (disburse.Answer, bool) {
+		if w.Organisation == nil {
+			return disburse.Answer{}, false
+		}
+		var payout []disburse.Account
+		for _, a := range w.Accounts {
+			if a.Kind == disburse.AccountPayout {
+				payout = append(payout, a)
+			}
+		}
+		return jsonAnswer(http.StatusCreated, toOrganisation(*w.Organisation, payout), "Location", "/admin/organisations/"+w.Organisation.ID)
+	},
+	"POST /admin/organisations/{id}/accounts": func(w disburse.Written) (disburse.Answer, bool) {
+		if len(w.Accounts) != 1 {
+			return disburse.Answer{}, false
+		}
+		return jsonAnswer(http.StatusCreated, toAccount(w.Accounts[0]))
+	},
+	"POST /admin/accounts/{id}/deposits": func(w disburse.Written) (disburse.Answer, bool) {
+		if len(w.Transfers) != 1 {
+			return disburse.Answer{}, false
+		}
+		return jsonAnswer(http.StatusCreated, toTransfer(w.Transfers[0]))
+	},
+	"POST /admin/members": func(w disburse.Written) (disburse.Answer, bool) {
+		if w.Member == nil { // a member already: nothing changed, and the answer is kept after
+			return disburse.Answer{}, false
+		}
+		return jsonAnswer(http.StatusCreated, toMember(*w.Member))
+	},
+}
+
+// jsonAnswer is writeJSON's answer, with extra headers as name, value pairs.
+func jsonAnswer(status int, v any, header ...string) (disburse.Answer, bool) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return disburse.Answer{}, false
+	}
+	h := map[string]string{"Content-Type": "application/json", "Cache-Control": "no-store"}
+	for i := 0; i+1 < len(header); i += 2 {
+		h[header[i]] = header[i+1]
+	}
+	return disburse.Answer{Status: status, Header: h, Body: body}, true
+}
+
+// bufferedAnswer is a ResponseWriter that keeps what a handler's writer
+// function writes, for an answer made before it is sent.
+type bufferedAnswer struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (b *bufferedAnswer) Header() http.Header {
+	if b.header == nil {
+		b.header = http.Header{}
+	}
+	return b.header
+}
+
+func (b *bufferedAnswer) WriteHeader(code int) {
+	if b.code == 0 {
+		b.code = code
+	}
+}
+
+func (b *bufferedAnswer) Write(p []byte) (int, error) {
+	if b.code == 0 {
+		b.code = http.StatusOK
+	}
+	return b.body.Write(p)
+}
+
+func (b *bufferedAnswer) answer() disburse.Answer {
+	h := map[string]string{}
+	for _, k := range keptHeaders {
+		if v := b.Header().Get(k); v != "" {
+			h[k] = v
+		}
+	}
+	return disburse.Answer{Status: b.code, Header: h, Body: b.body.Bytes()}
+}
+
+// toTransfer is a deposit's answer (the handler's and its renderer's).
+func toTransfer(t disburse.Transfer) transferJSON {
+	return transferJSON{ID: t.ID, AccountID: t.ToAccountID, Amount: t.Amount, Reference: t.Reference, CreatedAt: dateTime(t.CreatedAt)}
+}
+
+// toMember is a registration's answer (the handler's and its renderer's).
+func toMember(m disburse.Member) memberJSON {
+	return memberJSON{Msisdn: m.Msisdn, Firstname: m.Firstname, Lastname: m.Lastname, AppInstalled: m.AppInstalled, RegisteredAt: dateTime(m.RegisteredAt)}
+}

@@ -1,0 +1,36 @@
+package httpapi
+
+import (
+	"testing"
+)
+
+// TestEveryKeptAnswerIsRendered: each POST that takes an Idempotency-Key
+// makes its answer in the work's transaction, but those whose answer is
+// rebuilt from the batch (submit, cancel) and the API key's, whose secret
+// never reaches the store. A new POST must join one list or the other.
+func TestEveryKeptAnswerIsRendered(t *testing.T) {
+	rebuiltOrSecret := map[string]bool{
+		"POST /authentication/getToken":          true, // takes no key
+		"POST /batches/{id}/submit":              true,
+		"POST /batches/{id}/cancel":              true,
+		"POST /admin/organisations/{id}/apiKeys": true,
+	}
+	for _, rt := range (&server{}).routes() {
+		pattern := rt.method + " " + rt.path
+		if rt.method != "POST" || rebuiltOrSecret[pattern] {
+			continue
+		}
+		if answerRenderers[pattern] == nil {
+			t.Errorf("%s has no answer renderer", pattern)
+		}
+	}
+	for pattern := range answerRenderers {
+		found := false
+		for _, rt := range (&server{}).routes() {
+			found = found || rt.method+" "+rt.path == pattern
+		}
+		if !found {
+			t.Errorf("renderer for %s, which is no route", pattern)
+		}
+	}
+}

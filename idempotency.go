@@ -1,0 +1,396 @@
+package disburse
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Idempotency-Keys (docs/idempotency.md): a request that carries one runs
+// once; a retry with the same key and the same request gets the first
+// answer back. The claim on the key is taken in a short transaction of
+// its own, so that a second request sees it in flight; the work's own
+// transaction marks the key done, so that the key and the work commit
+// together or not at all; the answer is kept just after.
+
+// OperatorScope is the scope of the operator API's keys; an organisation's
+// keys are scoped to its id.
+const OperatorScope = "operator"
+
+// IdempotencyRetention is how long a key is kept before the sweep deletes it.
+const IdempotencyRetention = 24 * time.Hour
+
+// DefaultIdempotencyLease is how long a claimed key counts as in flight
+// when nothing says otherwise: past it, the request that claimed it is
+// taken for dead, and a retry may run in its place.
+const DefaultIdempotencyLease = 10 * time.Minute
+
+// MaxIdempotencyKeyLen is the longest Idempotency-Key accepted.
+const MaxIdempotencyKeyLen = 255
+
+// The codes of an Idempotency-Key that cannot be used (contract section 2).
+const (
+	CodeIdempotencyKeyReused  Code = "idempotency_key_reused"  // 422: the key was used for another request
+	CodeIdempotencyInProgress Code = "idempotency_in_progress" // 409: the key's first request still runs
+	// CodeIdempotencyAnswerLost: 409, the key's request ran and committed
+	// but its process stopped before keeping the answer, which cannot be
+	// rebuilt (docs/idempotency.md).
+	CodeIdempotencyAnswerLost Code = "idempotency_answer_lost"
+)
+
+// ValidIdempotencyKey checks a key: 1 to 255 printable ASCII characters.
+func ValidIdempotencyKey(key string) error {
+	bad := len(key) == 0 || len(key) > MaxIdempotencyKeyLen
+	for i := 0; i < len(key) && !bad; i++ {
+		bad = key[i] < 0x20 || key[i] > 0x7e
+	}
+	if bad {
+		return Invalid("Idempotency-Key", key, "the Idempotency-Key header must be 1 to 255 printable ASCII characters")
+	}
+	return nil
+}
+
+// IdempotentRequest is a request that carries an Idempotency-Key.
+type IdempotentRequest struct {
+	Scope        string // OperatorScope, or the organisation's id
+	Key          string // the header as sent
+	Method, Path string
+	Body         []byte
+	// RefKind and RefID, when set, name what a replay rebuilds the answer
+	// from instead of keeping it (a submit's: every payment of the batch).
+	RefKind, RefID string
+	// Lease is how long the request may run before a retry takes it for
+	// dead; 0 means DefaultIdempotencyLease.
+	Lease time.Duration
+	// Render, when set, makes the request's answer from what its
+	// transaction wrote, so that the answer is kept in that transaction:
+	// a process that stops after the commit leaves a key that replays.
+	// It reports false when what was written does not make an answer.
+	Render func(Written) (Answer, bool)
+}
+
+// Written is what a claimed request's transaction wrote, in the order it
+// wrote it: what Render makes the answer of.
+type Written struct {
+	Batch        *Batch // the last batch inserted or updated
+	Payments     []Payment
+	Organisation *Organisation
+	Accounts     []Account
+	Transfers    []Transfer
+	Member       *Member // a member inserted
+}
+
+// Claim is a request's hold on its key: Claimed runs the request's work
+// under it, FinishIdempotent keeps its answer.
+type Claim struct {
+	scope, keyHash, owner string
+	seal                  [32]byte // the answer's sealing key, from the key itself
+	refKind, refID        string
+	render                func(Written) (Answer, bool)
+	claimedAt             time.Time
+}
+
+// Answer is what a request answered, as an idempotent replay returns it.
+type Answer struct {
+	Status int
+	Header map[string]string // the headers that matter: Content-Type, Location, ...
+	Body   []byte
+	// Rebuilt, when the request named a RefKind, reports that the body
+	// is rebuilt on replay, so that only the status and headers are kept.
+	Rebuilt bool
+}
+
+// Replay is the answer a key already has. When RefKind is set the body is
+// to be rebuilt from RefKind and RefID (Status and Header may then be
+// empty, when the process stopped before keeping them).
+type Replay struct {
+	Answer
+	RefKind, RefID string
+}
+
+var errTakenOver = Errorf(CodeIdempotencyInProgress, "another request with this Idempotency-Key took over after this one ran past its time")
+
+// BeginIdempotent claims req's key for this request (a nil Replay), or
+// returns the answer the key already has, or fails: 422 for a key used
+// with another request, 409 while the key's first request still runs.
+func (s *Service) BeginIdempotent(ctx context.Context, req IdempotentRequest) (*Claim, *Replay, error) {
+	if err := ValidIdempotencyKey(req.Key); err != nil {
+		return nil, nil, err
+	}
+	lease := req.Lease
+	if lease <= 0 {
+		lease = DefaultIdempotencyLease
+	}
+	c := &Claim{scope: req.Scope, keyHash: hashed("key", req.Key), owner: NewID(), refKind: req.RefKind, refID: req.RefID, render: req.Render}
+	c.seal = sha256.Sum256([]byte("disburse idempotency answer\x00" + req.Scope + "\x00" + req.Key))
+	bodyHash := sha256.Sum256(req.Body)
+	fingerprint := hashed("request", req.Method+"\x00"+req.Path+"\x00"+req.Scope+"\x00"+hex.EncodeToString(bodyHash[:]))
+	now := s.now()
+	c.claimedAt = now
+	fresh := IdempotencyKey{Scope: c.scope, KeyHash: c.keyHash, Fingerprint: fingerprint, Owner: c.owner, LeaseUntil: now.Add(lease), CreatedAt: now}
+	for attempt := 1; ; attempt++ {
+		var replay *Replay
+		err := s.Store.Write(ctx, func(tx Tx) error {
+			replay = nil
+			k, err := tx.LockIdempotencyKey(ctx, c.scope, c.keyHash)
+			switch {
+			case errors.Is(err, ErrNotFound):
+				return tx.InsertIdempotencyKey(ctx, fresh)
+			case err != nil:
+				return err
+			case !k.CreatedAt.After(now.Add(-IdempotencyRetention)): // kept past its time, not swept yet
+				if err := tx.DeleteIdempotencyKey(ctx, c.scope, c.keyHash); err != nil {
+					return err
+				}
+				return tx.InsertIdempotencyKey(ctx, fresh)
+			case k.Fingerprint != fingerprint:
+				return Errorf(CodeIdempotencyKeyReused, "this Idempotency-Key was used with another request; use a new key for a new request")
+			case k.Status != 0 || k.Done && k.RefKind != "" && !k.LeaseUntil.After(now):
+				replay, err = c.open(k)
+				return err
+			case k.LeaseUntil.After(now):
+				return Errorf(CodeIdempotencyInProgress, "a request with this Idempotency-Key is still running; retry once it has answered")
+			case k.Done:
+				return Errorf(CodeIdempotencyAnswerLost, "the request with this Idempotency-Key ran and its changes were kept, but its answer was lost; read the resource to see them")
+			default: // its request died before its work committed: run it here
+				return tx.TakeOverIdempotencyKey(ctx, c.scope, c.keyHash, c.owner, now.Add(lease))
+			}
+		})
+		// Two first requests raced to insert the key: look again, to tell
+		// the loser the winner is in flight.
+		if errors.Is(err, ErrDuplicate) && attempt < 3 {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if replay != nil {
+			return nil, replay, nil
+		}
+		return c, nil, nil
+	}
+}
+
+// Claimed returns a copy of s whose every write transaction first marks
+// c's key done: the work and the key commit together, and a request whose
+// claim was taken over by a retry commits nothing. It is the Service a
+// handler runs its one use case with.
+func (s *Service) Claimed(c *Claim) *Service {
+	cp := *s
+	cp.Store = claimStore{Store: s.Store, c: c}
+	return &cp
+}
+
+// claimStore is a Store whose writes carry a claim.
+type claimStore struct {
+	Store
+	c *Claim
+}
+
+func (cs claimStore) Write(ctx context.Context, fn func(Tx) error) error {
+	c := cs.c
+	return cs.Store.Write(ctx, func(tx Tx) error {
+		// First, so that on PostgreSQL the key's row stays locked until the
+		// work commits: a retry that finds the lease over waits for it.
+		if err := tx.MarkIdempotencyKeyDone(ctx, c.scope, c.keyHash, c.owner, c.refKind, c.refID); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return errTakenOver
+			}
+			return err
+		}
+		if c.render == nil {
+			return fn(tx)
+		}
+		w := &writtenTx{Tx: tx}
+		if err := fn(w); err != nil {
+			return err
+		}
+		a, ok := c.render(w.written)
+		if !ok {
+			return nil
+		}
+		sealed, err := c.sealAnswer(a.Header, a.Body)
+		if err != nil {
+			return err
+		}
+		return tx.AnswerIdempotencyKey(ctx, c.scope, c.keyHash, c.owner, a.Status, sealed, c.claimedAt)
+	})
+}
+
+// writtenTx is a Tx that notes what a claimed request writes, for Render.
+type writtenTx struct {
+	Tx
+	written Written
+}
+
+func (w *writtenTx) InsertBatch(ctx context.Context, b Batch) error {
+	err := w.Tx.InsertBatch(ctx, b)
+	if err == nil {
+		w.written.Batch = &b
+	}
+	return err
+}
+
+func (w *writtenTx) UpdateBatch(ctx context.Context, b Batch) error {
+	err := w.Tx.UpdateBatch(ctx, b)
+	if err == nil {
+		w.written.Batch = &b
+	}
+	return err
+}
+
+func (w *writtenTx) InsertPayments(ctx context.Context, ps []Payment) error {
+	err := w.Tx.InsertPayments(ctx, ps)
+	if err == nil {
+		w.written.Payments = append(w.written.Payments, ps...)
+	}
+	return err
+}
+
+func (w *writtenTx) InsertOrganisation(ctx context.Context, o Organisation) error {
+	err := w.Tx.InsertOrganisation(ctx, o)
+	if err == nil {
+		w.written.Organisation = &o
+	}
+	return err
+}
+
+func (w *writtenTx) InsertAccount(ctx context.Context, a Account) error {
+	err := w.Tx.InsertAccount(ctx, a)
+	if err == nil {
+		w.written.Accounts = append(w.written.Accounts, a)
+	}
+	return err
+}
+
+func (w *writtenTx) InsertTransfers(ctx context.Context, ts []Transfer) error {
+	err := w.Tx.InsertTransfers(ctx, ts)
+	if err == nil {
+		w.written.Transfers = append(w.written.Transfers, ts...)
+	}
+	return err
+}
+
+func (w *writtenTx) InsertMember(ctx context.Context, m Member) (bool, error) {
+	inserted, err := w.Tx.InsertMember(ctx, m)
+	if err == nil && inserted {
+		w.written.Member = &m
+	}
+	return inserted, err
+}
+
+// FinishIdempotent keeps a's answer with c's key. A 5xx answer is not
+// kept: the key is released, so that a retry runs again, unless the work
+// had committed.
+func (s *Service) FinishIdempotent(ctx context.Context, c *Claim, a Answer) error {
+	now := s.now()
+	var sealed []byte
+	if a.Status < 500 {
+		body := a.Body
+		if a.Rebuilt {
+			body = nil
+		}
+		var err error
+		if sealed, err = c.sealAnswer(a.Header, body); err != nil {
+			return err
+		}
+	}
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		if a.Status >= 500 {
+			return tx.ReleaseIdempotencyKey(ctx, c.scope, c.keyHash, c.owner, now)
+		}
+		return tx.AnswerIdempotencyKey(ctx, c.scope, c.keyHash, c.owner, a.Status, sealed, now)
+	})
+	if errors.Is(err, ErrNotFound) {
+		return nil // taken over: the request that took it keeps its own answer
+	}
+	return err
+}
+
+// PurgeIdempotencyKeys deletes the keys past IdempotencyRetention; the
+// worker calls it every interval. It returns how many it deleted.
+func (s *Service) PurgeIdempotencyKeys(ctx context.Context) (int, error) {
+	total := 0
+	for ctx.Err() == nil {
+		var n int
+		err := s.Store.Write(ctx, func(tx Tx) (err error) {
+			n, err = tx.DeleteIdempotencyKeysBefore(ctx, s.now().Add(-IdempotencyRetention), purgeBatchSize)
+			return err
+		})
+		total += n
+		if err != nil || n < purgeBatchSize {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// hashed is the hex SHA-256 of a value, named by what it is for.
+func hashed(what, v string) string {
+	h := sha256.Sum256([]byte("disburse idempotency " + what + "\x00" + v))
+	return hex.EncodeToString(h[:])
+}
+
+// sealAnswer encrypts an answer's headers and body with the claim's key,
+// which only the Idempotency-Key derives: the stored answers (balances,
+// an API key once) cannot be read from the database alone.
+func (c *Claim) sealAnswer(header map[string]string, body []byte) ([]byte, error) {
+	h, err := json.Marshal(header)
+	if err != nil {
+		return nil, err
+	}
+	plain := binary.BigEndian.AppendUint32(nil, uint32(len(h)))
+	plain = append(append(plain, h...), body...)
+	aead, err := c.aead()
+	if err != nil {
+		return nil, err
+	}
+	nonce := make([]byte, aead.NonceSize())
+	_, _ = rand.Read(nonce) // crypto/rand.Read never fails
+	return aead.Seal(nonce, nonce, plain, []byte(c.scope+"\x00"+c.keyHash)), nil
+}
+
+// open returns k's answer as a Replay.
+func (c *Claim) open(k IdempotencyKey) (*Replay, error) {
+	r := &Replay{Answer: Answer{Status: k.Status}, RefKind: k.RefKind, RefID: k.RefID}
+	if k.Status == 0 {
+		return r, nil
+	}
+	aead, err := c.aead()
+	if err != nil {
+		return nil, err
+	}
+	n := aead.NonceSize()
+	if len(k.Answer) < n {
+		return nil, fmt.Errorf("idempotency answer: sealed answer too short")
+	}
+	plain, err := aead.Open(nil, k.Answer[:n], k.Answer[n:], []byte(c.scope+"\x00"+c.keyHash))
+	if err != nil {
+		return nil, fmt.Errorf("idempotency answer: %w", err)
+	}
+	if len(plain) < 4 || int(binary.BigEndian.Uint32(plain)) > len(plain)-4 {
+		return nil, fmt.Errorf("idempotency answer: malformed")
+	}
+	hl := int(binary.BigEndian.Uint32(plain))
+	if err := json.Unmarshal(plain[4:4+hl], &r.Header); err != nil {
+		return nil, fmt.Errorf("idempotency answer: %w", err)
+	}
+	r.Body = plain[4+hl:]
+	return r, nil
+}
+
+func (c *Claim) aead() (cipher.AEAD, error) {
+	block, err := aes.NewCipher(c.seal[:])
+	if err != nil {
+		return nil, err
+	}
+	return cipher.NewGCM(block)
+}

@@ -1,0 +1,186 @@
+// Package ratelimit keeps request budgets per key (a token, a client
+// address) in memory, with golang.org/x/time/rate's token buckets, and
+// says so in the IETF RateLimit-Policy and RateLimit header fields
+// (draft-ietf-httpapi-ratelimit-headers). The API and the portal's
+// sign-in share it. Budgets are per process: docs/operations.md says what
+// that means with several replicas.
+package ratelimit
+
+import (
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Policy is a budget of Quota requests per Window: a bucket of Quota
+// tokens, refilled evenly over Window. The zero Policy limits nothing.
+type Policy struct {
+	Name   string // the policy's name in the headers
+	Quota  int
+	Window time.Duration
+}
+
+// Off reports whether p limits nothing.
+func (p Policy) Off() bool { return p.Quota <= 0 || p.Window <= 0 }
+
+// String is p as ParsePolicy reads it: "QUOTA/WINDOW", or "off".
+func (p Policy) String() string {
+	if p.Off() {
+		return "off"
+	}
+	return strconv.Itoa(p.Quota) + "/" + p.Window.String()
+}
+
+// ParsePolicy reads "QUOTA/WINDOW" (600/1m: 600 requests a minute) or
+// "off", into a Policy named name.
+func ParsePolicy(name, s string) (Policy, error) {
+	if s == "off" || s == "0" {
+		return Policy{Name: name}, nil
+	}
+	q, w, ok := strings.Cut(s, "/")
+	quota, err := strconv.Atoi(q)
+	if !ok || err != nil || quota <= 0 {
+		return Policy{}, fmt.Errorf("rate limit %q: want QUOTA/WINDOW, like 600/1m, or off", s)
+	}
+	window, err := time.ParseDuration(w)
+	if err != nil || window < time.Second {
+		return Policy{}, fmt.Errorf("rate limit %q: the window must be a duration of at least 1s, like 1m", s)
+	}
+	return Policy{Name: name, Quota: quota, Window: window}, nil
+}
+
+// DefaultMaxKeys bounds the keys a Limiter remembers.
+const DefaultMaxKeys = 100_000
+
+// Limiter keeps one bucket per key. A bucket left alone for a Window is
+// full again, the same as a new one, so the Limiter forgets it: memory
+// follows the keys seen in the last Window, and never passes MaxKeys.
+type Limiter struct {
+	policy  Policy
+	every   rate.Limit
+	clock   func() time.Time
+	maxKeys int
+
+	mu        sync.Mutex
+	buckets   map[string]*bucket
+	lastSweep time.Time
+}
+
+type bucket struct {
+	lim  *rate.Limiter
+	last time.Time
+}
+
+// New returns a Limiter for p; nil when p is off. clock nil means time.Now.
+func New(p Policy, clock func() time.Time) *Limiter {
+	if p.Off() {
+		return nil
+	}
+	if clock == nil {
+		clock = time.Now
+	}
+	return &Limiter{
+		policy: p, every: rate.Limit(float64(p.Quota) / p.Window.Seconds()), clock: clock,
+		maxKeys: DefaultMaxKeys, buckets: map[string]*bucket{}, lastSweep: clock(),
+	}
+}
+
+// Decision is what Allow decided, with what the headers say.
+type Decision struct {
+	Allowed bool
+	// Remaining is what is left of the quota after this request.
+	Remaining int
+	// Reset is how long until the bucket is full again.
+	Reset time.Duration
+	// RetryAfter, when not Allowed, is how long until one request fits.
+	RetryAfter time.Duration
+	policy     Policy
+}
+
+// Allow spends one request of key's budget, if it has one left.
+func (l *Limiter) Allow(key string) Decision {
+	now := l.clock()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sweep(now)
+	b := l.buckets[key]
+	if b == nil {
+		b = &bucket{lim: rate.NewLimiter(l.every, l.policy.Quota)}
+		l.buckets[key] = b
+	}
+	b.last = now
+	d := Decision{policy: l.policy}
+	r := b.lim.ReserveN(now, 1)
+	if delay := r.DelayFrom(now); delay > 0 {
+		r.CancelAt(now)
+		d.RetryAfter = delay
+	} else {
+		d.Allowed = true
+	}
+	tokens := b.lim.TokensAt(now)
+	d.Remaining = max(int(math.Floor(tokens)), 0)
+	d.Reset = time.Duration((float64(l.policy.Quota) - tokens) / float64(l.every) * float64(time.Second))
+	return d
+}
+
+// sweep forgets the buckets that are full again, once a Window; past
+// maxKeys it forgets buckets at random, which can only give their keys
+// more room, never less.
+func (l *Limiter) sweep(now time.Time) {
+	if now.Sub(l.lastSweep) >= l.policy.Window {
+		l.lastSweep = now
+		for k, b := range l.buckets {
+			if now.Sub(b.last) >= l.policy.Window {
+				delete(l.buckets, k)
+			}
+		}
+	}
+	for k := range l.buckets {
+		if len(l.buckets) < l.maxKeys {
+			break
+		}
+		delete(l.buckets, k)
+	}
+}
+
+// Keys is how many keys the Limiter remembers.
+func (l *Limiter) Keys() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.buckets)
+}
+
+// SetHeaders writes the RateLimit-Policy and RateLimit fields of d, and
+// Retry-After when the request was refused.
+func (d Decision) SetHeaders(h http.Header) {
+	p := d.policy
+	h.Set("RateLimit-Policy", fmt.Sprintf("%q;q=%d;w=%d", p.Name, p.Quota, int64(p.Window/time.Second)))
+	h.Set("RateLimit", fmt.Sprintf("%q;r=%d;t=%d", p.Name, d.Remaining, seconds(d.Reset)))
+	if !d.Allowed {
+		h.Set("Retry-After", strconv.FormatInt(max(seconds(d.RetryAfter), 1), 10))
+	}
+}
+
+// seconds rounds d up to whole seconds, as the headers count.
+func seconds(d time.Duration) int64 {
+	return int64(math.Ceil(d.Seconds()))
+}
+
+// ClientAddress is the address a request came from: the connection's
+// peer. Forwarded headers are not read, since any client can send them;
+// behind a proxy every client shares the proxy's budget
+// (docs/operations.md).
+func ClientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
