@@ -50,7 +50,7 @@ func StartSQLite(ctx context.Context) (*Server, error) {
 }
 
 // Start serves store (which the caller closes, unless StartSQLite opened
-// it) with an organisation holding float of 1,000,000.00.
+// it) with an organisation holding float of 100,000,000.00.
 func Start(ctx context.Context, store disburse.Store) (*Server, error) {
 	svc := disburse.NewService(store)
 	svc.Log = slog.New(slog.DiscardHandler)
@@ -58,7 +58,7 @@ func Start(ctx context.Context, store disburse.Store) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := svc.Deposit(ctx, accounts[0].ID, "1000000.00", "opening float"); err != nil {
+	if _, err := svc.Deposit(ctx, accounts[0].ID, "100000000.00", "opening float"); err != nil {
 		return nil, err
 	}
 	_, key, err := svc.CreateAPIKey(ctx, org.ID)
