@@ -27,7 +27,9 @@ type API struct {
 
 // Options tune New; the zero value is sensible.
 type Options struct {
-	// HTTPClient sends the requests; nil means a client with a 2-minute timeout.
+	// HTTPClient sends the requests; nil means one with no overall
+	// timeout: a submit of a million payments answers once it has
+	// committed, minutes later, so bound calls with their context instead.
 	HTTPClient *http.Client
 	// Retries is how many times a safe request (GET, HEAD) is sent again
 	// after a network error, 429, 502, 503 or 504; 0 means 4, -1 none.
@@ -42,7 +44,7 @@ type Options struct {
 // New returns a client of the API at baseURL that authenticates with apiKey.
 func New(baseURL, apiKey string, opts Options) (*API, error) {
 	if opts.HTTPClient == nil {
-		opts.HTTPClient = &http.Client{Timeout: 2 * time.Minute}
+		opts.HTTPClient = &http.Client{}
 	}
 	switch {
 	case opts.Retries == 0:

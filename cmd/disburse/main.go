@@ -21,6 +21,7 @@ commands:
   serve        run the HTTP API and the background workers (--demo: create a demo organisation)
   migrate      apply the database migrations and exit
   org create   create an organisation with a deposit and an API key, print them
+  version      the module version and VCS revision of this binary (also --version)
   bench        benchmark the API in-process: add, submit, register, reverse against a bulk baseline (--http-load: read endpoints under load)
 
 for organisations, against a running service (--api-url, --api-key, --json):
@@ -80,6 +81,9 @@ func run(ctx context.Context, args []string) error {
 		return batches(ctx, args[1:], os.Stdout, os.Stderr)
 	case "accounts":
 		return accounts(ctx, args[1:], os.Stdout, os.Stderr)
+	case "version", "--version":
+		printVersion(os.Stdout)
+		return nil
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil
