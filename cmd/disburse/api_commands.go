@@ -147,7 +147,7 @@ func batches(ctx context.Context, args []string, out, errOut io.Writer) error {
 		case "get":
 			res, err = api.GetBatch(ctx, pos[0])
 		case "submit":
-			res, err = api.SubmitBatch(ctx, pos[0])
+			return a.submit(ctx, api, pos[0])
 		case "cancel":
 			res, err = api.CancelBatch(ctx, pos[0])
 		}
@@ -217,8 +217,24 @@ func (a *apiFlags) show(status int, body []byte, human func()) error {
 	return nil
 }
 
-// showBatch prints a batch answer as it streams in: a submit's answer
-// holds every payment, so only the batch's own fields are decoded.
+// submit submits the batch. With --json the answer, every payment with
+// its status, streams to the output; else it is read to its end unparsed
+// (it may be hundreds of megabytes) and the batch is read again to show.
+func (a *apiFlags) submit(ctx context.Context, api *apiclient.API, id string) error {
+	res, err := api.SubmitBatch(ctx, id)
+	if err != nil || a.json || res.StatusCode/100 != 2 {
+		return a.showBatch(res, err)
+	}
+	_, err = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if err != nil {
+		return serviceError(fmt.Errorf("reading the answer: %w", err))
+	}
+	return a.showBatch(api.GetBatch(ctx, id))
+}
+
+// showBatch prints a batch answer: as it streams in with --json, else its
+// own fields decoded (a Batch has no payments field).
 func (a *apiFlags) showBatch(res *http.Response, err error) error {
 	if err != nil {
 		return serviceError(err)

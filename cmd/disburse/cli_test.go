@@ -253,6 +253,11 @@ func TestCLICommands(t *testing.T) {
 		if _, errOut, code := cli(t, srv, "batches", "submit", id); code != exitService || !strings.Contains(errOut, "409 invalid_state") {
 			t.Errorf("submit of a cancelled batch: exit %d: %s", code, errOut)
 		}
+		// A human --submit reads the batch again after the (large) answer.
+		out, errOut, code = cli(t, srv, "batches", "upload", "--file", payoutsCSV(t, 4), "--name", "Paid", "--submit")
+		if code != 0 || !strings.Contains(out, "Paid") || !strings.Contains(out, "OPEN") || !strings.Contains(out, "10.06") {
+			t.Errorf("upload --submit: %d %s %s", code, out, errOut)
+		}
 		wrong := *srv
 		wrong.APIKey = "dak_wrong"
 		if _, errOut, code := cli(t, &wrong, "accounts"); code != exitService || !strings.Contains(errOut, "401") {

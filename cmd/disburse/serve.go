@@ -42,7 +42,10 @@ func serve(ctx context.Context, args []string) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	log, err := newLogger(os.Stderr, c.LogFormat, c.LogLevel)
+	if err != nil {
+		return err
+	}
 
 	// The port first: one already in use is found before the database is
 	// migrated or a demo organisation inserted.

@@ -77,8 +77,7 @@ func upload(ctx context.Context, fs *flag.FlagSet, a *apiFlags, args []string) e
 		return err
 	}
 	if *submit {
-		res, err := api.SubmitBatch(ctx, batch.Id.String())
-		return a.showBatch(res, err)
+		return a.submit(ctx, api, batch.Id.String())
 	}
 	res, err := api.GetBatchWithResponse(ctx, batch.Id.String())
 	if err != nil {
