@@ -58,6 +58,8 @@ type harness struct {
 	base  string
 	svc   *disburse.Service
 	clock *clock
+	// client checks every exchange against openapi.yaml (e2e_openapi_test.go).
+	client *http.Client
 }
 
 // clock is a settable time source.
@@ -100,7 +102,8 @@ func startOn(t *testing.T, open opener, cfg httpapi.Config) *harness {
 	srv := &http.Server{Handler: httpapi.New(svc, cfg), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	h := &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, clock: c}
+	h := &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, clock: c,
+		client: &http.Client{Transport: validatingTransport{t}}}
 	t.Cleanup(func() {
 		if cfg.AdminToken == adminToken && !t.Failed() {
 			h.checkLedger()
@@ -164,7 +167,7 @@ func (h *harness) send(method, path, authorization string, body any) response {
 	if authorization != "" {
 		req.Header.Set("Authorization", authorization)
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := h.client.Do(req)
 	if err != nil {
 		h.t.Fatalf("%s %s: %v", method, path, err)
 	}

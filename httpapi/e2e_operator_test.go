@@ -123,7 +123,7 @@ func testE2EService(t *testing.T, store opener) {
 	for sent, kept := range map[string]bool{"abc-123.X_y": true, strings.Repeat("a", 65): false, "a b": false} {
 		req, _ := http.NewRequest("GET", h.base+"/healthz", nil)
 		req.Header.Set("X-Request-Id", sent)
-		res, err := http.DefaultClient.Do(req)
+		res, err := h.client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

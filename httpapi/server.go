@@ -37,6 +37,8 @@ type Config struct {
 	// RateLimits are the request budgets (ratelimit.go); the zero value
 	// means no limits at all.
 	RateLimits RateLimits
+	// Metrics counts and times requests (metrics.go); nil: none.
+	Metrics *Metrics
 }
 
 type server struct {
@@ -65,7 +67,11 @@ func New(svc *disburse.Service, cfg Config) http.Handler {
 	for _, rt := range s.routes() {
 		mux.Handle(rt.method+" "+rt.path, s.handle(rt.handler))
 	}
-	return chain(s.problemsForUnrouted(mux),
+	var routed http.Handler = s.problemsForUnrouted(mux)
+	if cfg.Metrics != nil {
+		routed = cfg.Metrics.instrument(routed)
+	}
+	return chain(routed,
 		withRequestID,   // first, so every response and log line has the id
 		s.accessLog,     // sees the final status, a recovered panic's 500 included
 		s.recoverPanics, // inside the log, outside everything that might panic

@@ -16,6 +16,9 @@ import (
 // a flag or its DISBURSE_* variable; a flag wins over its variable.
 type config struct {
 	Listen         string
+	MetricsListen  string // "": no /metrics
+	LogFormat      string // text or json
+	LogLevel       string // debug, info, warn or error
 	DatabaseURL    string
 	AdminToken     string
 	TokenTTL       time.Duration
@@ -38,6 +41,9 @@ type config struct {
 // the environment: `org create --name` has no DISBURSE_NAME.
 var variables = map[string]string{
 	"listen":                   "DISBURSE_LISTEN",
+	"metrics-listen":           "DISBURSE_METRICS_LISTEN",
+	"log-format":               "DISBURSE_LOG_FORMAT",
+	"log-level":                "DISBURSE_LOG_LEVEL",
 	"database-url":             "DISBURSE_DATABASE_URL",
 	"admin-token":              "DISBURSE_ADMIN_TOKEN",
 	"token-ttl":                "DISBURSE_TOKEN_TTL",
@@ -65,6 +71,9 @@ var variables = map[string]string{
 func (c *config) flags(fs *flag.FlagSet) {
 	c.databaseFlag(fs)
 	fs.StringVar(&c.Listen, "listen", ":8080", "address to serve on (DISBURSE_LISTEN)")
+	fs.StringVar(&c.LogFormat, "log-format", "text", "log lines as text or json, on stderr; msisdns masked (DISBURSE_LOG_FORMAT)")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error (DISBURSE_LOG_LEVEL)")
+	fs.StringVar(&c.MetricsListen, "metrics-listen", "", "address to serve Prometheus /metrics on, apart from the API; unset: none (DISBURSE_METRICS_LISTEN)")
 	fs.StringVar(&c.AdminToken, "admin-token", "", "bearer token of the operator API; unset: the operator API answers 401 (DISBURSE_ADMIN_TOKEN)")
 	fs.DurationVar(&c.TokenTTL, "token-ttl", time.Hour, "access token lifetime (DISBURSE_TOKEN_TTL)")
 	fs.DurationVar(&c.WorkerInterval, "worker-interval", 5*time.Second, "how often background workers look for due work (DISBURSE_WORKER_INTERVAL)")

@@ -21,7 +21,14 @@ commands:
   serve        run the HTTP API and the background workers (--demo: create a demo organisation)
   migrate      apply the database migrations and exit
   org create   create an organisation with a deposit and an API key, print them
+  version      the module version and VCS revision of this binary (also --version)
   bench        benchmark the API in-process: add, submit, register, reverse against a bulk baseline (--http-load: read endpoints under load)
+
+for organisations, against a running service (--api-url, --api-key, --json):
+  batches      upload a CSV file of payments; list, get, payments, submit, cancel
+  accounts     the organisation's payout accounts
+
+Exit codes: 0 done, 1 usage, 2 validation failures, 3 service error.
 
 Run 'disburse <command> -h' for a command's flags. Every flag has a DISBURSE_* variable.
 `
@@ -34,7 +41,7 @@ func main() {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 	default:
 		fmt.Fprintln(os.Stderr, "disburse:", describe(err))
-		os.Exit(1)
+		os.Exit(asExit(err))
 	}
 }
 
@@ -70,6 +77,13 @@ func run(ctx context.Context, args []string) error {
 			return fmt.Errorf("usage: disburse org create --name NAME [--deposit AMOUNT]")
 		}
 		return orgCreate(ctx, args[2:])
+	case "batches":
+		return batches(ctx, args[1:], os.Stdout, os.Stderr)
+	case "accounts":
+		return accounts(ctx, args[1:], os.Stdout, os.Stderr)
+	case "version", "--version":
+		printVersion(os.Stdout)
+		return nil
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

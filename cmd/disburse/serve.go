@@ -42,7 +42,10 @@ func serve(ctx context.Context, args []string) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	log, err := newLogger(os.Stderr, c.LogFormat, c.LogLevel)
+	if err != nil {
+		return err
+	}
 
 	// The port first: one already in use is found before the database is
 	// migrated or a demo organisation inserted.
@@ -66,9 +69,20 @@ func serve(ctx context.Context, args []string) error {
 		}
 	}
 
+	var metrics *metricsServer
+	apiConfig := httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log,
+		IdempotencyLease: c.IdempotencyLease, RateLimits: c.RateLimits}
+	if c.MetricsListen != "" {
+		mln, err := net.Listen("tcp", c.MetricsListen)
+		if err != nil {
+			return err
+		}
+		reg := newRegistry(store)
+		apiConfig.Metrics = httpapi.NewMetrics(reg)
+		metrics = startMetrics(mln, reg, log)
+	}
 	srv := &http.Server{
-		Handler: httpapi.New(svc, httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log,
-			IdempotencyLease: c.IdempotencyLease, RateLimits: c.RateLimits}),
+		Handler:           httpapi.New(svc, apiConfig),
 		ReadHeaderTimeout: min(readHeaderTimeout, c.ReadTimeout),
 		ReadTimeout:       c.ReadTimeout,
 		WriteTimeout:      c.WriteTimeout,
@@ -78,13 +92,15 @@ func serve(ctx context.Context, args []string) error {
 	var workers worker.Group
 	workers.Start(context.WithoutCancel(ctx), backgroundLoops(svc, &c, log)...)
 
-	log.Info("disburse serving", "addr", ln.Addr().String(), "database", redact(c.DatabaseURL))
+	version, revision := buildVersion()
+	log.Info("disburse serving", "addr", ln.Addr().String(), "database", redact(c.DatabaseURL), "version", version, "revision", revision)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
 	select {
 	case err := <-served:
 		workers.Stop()
+		_ = metrics.stop(context.WithoutCancel(ctx))
 		return err
 	case <-ctx.Done():
 	}
@@ -93,6 +109,7 @@ func serve(ctx context.Context, args []string) error {
 	defer cancel()
 	err = srv.Shutdown(shutdownCtx)
 	workers.Stop()
+	err = errors.Join(err, metrics.stop(shutdownCtx))
 	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
