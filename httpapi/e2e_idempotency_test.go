@@ -309,7 +309,8 @@ func startServerOf(t *testing.T, h *harness, cfg httpapi.Config) *harness {
 	srv := &http.Server{Handler: httpapi.New(svc, cfg)}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	return &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, clock: h.clock}
+	return &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, clock: h.clock,
+		client: &http.Client{Transport: validatingTransport{t}}}
 }
 
 func TestE2EIdempotencyRace(t *testing.T) { eachStore(t, testE2EIdempotencyRace) }
