@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -11,40 +10,42 @@ import (
 	"github.com/disburse/disburse/sqlstore"
 )
 
-var _ sqlstore.Copier = Dialect{}
+// minCopyRows is where COPY starts to pay: it costs a round trip more than
+// one INSERT (pgx asks for the column types first), and saves a large
+// share of an INSERT ... SELECT FROM unnest of many rows (BenchmarkBatch100k's
+// add phase; docs/benchmarks.md).
+const minCopyRows = 1000
 
-var _ sqlstore.Cursors = Dialect{}
-
-// CursorsKeepTheirSnapshot: PostgreSQL's cursors read the snapshot of
-// their DECLARE, so PaymentPages fetches pages of one query run once.
-func (Dialect) CursorsKeepTheirSnapshot() {}
-
-// CopyMinRows is the fewest rows InsertPayments, InsertTransfers and
-// InsertNotifications copy rather than insert.
-func (d Dialect) CopyMinRows() int {
-	if d.copyRows > 0 {
-		return d.copyRows
+// InsertRows streams the rows with COPY ... FROM STDIN (binary) on the pgx
+// connection under the transaction: COPY skips the planner and the unnest
+// arrays that an INSERT ... SELECT goes through. Rows go in the order
+// given, so an identity column follows it. Fewer than minCopyRows rows go
+// through INSERT ... SELECT: below it the copy's setup costs more than it
+// saves.
+func (e Engine) InsertRows(ctx context.Context, c sqlstore.Conn, table string, cols []sqlstore.Column, n int) error {
+	if n < e.minCopy() {
+		return c.InsertSelect(ctx, table, cols, n)
 	}
-	return minCopyRows
-}
-
-// CopyRows streams the rows with COPY ... FROM STDIN (binary) on the pgx
-// connection under conn, inside the transaction open on it: COPY skips
-// the planner and the unnest arrays that an INSERT ... SELECT goes
-// through. Rows go in the order given, so an identity column follows it.
-func (Dialect) CopyRows(ctx context.Context, conn *sql.Conn, table string, cols []sqlstore.Column, n int) error {
 	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = c.Name
+	for i, col := range cols {
+		names[i] = col.Name
 	}
-	return conn.Raw(func(driverConn any) error {
-		c, ok := driverConn.(*stdlib.Conn)
+	return c.Raw(func(driverConn any) error {
+		conn, ok := driverConn.(*stdlib.Conn)
 		if !ok {
 			return fmt.Errorf("postgres: copy into %s: not a pgx connection: %T", table, driverConn)
 		}
-		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{table}, names, pgx.CopyFromSlice(n, copyRow(cols)))
+		_, err := conn.Conn().CopyFrom(ctx, pgx.Identifier{table}, names, pgx.CopyFromSlice(n, copyRow(cols)))
 		return err
 	})
+}
+
+// minCopy is the fewest rows InsertRows copies.
+func (e Engine) minCopy() int {
+	if e.copyRows > 0 {
+		return e.copyRows
+	}
+	return minCopyRows
 }
 
 // copyRow returns the function that builds row i for COPY, each row as it

@@ -11,10 +11,10 @@ import (
 	"github.com/disburse/disburse/sqlstore"
 )
 
-// TestDialectErrors: errors are classified by SQLSTATE, however wrapped;
+// TestEngineErrors: errors are classified by SQLSTATE, however wrapped;
 // these run without a server.
-func TestDialectErrors(t *testing.T) {
-	var d postgres.Dialect
+func TestEngineErrors(t *testing.T) {
+	var e postgres.Engine
 	for _, c := range []struct {
 		code      string
 		violation sqlstore.Violation
@@ -27,14 +27,14 @@ func TestDialectErrors(t *testing.T) {
 		{"40P01", sqlstore.NoViolation, true},
 	} {
 		err := fmt.Errorf("lock account: %w", &pgconn.PgError{Code: c.code})
-		if got := d.Violation(err); got != c.violation {
+		if got := e.Violation(err); got != c.violation {
 			t.Errorf("Violation(%s) = %v, want %v", c.code, got, c.violation)
 		}
-		if got := d.Retryable(err); got != c.retryable {
+		if got := e.Retryable(err); got != c.retryable {
 			t.Errorf("Retryable(%s) = %v, want %v", c.code, got, c.retryable)
 		}
 	}
-	if d.Retryable(errors.New("40P01")) {
+	if e.Retryable(errors.New("40P01")) {
 		t.Error("Retryable matched an error by its text")
 	}
 }

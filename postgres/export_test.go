@@ -11,5 +11,5 @@ import (
 // path; the external tests (package postgres_test, kept outside because
 // pgtest imports this package) reach it here.
 func OpenInChunks(ctx context.Context, url string, rows int) (*sqlstore.Store, error) {
-	return open(ctx, url, Dialect{bulkRows: rows, copyRows: 1})
+	return open(ctx, url, Engine{bulkRows: rows, copyRows: 1})
 }

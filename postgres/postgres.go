@@ -43,10 +43,10 @@ const (
 // Open migrates the database at url (a postgres:// URL, pgx's keywords
 // included: pool_max_conns, ...) and returns a store on it.
 func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
-	return open(ctx, url, Dialect{})
+	return open(ctx, url, Engine{})
 }
 
-func open(ctx context.Context, url string, d Dialect) (*sqlstore.Store, error) {
+func open(ctx context.Context, url string, e Engine) (*sqlstore.Store, error) {
 	if err := Migrate(ctx, url); err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func open(ctx context.Context, url string, d Dialect) (*sqlstore.Store, error) {
 	}
 	// One pool for both: PostgreSQL runs reads beside writes on any
 	// connection, and Read's REPEATABLE READ gives it its snapshot.
-	s := sqlstore.New(db, db, d)
+	s := sqlstore.New(db, db, e)
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, err

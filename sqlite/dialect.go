@@ -1,14 +1,9 @@
 package sqlite
 
 import (
-	"database/sql"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/disburse/disburse/sqlstore"
 )
@@ -16,27 +11,20 @@ import (
 // maxBulkRows keeps one JSON parameter to a few megabytes.
 const maxBulkRows = 50_000
 
-// Dialect is SQLite's sqlstore.Dialect. The zero value is ready to use.
-type Dialect struct {
-	bulkRows int // rows per bulk statement; 0 is maxBulkRows (tests make it small)
-}
-
-var _ sqlstore.Dialect = Dialect{}
-
 // Rebind leaves the query alone: SQLite takes ? placeholders.
-func (Dialect) Rebind(query string) string { return query }
+func (Engine) Rebind(query string) string { return query }
 
 // LockClause is empty: SQLite has no row locks. Every write transaction
 // begins IMMEDIATE on the one writer connection, so it holds the database's
 // write lock from its first statement; what a lock would protect cannot
 // change under it.
-func (Dialect) LockClause(skipLocked bool) string { return "" }
+func (Engine) LockClause(skipLocked bool) string { return "" }
 
 // Rows passes the rows as one JSON text parameter, an array of row arrays,
 // and reads them back with jsonb_each: one statement binds one parameter
 // whatever the number of rows. jsonb_each rather than json_each because it
 // yields each row as JSONB, which ->> indexes without parsing text again.
-func (Dialect) Rows(cols []sqlstore.Column, n int) (string, []any, error) {
+func (Engine) Rows(cols []sqlstore.Column, n int) (string, []any, error) {
 	var b strings.Builder
 	b.WriteString("(SELECT j.key AS ord")
 	for i, c := range cols {
@@ -74,6 +62,19 @@ func (Dialect) Rows(cols []sqlstore.Column, n int) (string, []any, error) {
 	return b.String(), []any{string(buf)}, nil
 }
 
+// AnyOf matches the values of one JSON array parameter, read back with
+// json_each: SQLite plans it as a lookup of each value in column's index.
+func (Engine) AnyOf(column string, values []string) (string, any) {
+	buf := []byte{'['}
+	for i, v := range values {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendJSONString(buf, v)
+	}
+	return column + " IN (SELECT value FROM json_each(?))", string(append(buf, ']'))
+}
+
 // appendJSONString appends s as a JSON string. Bytes that are not valid
 // UTF-8 are passed through: SQLite's JSON functions keep them as they are,
 // as they would in a text column.
@@ -95,38 +96,9 @@ func appendJSONString(buf []byte, s string) []byte {
 }
 
 // MaxBulkRows bounds the rows of one JSON parameter.
-func (d Dialect) MaxBulkRows() int {
-	if d.bulkRows > 0 {
-		return d.bulkRows
+func (e Engine) MaxBulkRows() int {
+	if e.bulkRows > 0 {
+		return e.bulkRows
 	}
 	return maxBulkRows
-}
-
-// Violation reads SQLite's extended result code.
-func (Dialect) Violation(err error) sqlstore.Violation {
-	var e *sqlite.Error
-	if !errors.As(err, &e) {
-		return sqlstore.NoViolation
-	}
-	switch e.Code() {
-	case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-		return sqlstore.UniqueViolation
-	case sqlite3.SQLITE_CONSTRAINT_CHECK:
-		return sqlstore.CheckViolation
-	}
-	return sqlstore.NoViolation
-}
-
-// Retryable is always false: SQLite has no serialization failures or
-// deadlocks here. Writers queue for the one writer connection, and BEGIN
-// IMMEDIATE waits busy_timeout for another process's writer.
-func (Dialect) Retryable(err error) bool { return false }
-
-// Unreachable is always false: the database is a file of this process.
-func (Dialect) Unreachable(err error) bool { return false }
-
-// TxOptions: a read-only transaction begins DEFERRED on a query_only
-// connection; its first read fixes its snapshot (WAL).
-func (Dialect) TxOptions(readOnly bool) *sql.TxOptions {
-	return &sql.TxOptions{ReadOnly: readOnly}
 }

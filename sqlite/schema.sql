@@ -186,7 +186,8 @@ CREATE INDEX notifications_recipient ON notifications (recipient, created_at);
 
 CREATE INDEX payments_batch ON payments (batch_id, seq);
 
-CREATE INDEX payments_external_id ON payments (organisation_id, external_id) WHERE external_id <> '';
+CREATE UNIQUE INDEX payments_external_id ON payments (organisation_id, external_id)
+    WHERE external_id <> '' AND NOT deleted;
 
 CREATE INDEX payments_held_due ON payments (reversal_due_at, seq) WHERE held OR referral_held;
 

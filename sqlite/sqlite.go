@@ -25,10 +25,10 @@ var migrations embed.FS
 // concurrent Writes queue in Go instead of failing with SQLITE_BUSY; reads
 // use a pool of read-only connections, which WAL lets run beside the writer.
 func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
-	return open(ctx, path, Dialect{})
+	return open(ctx, path, Engine{})
 }
 
-func open(ctx context.Context, path string, d Dialect) (*sqlstore.Store, error) {
+func open(ctx context.Context, path string, e Engine) (*sqlstore.Store, error) {
 	if err := Migrate(ctx, path); err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func open(ctx context.Context, path string, d Dialect) (*sqlstore.Store, error) 
 		write.Close()
 		return nil, err
 	}
-	s := sqlstore.New(write, read, d, sqlstore.PrepareLookups())
+	s := sqlstore.New(write, read, e, sqlstore.PrepareLookups())
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, err

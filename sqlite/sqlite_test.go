@@ -15,9 +15,9 @@ import (
 )
 
 // openTest returns a store on a new file in the test's temp dir.
-func openTest(t *testing.T, d Dialect) *sqlstore.Store {
+func openTest(t *testing.T, e Engine) *sqlstore.Store {
 	t.Helper()
-	s, err := open(t.Context(), filepath.Join(t.TempDir(), "disburse.db"), d)
+	s, err := open(t.Context(), filepath.Join(t.TempDir(), "disburse.db"), e)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -38,12 +38,12 @@ func TestDelivery(t *testing.T) { storetest.RunDelivery(t, openStore) }
 
 func TestProperties(t *testing.T) { storetest.RunProperties(t, openStore) }
 
-func openStore(t *testing.T) disburse.Store { return openTest(t, Dialect{}) }
+func openStore(t *testing.T) disburse.Store { return openTest(t, Engine{}) }
 
 // TestStoreInSmallChunks runs the suite again with bulk statements of a
 // few rows, so that every bulk path is split into chunks.
 func TestStoreInSmallChunks(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) disburse.Store { return openTest(t, Dialect{bulkRows: 3}) })
+	storetest.Run(t, func(t *testing.T) disburse.Store { return openTest(t, Engine{bulkRows: 3}) })
 }
 
 // TestMigrateTwice: migrating a migrated file changes nothing.
@@ -60,7 +60,7 @@ func TestMigrateTwice(t *testing.T) {
 // check, which the CHECK constraint otherwise keeps out of reach.
 func TestLedgerReportsNegativeBalance(t *testing.T) {
 	ctx := t.Context()
-	s := openTest(t, Dialect{})
+	s := openTest(t, Engine{})
 	org := disburse.NewID()
 	acct := disburse.NewID()
 	for _, q := range []string{
@@ -91,7 +91,7 @@ func TestLedgerReportsNegativeBalance(t *testing.T) {
 // result codes.
 func TestErrors(t *testing.T) {
 	ctx := t.Context()
-	s := openTest(t, Dialect{})
+	s := openTest(t, Engine{})
 	org := disburse.Organisation{ID: disburse.NewID(), Name: "o", Currency: "KES", CreatedAt: storeTime}
 	payout := disburse.Account{ID: disburse.NewID(), OrganisationID: org.ID, Kind: disburse.AccountPayout, Name: "p", Currency: "KES", CreatedAt: storeTime}
 	err := s.Write(ctx, func(tx disburse.Tx) error {

@@ -28,7 +28,7 @@ func (t *tx) Account(ctx context.Context, id string) (disburse.Account, error) {
 }
 
 func (t *tx) LockAccount(ctx context.Context, id string) (disburse.Account, error) {
-	return t.account(ctx, id, t.d.LockClause(false))
+	return t.account(ctx, id, t.e.LockClause(false))
 }
 
 func (t *tx) account(ctx context.Context, id, lock string) (disburse.Account, error) {
@@ -77,24 +77,20 @@ func (t *tx) EnsureWallets(ctx context.Context, currency string, msisdns []strin
 	if err != nil {
 		return nil, fmt.Errorf("ensure wallets: %w", err)
 	}
+	// The wallets are read back by AnyOf rather than a join to the rows,
+	// whose plan on PostgreSQL depends on statistics it may not have.
+	cond, arg := t.e.AnyOf("msisdn", msisdns)
+	rows, err := t.query(ctx, `SELECT msisdn, id FROM accounts WHERE kind = 'WALLET' AND currency = ? AND `+cond, currency, arg)
+	if err != nil {
+		return nil, fmt.Errorf("ensure wallets: %w", err)
+	}
 	wallets := make(map[string]string, len(msisdns))
-	scan := func(r *sql.Rows) error {
+	err = forEach(rows, func(r *sql.Rows) error {
 		var msisdn, id string
 		err := r.Scan(&msisdn, &id)
 		wallets[msisdn] = id
 		return err
-	}
-	if am, ok := t.d.(ArrayMatcher); ok {
-		var rows *sql.Rows
-		if rows, err = t.query(ctx, `SELECT msisdn, id FROM accounts
-			WHERE kind = 'WALLET' AND currency = ? AND msisdn = ANY(CAST(? AS TEXT[]))`, currency, am.TextArray(msisdns)); err == nil {
-			err = forEach(rows, scan)
-		}
-	} else {
-		_, err = t.bulk(ctx, `SELECT a.msisdn, a.id FROM @rows AS r
-			CROSS JOIN accounts a WHERE a.kind = 'WALLET' AND a.msisdn = r.msisdn AND a.currency = ?`,
-			[]any{currency}, len(msisdns), cols[1:], scan)
-	}
+	})
 	if err != nil {
 		return nil, fmt.Errorf("ensure wallets: %w", err)
 	}

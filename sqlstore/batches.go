@@ -54,7 +54,7 @@ func (t *tx) Batch(ctx context.Context, id string) (disburse.Batch, error) {
 }
 
 func (t *tx) LockBatch(ctx context.Context, id string) (disburse.Batch, error) {
-	return t.batch(ctx, id, t.d.LockClause(false))
+	return t.batch(ctx, id, t.e.LockClause(false))
 }
 
 func (t *tx) batch(ctx context.Context, id, lock string) (disburse.Batch, error) {

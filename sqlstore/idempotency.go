@@ -20,7 +20,7 @@ func (t *tx) InsertIdempotencyKey(ctx context.Context, k disburse.IdempotencyKey
 func (t *tx) LockIdempotencyKey(ctx context.Context, scope, keyHash string) (disburse.IdempotencyKey, error) {
 	k := disburse.IdempotencyKey{Scope: scope, KeyHash: keyHash}
 	err := t.queryRow(ctx, `SELECT fingerprint, owner, done, lease_until, status, answer, ref_kind, ref_id, created_at
-		FROM idempotency_keys WHERE scope = ? AND key_hash = ?`+t.d.LockClause(false), scope, keyHash).
+		FROM idempotency_keys WHERE scope = ? AND key_hash = ?`+t.e.LockClause(false), scope, keyHash).
 		Scan(&k.Fingerprint, &k.Owner, &k.Done, at(&k.LeaseUntil), &k.Status, &k.Answer, &k.RefKind, &k.RefID, at(&k.CreatedAt))
 	return k, found("idempotency key", err)
 }

@@ -57,7 +57,7 @@ func (t *tx) applyToBalances(ctx context.Context, ts []disburse.Transfer) error 
 	_, err := t.bulk(ctx, `UPDATE accounts SET balance = accounts.balance + r.delta
 		FROM @rows AS r WHERE accounts.id = r.id`, nil, len(ids), cols, nil)
 	if err != nil {
-		if t.d.Violation(err) == CheckViolation {
+		if t.e.Violation(err) == CheckViolation {
 			// The only CHECK an UPDATE of balance can break.
 			err = ErrNegativeBalance
 		}

@@ -55,7 +55,7 @@ func (s *Store) lookup(ctx context.Context, query string, args, dest []any) erro
 
 func (s *Store) lookupOnce(ctx context.Context, query string, args, dest []any) error {
 	if s.prepared == nil {
-		return s.read.QueryRowContext(ctx, s.d.Rebind(query), args...).Scan(dest...)
+		return s.read.QueryRowContext(ctx, s.e.Rebind(query), args...).Scan(dest...)
 	}
 	stmt, err := s.prepared.stmt(ctx, query)
 	if err != nil {
@@ -79,7 +79,7 @@ func qualify(alias, columns string) string {
 // (bench --http-load). pgx keeps a cache per connection, so PostgreSQL
 // needs no such thing.
 func PrepareLookups() Option {
-	return func(s *Store) { s.prepared = &statements{db: s.read, d: s.d} }
+	return func(s *Store) { s.prepared = &statements{db: s.read, d: s.e} }
 }
 
 // statements prepares each lookup once on a pool. database/sql then

@@ -18,7 +18,7 @@ func (t *tx) InsertMemberCheck(ctx context.Context, batchID string, at time.Time
 // holds (SKIP LOCKED where the engine locks rows).
 func (t *tx) ClaimMemberCheck(ctx context.Context) (string, error) {
 	var id string
-	err := t.queryRow(ctx, `SELECT batch_id FROM member_checks ORDER BY created_at, batch_id LIMIT 1`+t.d.LockClause(true)).Scan(&id)
+	err := t.queryRow(ctx, `SELECT batch_id FROM member_checks ORDER BY created_at, batch_id LIMIT 1`+t.e.LockClause(true)).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("member check: %w", disburse.ErrNotFound)
 	}
@@ -37,5 +37,5 @@ func (t *tx) LockLegsPendingToMembers(ctx context.Context, batchID string, limit
 		WHERE p.batch_id = ? AND (
 			(p.held AND EXISTS (SELECT 1 FROM members m WHERE m.msisdn = p.msisdn)) OR
 			(p.referral_held AND EXISTS (SELECT 1 FROM members m WHERE m.msisdn = p.referral_msisdn)))
-		ORDER BY p.seq LIMIT ?`+t.d.LockClause(false), batchID, limit)
+		ORDER BY p.seq LIMIT ?`+t.e.LockClause(false), batchID, limit)
 }

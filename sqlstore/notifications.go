@@ -55,7 +55,7 @@ func (t *tx) ClaimNotifications(ctx context.Context, owner string, now, leaseUnt
 		WHERE id IN (
 			SELECT id FROM notifications
 			WHERE status = 'PENDING' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)
-			ORDER BY next_attempt_at, id LIMIT ?`+t.d.LockClause(true)+`)
+			ORDER BY next_attempt_at, id LIMIT ?`+t.e.LockClause(true)+`)
 		RETURNING `+strings.ReplaceAll(notificationColumns, "n.", ""),
 		owner, micros(leaseUntil), micros(now), micros(now), n)
 	// RETURNING has no order; hand them out as they fell due.

@@ -20,7 +20,7 @@ func (t *tx) Organisation(ctx context.Context, id string) (disburse.Organisation
 }
 
 func (t *tx) LockOrganisation(ctx context.Context, id string) (disburse.Organisation, error) {
-	return t.organisation(ctx, id, t.d.LockClause(false))
+	return t.organisation(ctx, id, t.e.LockClause(false))
 }
 
 func (t *tx) organisation(ctx context.Context, id, lock string) (disburse.Organisation, error) {

@@ -43,7 +43,9 @@ func paymentStateColumns(ps []disburse.Payment) []Column {
 }
 
 // InsertPayments inserts in input order, so that the engine-assigned seq,
-// which Payments orders by, is the order of addition.
+// which Payments orders by, is the order of addition. The unique index
+// payments_external_id (migration 00007 on PostgreSQL, 00010 on SQLite)
+// refuses a taken external id: ErrDuplicate, through insertRows.
 func (t *tx) InsertPayments(ctx context.Context, ps []disburse.Payment) error {
 	cols := append(paymentStateColumns(ps),
 		IDCol("batch_id", func(i int) string { return ps[i].BatchID }),
@@ -57,41 +59,7 @@ func (t *tx) InsertPayments(ctx context.Context, ps []disburse.Payment) error {
 		IntCol("referral_amount", func(i int) int64 { return int64(ps[i].ReferralAmount) }),
 		TextCol("referral_msisdn", func(i int) string { return ps[i].ReferralMsisdn }),
 	)
-	if _, ok := t.d.(UniqueExternalIDs); !ok {
-		if err := t.checkExternalIDs(ctx, ps); err != nil {
-			return err
-		}
-	}
 	return t.insertRows(ctx, "payments", cols, len(ps))
-}
-
-// checkExternalIDs refuses, as ErrDuplicate, external ids of ps that ps
-// holds twice or that another non-deleted payment of the organisation
-// holds: what a unique index would refuse, where the schema has none.
-func (t *tx) checkExternalIDs(ctx context.Context, ps []disburse.Payment) error {
-	byOrg := make(map[string][]string)
-	seen := make(map[[2]string]bool)
-	for _, p := range ps {
-		if p.ExternalID == "" || p.Status == disburse.PaymentDeleted {
-			continue
-		}
-		key := [2]string{p.OrganisationID, p.ExternalID}
-		if seen[key] {
-			return fmt.Errorf("insert payments: external id %q twice: %w", p.ExternalID, ErrDuplicate)
-		}
-		seen[key] = true
-		byOrg[p.OrganisationID] = append(byOrg[p.OrganisationID], p.ExternalID)
-	}
-	for org, ids := range byOrg {
-		taken, err := t.ExternalIDsInUse(ctx, org, ids, "")
-		if err != nil {
-			return err
-		}
-		if len(taken) > 0 {
-			return fmt.Errorf("insert payments: external id %q taken: %w", taken[0], ErrDuplicate)
-		}
-	}
-	return nil
 }
 
 func (t *tx) Payment(ctx context.Context, id string) (disburse.Payment, error) {
@@ -119,11 +87,9 @@ func (t *tx) Payments(ctx context.Context, batchID string, f disburse.PaymentFil
 
 func (t *tx) ExternalIDsInUse(ctx context.Context, organisationID string, ids []string, exceptBatchID string) ([]string, error) {
 	ids = distinct(ids)
-	// The conditions repeat the partial index's predicate (PostgreSQL's
-	// 00007; SQLite's index has the first), so that the engine may use
-	// it. The batch exception is added
-	// only when there is one: an empty id compared with a uuid column
-	// fails on PostgreSQL.
+	// The conditions repeat the unique index's predicate, so that the
+	// engine may use it. The batch exception is added only when there is
+	// one: an empty id compared with a uuid column fails on PostgreSQL.
 	query := `SELECT DISTINCT p.external_id FROM @rows AS r CROSS JOIN payments p
 		WHERE p.organisation_id = ? AND p.external_id = r.external_id
 		AND p.external_id <> '' AND NOT p.deleted`
@@ -187,17 +153,17 @@ func (t *tx) LockPendingLegsTo(ctx context.Context, msisdn string) ([]disburse.P
 			SELECT id FROM payments WHERE msisdn = ? AND held
 			UNION
 			SELECT id FROM payments WHERE referral_msisdn = ? AND referral_held)
-		ORDER BY p.seq`+t.d.LockClause(false), msisdn, msisdn)
+		ORDER BY p.seq`+t.e.LockClause(false), msisdn, msisdn)
 }
 
 func (t *tx) LockPendingLegsOf(ctx context.Context, batchID string) ([]disburse.Payment, error) {
 	return list(ctx, t, "pending legs of batch", scanRowPayment, `SELECT `+paymentColumns+` FROM payments p
 		WHERE p.batch_id = ? AND (p.held OR p.referral_held)
-		ORDER BY p.seq`+t.d.LockClause(false), batchID)
+		ORDER BY p.seq`+t.e.LockClause(false), batchID)
 }
 
 func (t *tx) ClaimDueLegs(ctx context.Context, now time.Time, n int) ([]disburse.Payment, error) {
 	return list(ctx, t, "due legs", scanRowPayment, `SELECT `+paymentColumns+` FROM payments p
 		WHERE p.reversal_due_at <= ? AND (p.held OR p.referral_held)
-		ORDER BY p.reversal_due_at, p.seq LIMIT ?`+t.d.LockClause(true), micros(now), n)
+		ORDER BY p.reversal_due_at, p.seq LIMIT ?`+t.e.LockClause(true), micros(now), n)
 }

@@ -1,7 +1,9 @@
 // Package sqlstore implements disburse.Store once, over database/sql, for
-// every SQL engine. What differs between engines (placeholders, row locks,
-// bulk row sources, error codes) sits behind a Dialect; sqlite/ and
-// postgres/ open the connections, run their migrations and supply it.
+// every SQL engine. What differs between engines sits behind an Engine:
+// its syntax (a Dialect: placeholders, row locks, bulk row sources), its
+// error codes and transactions, and the few operations it does its own
+// way. sqlite/ and postgres/ open the connections, run their migrations
+// and supply their Engine.
 package sqlstore
 
 import (
@@ -22,7 +24,7 @@ const maxAttempts = 5
 // Store is a disburse.Store over one or two connection pools.
 type Store struct {
 	write, read *sql.DB
-	d           Dialect
+	e           Engine
 	prepared    *statements // the lookups, prepared; nil: not kept (lookup.go)
 }
 
@@ -34,8 +36,8 @@ type Option func(*Store)
 // New returns a Store that runs write transactions on write and read-only
 // ones, and the lookups, on read; both may be the same pool. The Store owns
 // the pools: Close closes them.
-func New(write, read *sql.DB, d Dialect, opts ...Option) *Store {
-	s := &Store{write: write, read: read, d: d}
+func New(write, read *sql.DB, e Engine, opts ...Option) *Store {
+	s := &Store{write: write, read: read, e: e}
 	for _, o := range opts {
 		o(s)
 	}
@@ -43,7 +45,7 @@ func New(write, read *sql.DB, d Dialect, opts ...Option) *Store {
 }
 
 // Write runs fn in a write transaction and commits if fn returns nil. It
-// runs fn again, up to maxAttempts times, when the dialect calls the failure
+// runs fn again, up to maxAttempts times, when the engine calls the failure
 // retryable, or when the connection was lost before COMMIT was sent (a
 // pooled connection the server had terminated, a refused BEGIN): nothing
 // of it was kept. A failure of COMMIT itself is never retried: whether it
@@ -80,8 +82,8 @@ func (s *Store) retrying(ctx context.Context, run func() error) error {
 			return s.unavailable(ran.err)
 		}
 		var commit *commitError
-		lost := err != nil && !errors.As(err, &commit) && s.d.Unreachable(err)
-		if err == nil || attempt == maxAttempts || ctx.Err() != nil || !(lost || s.d.Retryable(err)) {
+		lost := err != nil && !errors.As(err, &commit) && s.e.Unreachable(err)
+		if err == nil || attempt == maxAttempts || ctx.Err() != nil || !(lost || s.e.Retryable(err)) {
 			return s.unavailable(err)
 		}
 		if err := sleep(ctx, backoff(attempt)); err != nil {
@@ -95,7 +97,7 @@ func (s *Store) retrying(ctx context.Context, run func() error) error {
 // answers 503, not 500. A lost COMMIT stays what it is: an unknown outcome.
 func (s *Store) unavailable(err error) error {
 	var commit *commitError
-	if err == nil || errors.As(err, &commit) || !s.d.Unreachable(err) {
+	if err == nil || errors.As(err, &commit) || !s.e.Unreachable(err) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", disburse.ErrUnavailable, err)
@@ -125,7 +127,7 @@ func (s *Store) transact(ctx context.Context, db *sql.DB, readOnly bool, fn func
 		return fmt.Errorf("sqlstore: connect: %w", err)
 	}
 	defer conn.Close()
-	sqlTx, err := conn.BeginTx(context.WithoutCancel(ctx), s.d.TxOptions(readOnly))
+	sqlTx, err := conn.BeginTx(context.WithoutCancel(ctx), s.e.TxOptions(readOnly))
 	if err != nil {
 		return fmt.Errorf("sqlstore: begin: %w", err)
 	}
@@ -143,7 +145,7 @@ func (s *Store) transact(ctx context.Context, db *sql.DB, readOnly bool, fn func
 			_ = sqlTx.Rollback()
 		}
 	}()
-	if err := fn(&tx{tx: sqlTx, conn: conn, d: s.d}); err != nil {
+	if err := fn(&tx{tx: sqlTx, conn: conn, e: s.e}); err != nil {
 		return err
 	}
 	if readOnly {

@@ -27,28 +27,28 @@ const rowsMarker = "@rows"
 // tx is a disburse.Tx over one database/sql transaction, open on conn.
 type tx struct {
 	tx   *sql.Tx
-	conn *sql.Conn // for a Copier, which talks to the driver's connection
-	d    Dialect
+	conn *sql.Conn // for Conn.Raw: an engine may talk to the driver's connection
+	e    Engine
 }
 
 var _ disburse.Tx = (*tx)(nil)
 
 func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return t.tx.ExecContext(ctx, t.d.Rebind(query), args...)
+	return t.tx.ExecContext(ctx, t.e.Rebind(query), args...)
 }
 
 func (t *tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return t.tx.QueryContext(ctx, t.d.Rebind(query), args...)
+	return t.tx.QueryContext(ctx, t.e.Rebind(query), args...)
 }
 
 func (t *tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	return t.tx.QueryRowContext(ctx, t.d.Rebind(query), args...)
+	return t.tx.QueryRowContext(ctx, t.e.Rebind(query), args...)
 }
 
 // insert runs an INSERT of one row; a key collision is ErrDuplicate.
 func (t *tx) insert(ctx context.Context, what, query string, args ...any) error {
 	if _, err := t.exec(ctx, query, args...); err != nil {
-		if t.d.Violation(err) == UniqueViolation {
+		if t.e.Violation(err) == UniqueViolation {
 			return fmt.Errorf("insert %s: %w", what, ErrDuplicate)
 		}
 		return fmt.Errorf("insert %s: %w", what, err)
@@ -56,19 +56,11 @@ func (t *tx) insert(ctx context.Context, what, query string, args ...any) error 
 	return nil
 }
 
-// insertRows inserts the n rows of cols into table, in row order: with the
-// dialect's Copier when it has one and n is worth it, else INSERT ...
-// SELECT from the dialect's Rows. A key collision is ErrDuplicate.
+// insertRows inserts the n rows of cols into table, in row order, the
+// engine's way. A key collision is ErrDuplicate.
 func (t *tx) insertRows(ctx context.Context, table string, cols []Column, n int) error {
-	var err error
-	if c, ok := t.d.(Copier); ok && n >= c.CopyMinRows() {
-		err = c.CopyRows(ctx, t.conn, table, cols, n)
-	} else {
-		_, err = t.bulk(ctx, `INSERT INTO `+table+` (`+columnNames(cols)+`) SELECT `+qualified("r", cols)+
-			` FROM @rows AS r ORDER BY r.ord`, nil, n, cols, nil)
-	}
-	if err != nil {
-		if t.d.Violation(err) == UniqueViolation {
+	if err := t.e.InsertRows(ctx, Conn{t}, table, cols, n); err != nil {
+		if t.e.Violation(err) == UniqueViolation {
 			err = ErrDuplicate
 		}
 		return fmt.Errorf("insert %s: %w", table, err)
@@ -154,7 +146,7 @@ func (t *tx) bulk(ctx context.Context, query string, args []any, n int, cols []C
 		return 0, fmt.Errorf("sqlstore: bulk query without %s", rowsMarker)
 	}
 	split := strings.Count(head, "?")
-	size := max(t.d.MaxBulkRows(), 1)
+	size := max(t.e.MaxBulkRows(), 1)
 	var affected int64
 	for start := 0; start < n; start += size {
 		m := min(size, n-start)
@@ -162,7 +154,7 @@ func (t *tx) bulk(ctx context.Context, query string, args []any, n int, cols []C
 		for i, c := range cols {
 			chunk[i] = c.shift(start)
 		}
-		src, srcArgs, err := t.d.Rows(chunk, m)
+		src, srcArgs, err := t.e.Rows(chunk, m)
 		if err != nil {
 			return affected, err
 		}

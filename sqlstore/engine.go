@@ -1,0 +1,81 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+)
+
+// Engine is one SQL engine as the store uses it: its syntax (Dialect), how
+// it reports failures, its transactions, and the few operations it does its
+// own way. sqlite/ and postgres/ each implement all of it, as riverqueue/river's
+// drivers do: nothing is optional and nothing is found by type assertion.
+// Where an operation is the same plain SQL on an engine, its method calls
+// the shared statement (Conn.InsertSelect).
+type Engine interface {
+	Dialect
+
+	// Violation classifies err as a constraint violation, by error code
+	// (SQLite extended result code, PostgreSQL SQLSTATE), never by message.
+	Violation(err error) Violation
+	// Retryable reports whether a transaction that failed with err may be
+	// run again: serialization failures and deadlocks.
+	Retryable(err error) bool
+	// Unreachable reports whether err says the database cannot be reached
+	// or the connection was lost (refused, timed out, terminated by the
+	// server): nothing of a transaction that had not sent COMMIT is kept.
+	Unreachable(err error) bool
+	// TxOptions returns the options of a write or read-only transaction.
+	TxOptions(readOnly bool) *sql.TxOptions
+
+	// InsertRows inserts the n rows of cols into table, in row order (an
+	// identity column follows it), in c's transaction.
+	InsertRows(ctx context.Context, c Conn, table string, cols []Column, n int) error
+	// PaymentPages runs query, a SELECT from payments p that ends in its
+	// WHERE clause, in seq order, and hands its rows to page size at a
+	// time, until page reads fewer than size. Each page's cost must follow
+	// size, not what is left of the query; and page may change the
+	// payments it has read without changing which payments later pages
+	// hold.
+	PaymentPages(ctx context.Context, c Conn, query string, args []any, size int, page PageFunc) error
+}
+
+// PageFunc reads one page of payments from rows and closes them; it
+// returns how many it read and the id of the last.
+type PageFunc func(rows *sql.Rows) (n int, lastID string, err error)
+
+// Conn is the transaction an Engine's operation runs in. Its statements
+// take ? placeholders, as all of the store's SQL does.
+type Conn struct{ t *tx }
+
+// Exec runs a statement in the transaction.
+func (c Conn) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return c.t.exec(ctx, query, args...)
+}
+
+// Query runs a query in the transaction.
+func (c Conn) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return c.t.query(ctx, query, args...)
+}
+
+// Raw calls f with the driver's connection the transaction is open on, for
+// what database/sql has no words for (PostgreSQL's COPY).
+func (c Conn) Raw(f func(driverConn any) error) error { return c.t.conn.Raw(f) }
+
+// InsertSelect inserts the n rows of cols into table, in row order, with
+// INSERT ... SELECT from the Dialect's Rows, a chunk of MaxBulkRows at a
+// time: the plain SQL, the same on every engine.
+func (c Conn) InsertSelect(ctx context.Context, table string, cols []Column, n int) error {
+	_, err := c.t.bulk(ctx, `INSERT INTO `+table+` (`+columnNames(cols)+`) SELECT `+qualified("r", cols)+
+		` FROM @rows AS r ORDER BY r.ord`, nil, n, cols, nil)
+	return err
+}
+
+// Violation is the kind of constraint an error violated.
+type Violation int
+
+// The violations the store tells apart.
+const (
+	NoViolation     Violation = iota // not a constraint violation (or one the store does not name)
+	UniqueViolation                  // a primary key or unique index
+	CheckViolation                   // a CHECK constraint
+)
