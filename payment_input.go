@@ -20,6 +20,16 @@ type PaymentInput struct {
 	WrongTypes     WrongTypes `json:"-"`
 }
 
+// The names a payment's failures give its fields (FieldExternalID too).
+const (
+	FieldMsisdn         Field = "Msisdn"
+	FieldAmount         Field = "Amount"
+	FieldFirstname      Field = "Firstname"
+	FieldLastname       Field = "Lastname"
+	FieldReferralAmount Field = "ReferralAmount"
+	FieldReferralMsisdn Field = "ReferralMsisdn"
+)
+
 // Number is an amount as the client wrote it: the text of a JSON number
 // ("150.00", "1e2", "-5"), or empty when absent. It is checked exactly by
 // ParseMoney, never through a float (contract section 1).
@@ -85,7 +95,7 @@ func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals b
 			if !w.report(v, i, FieldReferralMsisdn) && !validReferral[i] {
 				v.Add(i, "ReferralMsisdn", p.ReferralMsisdn, "referralMsisdn is required with a referralAmount and must be an international number")
 			}
-		case p.ReferralMsisdn != "" || w[FieldReferralMsisdn] != (WrongType{}):
+		case p.ReferralMsisdn != "" || w.sent(FieldReferralMsisdn):
 			v.Add(i, "ReferralAmount", w[FieldReferralAmount].Value, "referralAmount is required with a referralMsisdn")
 			w.report(v, i, FieldReferralMsisdn)
 		}

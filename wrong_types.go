@@ -4,19 +4,14 @@ package disburse
 // 2): its JSON name capitalised, "Msisdn", "ExternalId".
 type Field string
 
-// The fields whose wrong types the use cases report beside their own checks.
+// The fields of a batch's and an add's bodies whose wrong types the use
+// cases report (a payment's are beside PaymentInput).
 const (
-	FieldName           Field = "Name"
-	FieldExternalID     Field = "ExternalId"
-	FieldAccountID      Field = "AccountId"
-	FieldClearExisting  Field = "ClearExisting"
-	FieldPayments       Field = "Payments"
-	FieldMsisdn         Field = "Msisdn"
-	FieldAmount         Field = "Amount"
-	FieldFirstname      Field = "Firstname"
-	FieldLastname       Field = "Lastname"
-	FieldReferralAmount Field = "ReferralAmount"
-	FieldReferralMsisdn Field = "ReferralMsisdn"
+	FieldName          Field = "Name"
+	FieldExternalID    Field = "ExternalId"
+	FieldAccountID     Field = "AccountId"
+	FieldClearExisting Field = "ClearExisting"
+	FieldPayments      Field = "Payments"
 )
 
 // WrongTypes are the fields of one input that the client sent as a value
