@@ -345,3 +345,80 @@ func checkFailureArray(t *testing.T, body []byte) {
 		}
 	}
 }
+
+// BenchmarkDecodePaymentsTokens reads the same body with encoding/json's
+// Decoder (Token and More), member by member into the payments as decode
+// does, but for good bodies only: the alternative to jsontext that
+// docs/benchmarks.md compares. Its Token decodes every string through
+// Decode, which is where its time goes.
+func BenchmarkDecodePaymentsTokens(b *testing.B) {
+	body := paymentsBody(100_000)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		in, err := tokenDecode(body)
+		if err != nil || len(in.Payments) != 100_000 || in.Payments[99_999].Amount != "1000.99" {
+			b.Fatalf("%d payments, %v", len(in.Payments), err)
+		}
+	}
+}
+
+func tokenDecode(body []byte) (disburse.AddPaymentsInput, error) {
+	var in disburse.AddPaymentsInput
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	fields := planOf(reflect.TypeFor[disburse.PaymentInput]())
+	next := func() (json.Token, error) { return dec.Token() }
+	if _, err := next(); err != nil { // {
+		return in, err
+	}
+	for dec.More() {
+		name, err := next()
+		if err != nil {
+			return in, err
+		}
+		if !strings.EqualFold(name.(string), "payments") {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return in, err
+			}
+			continue
+		}
+		if _, err := next(); err != nil { // [
+			return in, err
+		}
+		for dec.More() {
+			if _, err := next(); err != nil { // {
+				return in, err
+			}
+			var p disburse.PaymentInput
+			v := reflect.ValueOf(&p).Elem()
+			for dec.More() {
+				name, err := next()
+				if err != nil {
+					return in, err
+				}
+				value, err := next()
+				if err != nil {
+					return in, err
+				}
+				if f := fields.field([]byte(name.(string))); f != nil {
+					switch x := value.(type) {
+					case string:
+						v.Field(f.index).SetString(x)
+					case json.Number:
+						v.Field(f.index).SetString(string(x))
+					}
+				}
+			}
+			if _, err := next(); err != nil { // }
+				return in, err
+			}
+			in.Payments = append(in.Payments, p)
+		}
+		if _, err := next(); err != nil { // ]
+			return in, err
+		}
+	}
+	return in, nil
+}
