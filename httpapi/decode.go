@@ -19,7 +19,7 @@ import (
 //   - a body past the size limit is a 413 payload_too_large;
 //   - a body that is not one JSON value (empty, malformed, trailing data),
 //     or not an object, is a 400 array with the one failure on Body;
-//   - a value of the wrong type is a failure of its field (decodeObject),
+//   - a value of the wrong type is a failure of its field (decode_fields.go),
 //     every such field of the body in the one array.
 //
 // A struct with a disburse.WrongTypes field (the organisation API's
