@@ -9,10 +9,10 @@ import (
 
 // BatchInput is the body of POST /batches and PUT /batches/{id}.
 type BatchInput struct {
-	Name       string
-	ExternalID string
-	AccountID  string // POST only; empty: the organisation's default payout account
-	WrongTypes WrongTypes
+	Name       string     `json:"name"`
+	ExternalID string     `json:"externalId"`
+	AccountID  string     `json:"accountId"` // POST only; empty: the organisation's default payout account
+	WrongTypes WrongTypes `json:"-"`
 }
 
 // ListQuery is the raw query of a list call (contract section 4): statusCode,
@@ -27,13 +27,13 @@ const maxTake = 1000
 func validateBatchInput(in BatchInput) error {
 	var v Validation
 	w := in.WrongTypes
-	if n := len([]rune(strings.TrimSpace(in.Name))); !w.report(&v, -1, "Name") && v.Text(-1, "Name", in.Name) && (n == 0 || len([]rune(in.Name)) > 200) {
+	if n := len([]rune(strings.TrimSpace(in.Name))); !w.report(&v, -1, FieldName) && v.Text(-1, "Name", in.Name) && (n == 0 || len([]rune(in.Name)) > 200) {
 		v.Add(-1, "Name", in.Name, "name is required, 1 to 200 characters")
 	}
-	if !w.report(&v, -1, "ExternalId") && v.Text(-1, "ExternalId", in.ExternalID) && len([]rune(in.ExternalID)) > 100 {
+	if !w.report(&v, -1, FieldExternalID) && v.Text(-1, "ExternalId", in.ExternalID) && len([]rune(in.ExternalID)) > 100 {
 		v.Add(-1, "ExternalId", in.ExternalID, "externalId is at most 100 characters")
 	}
-	w.report(&v, -1, "AccountId")
+	w.report(&v, -1, FieldAccountID)
 	return v.Err()
 }
 

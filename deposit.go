@@ -18,7 +18,7 @@ func (s *Service) Deposit(ctx context.Context, accountID, amountText, reference 
 	var v Validation
 	amount, ok := ParseMoney(amountText)
 	if !ok || amount <= 0 || amount > maxDeposit {
-		v.Add(-1, "Amount", FieldText(amountText), "amount must be a number with at most 2 decimal places, from 0.01 to "+maxDeposit.String())
+		v.Add(-1, "Amount", amountText, "amount must be a number with at most 2 decimal places, from 0.01 to "+maxDeposit.String())
 	}
 	if v.Text(-1, "Reference", reference) && len([]rune(reference)) > 200 {
 		v.Add(-1, "Reference", reference, "reference is at most 200 characters")

@@ -15,10 +15,11 @@ func (s *Service) AddPayments(ctx context.Context, organisationID, batchID strin
 		return Batch{}, nil, notFound("batch")
 	}
 	var v Validation
-	if !in.WrongTypes.report(&v, -1, "ClearExisting") && in.ClearExisting == nil {
+	if !in.WrongTypes.report(&v, -1, FieldClearExisting) && in.ClearExisting == nil {
 		v.Add(-1, "ClearExisting", "", "clearExisting is required (true or false)")
 	}
 	switch n := len(in.Payments); {
+	case in.WrongTypes.report(&v, -1, FieldPayments):
 	case n == 0:
 		v.Add(-1, "Payments", "", "payments must hold at least one payment")
 	case n > s.Limits.MaxPaymentsPerRequest:

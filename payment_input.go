@@ -1,69 +1,46 @@
 package disburse
 
 import (
-	"encoding/json"
 	"strconv"
-	"strings"
 )
 
 // PaymentInput is one payment of POST /batches/{id}/payments as the client
-// sent it. Amounts hold the JSON value's raw text ("150.00", "1e2", "\"10\"",
-// "null", or "" when absent) so that they are checked exactly, never through
-// a float (contract section 1).
+// sent it, and the one list of a payment's request fields: the HTTP API
+// reads each by its JSON name, and validatePayments checks each and copies
+// it into the Payment (TestPaymentFieldPlaces, in httpapi, holds every
+// field to both and to the answer).
 type PaymentInput struct {
-	Msisdn         string
-	Amount         string
-	Firstname      string
-	Lastname       string
-	ExternalID     string
-	ReferralAmount string
-	ReferralMsisdn string
-	// WrongTypes are the fields the client sent with a JSON type their rule
-	// cannot take (a number for msisdn, say), as the reader of the request
-	// found them; such a field holds "" and fails with its WrongType instead
-	// of its checks. Nil for nearly every payment.
-	WrongTypes WrongTypes
+	Msisdn         string     `json:"msisdn"`
+	Amount         Number     `json:"amount"`
+	Firstname      string     `json:"firstname"`
+	Lastname       string     `json:"lastname"`
+	ExternalID     string     `json:"externalId"`
+	ReferralAmount Number     `json:"referralAmount"`
+	ReferralMsisdn string     `json:"referralMsisdn"`
+	WrongTypes     WrongTypes `json:"-"`
 }
 
-// WrongTypes are the fields of one input the reader of the request found
-// with a JSON type their rule cannot take. Each such field holds its zero
-// value and fails with its WrongType instead of its own checks, beside the
-// checks of the other fields, so that every failure of a request comes
-// back in one array (contract section 2).
-type WrongTypes []WrongType
+// The names a payment's failures give its fields (FieldExternalID too).
+const (
+	FieldMsisdn         Field = "Msisdn"
+	FieldAmount         Field = "Amount"
+	FieldFirstname      Field = "Firstname"
+	FieldLastname       Field = "Lastname"
+	FieldReferralAmount Field = "ReferralAmount"
+	FieldReferralMsisdn Field = "ReferralMsisdn"
+)
 
-// report adds field's WrongType, if there is one, as a failure at index
-// (-1: not a payment's), and reports whether it did.
-func (w WrongTypes) report(v *Validation, index int, field string) bool {
-	if t := w.of(field); t != nil {
-		v.Add(index, t.Field, t.Value, t.Message)
-		return true
-	}
-	return false
-}
-
-func (w WrongTypes) of(field string) *WrongType {
-	for k := range w {
-		if w[k].Field == field {
-			return &w[k]
-		}
-	}
-	return nil
-}
-
-// WrongType is a value of the wrong JSON type for its field. Field is named
-// as the contract names it (Msisdn, ReferralMsisdn), or Payments for a
-// payment that is not an object at all; Value is shown as fieldValue shows it.
-type WrongType struct {
-	Field, Value, Message string
-}
+// Number is an amount as the client wrote it: the text of a JSON number
+// ("150.00", "1e2", "-5"), or empty when absent. It is checked exactly by
+// ParseMoney, never through a float (contract section 1).
+type Number string
 
 // AddPaymentsInput is the body of POST /batches/{id}/payments. ClearExisting
 // is a pointer because it is required: nil means the client left it out.
 type AddPaymentsInput struct {
-	ClearExisting *bool
-	WrongTypes    WrongTypes // of ClearExisting
-	Payments      []PaymentInput
+	ClearExisting *bool          `json:"clearExisting"`
+	Payments      []PaymentInput `json:"payments"`
+	WrongTypes    WrongTypes     `json:"-"` // of ClearExisting and Payments
 }
 
 // msisdnMessage explains the msisdn rules of contract section 1.
@@ -84,20 +61,21 @@ func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals b
 		out[i] = Payment{Msisdn: p.Msisdn, Firstname: p.Firstname, Lastname: p.Lastname, ExternalID: p.ExternalID, Status: PaymentDraft}
 		// A wrong type is the field's failure; the fields of the right type
 		// are still checked, so that one answer lists every failure.
-		if p.wrongType(v, i, "Payments") {
+		w := p.WrongTypes
+		if w.report(v, i, FieldPayments) {
 			continue // not a payment at all: nothing else to check
 		}
-		if !p.wrongType(v, i, "Msisdn") && !validPayee[i] {
-			v.Add(i, "Msisdn", p.Msisdn, msisdnMessage)
+		if !w.report(v, i, FieldMsisdn) && !validPayee[i] {
+			v.Add(i, string(FieldMsisdn), p.Msisdn, msisdnMessage)
 		}
-		out[i].Amount = s.amount(v, i, "Amount", p.Amount)
-		if !p.wrongType(v, i, "Firstname") && v.Text(i, "Firstname", p.Firstname) && len([]rune(p.Firstname)) > 100 {
+		out[i].Amount = s.amount(v, i, FieldAmount, p.Amount, w)
+		if !w.report(v, i, FieldFirstname) && v.Text(i, "Firstname", p.Firstname) && len([]rune(p.Firstname)) > 100 {
 			v.Add(i, "Firstname", p.Firstname, "firstname is at most 100 characters")
 		}
-		if !p.wrongType(v, i, "Lastname") && v.Text(i, "Lastname", p.Lastname) && len([]rune(p.Lastname)) > 100 {
+		if !w.report(v, i, FieldLastname) && v.Text(i, "Lastname", p.Lastname) && len([]rune(p.Lastname)) > 100 {
 			v.Add(i, "Lastname", p.Lastname, "lastname is at most 100 characters")
 		}
-		if !p.wrongType(v, i, "ExternalId") && p.ExternalID != "" && v.Text(i, "ExternalId", p.ExternalID) {
+		if !w.report(v, i, FieldExternalID) && p.ExternalID != "" && v.Text(i, "ExternalId", p.ExternalID) {
 			if len([]rune(p.ExternalID)) > 100 {
 				v.Add(i, "ExternalId", p.ExternalID, "externalId is at most 100 characters")
 			} else if first, dup := seenExternal[p.ExternalID]; dup {
@@ -109,27 +87,20 @@ func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals b
 		if !referrals {
 			continue // referral fields are ignored: not validated (types included), stored or returned
 		}
-		hasAmount := p.ReferralAmount != "" && p.ReferralAmount != "null"
 		switch {
-		case hasAmount:
-			out[i].ReferralAmount = s.amount(v, i, "ReferralAmount", p.ReferralAmount)
+		case p.ReferralAmount != "" || w.sent(FieldReferralAmount): // a null one is no referral
+			out[i].ReferralAmount = s.amount(v, i, FieldReferralAmount, p.ReferralAmount, w)
 			out[i].ReferralMsisdn = p.ReferralMsisdn
 			out[i].ReferralStatus = PaymentDraft
-			if !p.wrongType(v, i, "ReferralMsisdn") && !validReferral[i] {
+			if !w.report(v, i, FieldReferralMsisdn) && !validReferral[i] {
 				v.Add(i, "ReferralMsisdn", p.ReferralMsisdn, "referralMsisdn is required with a referralAmount and must be an international number")
 			}
-		case p.ReferralMsisdn != "" || p.WrongTypes.of("ReferralMsisdn") != nil:
-			v.Add(i, "ReferralAmount", p.ReferralAmount, "referralAmount is required with a referralMsisdn")
-			p.wrongType(v, i, "ReferralMsisdn")
+		case p.ReferralMsisdn != "" || w.sent(FieldReferralMsisdn):
+			v.Add(i, "ReferralAmount", w[FieldReferralAmount].Value, "referralAmount is required with a referralMsisdn")
+			w.report(v, i, FieldReferralMsisdn)
 		}
 	}
 	return out, nil
-}
-
-// wrongType adds field's WrongType, if the payment has one, as payment i's
-// failure, and reports whether it did.
-func (p *PaymentInput) wrongType(v *Validation, i int, field string) bool {
-	return p.WrongTypes.report(v, i, field)
 }
 
 // parallelChecks is the fewest payments whose msisdns are checked on
@@ -153,38 +124,22 @@ func validMsisdns(in []PaymentInput, referrals bool) (payee, referral []bool, er
 }
 
 // amount checks one amount: a JSON number with at most two decimals, at
-// least 1 and at most the configured maximum.
-func (s *Service) amount(v *Validation, i int, field, text string) Money {
-	m, ok := ParseMoney(text)
+// least 1 and at most the configured maximum; a value of another type
+// fails as one with too many decimals does.
+func (s *Service) amount(v *Validation, i int, field Field, text Number, w WrongTypes) Money {
+	name := jsonName(string(field))
+	m, ok := ParseMoney(string(text))
 	switch {
 	case !ok:
-		v.Add(i, field, FieldText(text), strings.ToLower(field[:1])+field[1:]+" must be a number with at most 2 decimal places, at least 1")
+		shown := string(text)
+		if t, wrong := w[field]; wrong {
+			shown = t.Value
+		}
+		v.Add(i, string(field), shown, name+" must be a number with at most 2 decimal places, at least 1")
 	case m < MinAmount:
-		v.Add(i, field, text, strings.ToLower(field[:1])+field[1:]+" must be at least 1 unit of the currency")
+		v.Add(i, string(field), string(text), name+" must be at least 1 unit of the currency")
 	case m > s.Limits.MaxAmount:
-		v.Add(i, field, text, strings.ToLower(field[:1])+field[1:]+" must be at most "+s.Limits.MaxAmount.String())
+		v.Add(i, string(field), string(text), name+" must be at most "+s.Limits.MaxAmount.String())
 	}
 	return m
-}
-
-// FieldText shows a raw JSON value as a failure's fieldValue (docs/decisions.md):
-// a string without its quotes, a number or literal as written, an object or
-// array by kind only ("object", "array"), so that a failure never echoes a
-// whole body back; a missing value is empty.
-func FieldText(raw string) string {
-	raw = strings.TrimSpace(raw)
-	switch {
-	case raw == "":
-		return ""
-	case raw[0] == '{':
-		return "object"
-	case raw[0] == '[':
-		return "array"
-	case raw[0] == '"':
-		var s string
-		if json.Unmarshal([]byte(raw), &s) == nil {
-			return ShortValue(s)
-		}
-	}
-	return ShortValue(raw)
 }

@@ -11,11 +11,11 @@ import (
 // query value.
 
 func (s *server) createBatch(w http.ResponseWriter, r *http.Request, orgID string) error {
-	var req batchRequest
-	if err := decode(r, &req); err != nil {
+	var in disburse.BatchInput
+	if err := decode(r, &in); err != nil {
 		return err
 	}
-	b, err := s.svc.CreateBatch(r.Context(), orgID, req.input())
+	b, err := s.svc.CreateBatch(r.Context(), orgID, in)
 	if err != nil {
 		return err
 	}
@@ -42,11 +42,12 @@ func batchStatusCodes(w http.ResponseWriter, _ *http.Request, _ string) error {
 }
 
 func (s *server) updateBatch(w http.ResponseWriter, r *http.Request, orgID string) error {
-	var req batchRequest
-	if err := decode(r, &req); err != nil {
+	var in disburse.BatchInput
+	if err := decode(r, &in); err != nil {
 		return err
 	}
-	b, err := s.svc.UpdateBatch(r.Context(), orgID, r.PathValue("id"), disburse.BatchInput{Name: req.Name, ExternalID: req.ExternalID, WrongTypes: req.wrongTypes})
+	in.AccountID = "" // a batch keeps the account it was created with
+	b, err := s.svc.UpdateBatch(r.Context(), orgID, r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
@@ -63,11 +64,11 @@ func (s *server) listPayments(w http.ResponseWriter, r *http.Request, orgID stri
 
 // addPayments answers with the batch and the payments just added (contract 4.1).
 func (s *server) addPayments(w http.ResponseWriter, r *http.Request, orgID string) error {
-	var req addPaymentsRequest
-	if err := decode(r, &req); err != nil {
+	var in disburse.AddPaymentsInput
+	if err := decode(r, &in); err != nil {
 		return err
 	}
-	b, added, err := s.svc.AddPayments(r.Context(), orgID, r.PathValue("id"), req.input())
+	b, added, err := s.svc.AddPayments(r.Context(), orgID, r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}

@@ -1,228 +1,149 @@
 package httpapi
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
-	"reflect"
-	"slices"
-	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/disburse/disburse"
 )
 
-// decode is the one way a handler reads a JSON body into dst (contract
-// section 2). Content-Type is not checked and unknown fields are ignored,
-// so clients are not refused for what does not matter. What does matter:
+// decode is the one way a handler reads a JSON body into dst, a pointer to
+// a struct that names its members in `json` tags (contract section 2).
+// It reads the body as a stream, once, payments arrays included.
+// Content-Type is not checked and unknown members are ignored, so clients
+// are not refused for what does not matter. What does matter:
 //   - a body past the size limit is a 413 payload_too_large;
 //   - a body that is not one JSON value (empty, malformed, trailing data),
 //     or not an object, is a 400 array with the one failure on Body;
-//   - a value of the wrong type is a 400 array naming the field capitalised,
+//   - a value of the wrong type is a failure of its field (decode_fields.go),
 //     every such field of the body in the one array.
 //
-// The organisation API's bodies are the exception (a wrongTypesTaker, and
-// the payments of POST /batches/{id}/payments): their wrong types go on to
-// the domain (disburse.WrongTypes), which reports them with its checks of
-// the fields of the right type, all in one array.
-// Validation of the values themselves is the domain's.
-//
-// A body with a faster way (a fastDecoder: the payments) tries it first.
-// Whatever that way is not sure of, every body that fails among it, goes
-// through decodeBytes, which has the failures above.
+// A struct with a disburse.WrongTypes field (the organisation API's
+// inputs) keeps its wrong types there, and the domain reports them beside
+// its checks of the other fields, all in one array; for any other struct
+// decode reports them itself. Validation of the values is the domain's.
 func decode(r *http.Request, dst any) error {
-	body, err := readBody(r)
+	dec := jsontext.NewDecoder(r.Body, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	wrong, err := readBody(dec, dst)
 	if err != nil {
+		return bodyError(r, err)
+	}
+	if len(wrong) == 0 {
+		return nil
+	}
+	return &disburse.Error{Code: disburse.CodeInvalid, Message: "the body has values of the wrong type", Fields: wrong}
+}
+
+// errNotOneValue is a body with more after its JSON value.
+var errNotOneValue = errors.New("the body has more after its JSON value")
+
+// readBody reads the one JSON value of the body into dst. wrong are the
+// wrong types that decode reports: those dst has no WrongTypes field for.
+func readBody(dec *jsontext.Decoder, dst any) (wrong []disburse.FieldError, err error) {
+	switch dec.PeekKind() {
+	case '{':
+		wrong, err = decodeInto(dec, dst)
+	case 'n':
+		_, err = dec.ReadValue() // null: an empty object, as encoding/json has it
+	default:
+		v, err := dec.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		shown := valueText(v) // v lasts until the next read
+		if err := endOfBody(dec); err != nil {
+			return nil, err
+		}
+		return nil, disburse.Invalid("Body", shown, "the body must be a JSON object")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return wrong, endOfBody(dec)
+}
+
+// endOfBody checks that nothing but whitespace follows the body's value.
+func endOfBody(dec *jsontext.Decoder) error {
+	switch _, err := dec.ReadToken(); {
+	case err == io.EOF:
+		return nil
+	case err == nil:
+		return errNotOneValue
+	default:
 		return err
 	}
-	if f, ok := dst.(fastDecoder); ok && f.decodeFast(body) {
-		return nil
-	}
-	return decodeBytes(body, dst)
 }
 
-// decodeBytes is decode once the body is read: the way every body can go.
-func decodeBytes(body []byte, dst any) error {
-	var failures []disburse.FieldError
-	err := json.Unmarshal(body, dst) // Unmarshal refuses trailing data, unlike a Decoder
-	var syntax *json.SyntaxError
-	var wrongType *json.UnmarshalTypeError
-	switch {
-	case err == nil:
-	case len(bytes.TrimSpace(body)) == 0:
-		return disburse.Invalid("Body", "", "the body is empty; it must be a JSON object")
-	case errors.As(err, &syntax):
-		msg := fmt.Sprintf("the body is not valid JSON (at byte %d: %s)", syntax.Offset, syntax.Error())
-		return disburse.Invalid("Body", "", msg)
-	case errors.As(err, &wrongType) && wrongType.Field == "":
-		return disburse.Invalid("Body", valueText(body), "the body must be a JSON object")
-	case errors.As(err, &wrongType):
-		failures = typeFailures(body, dst)
-		// Should the rest not decode either, decode reports what it found.
-		if taker, ok := dst.(wrongTypesTaker); ok && decodeWithout(body, failures, dst) == nil {
-			taker.passOn(wrongTypesOf(failures))
-			failures = nil
-		}
-	default:
-		return fmt.Errorf("decode %T: %w", dst, err) // a programming error, not the client's
-	}
-	p, partial := dst.(partlyDecoded)
-	if partial {
-		failures = append(failures, p.ownFailures()...)
-	}
-	if len(failures) == 0 {
-		return nil
-	}
-	if partial {
-		failures = append(failures, p.passedOn()...) // the domain will not see them
-	}
-	return &disburse.Error{Code: disburse.CodeInvalid, Message: "the body has values of the wrong type", Fields: failures}
-}
-
-// partlyDecoded is a body with a part that decodes past wrong types and
-// keeps them (the payments).
-type partlyDecoded interface {
-	// ownFailures are the part's failures that decode reports.
-	ownFailures() []disburse.FieldError
-	// passedOn are the wrong types the domain reports, if the body reaches it.
-	passedOn() []disburse.FieldError
-}
-
-// wrongTypesTaker is a body whose wrong types the domain reports beside its
-// other checks, rather than decode alone.
-type wrongTypesTaker interface {
-	passOn(disburse.WrongTypes)
-}
-
-// decodeWithout decodes body into dst, which it zeroes first, leaving out
-// the members that failed: what remains has the right types.
-func decodeWithout(body []byte, failed []disburse.FieldError, dst any) error {
-	names, values := members(body)
-	var kept bytes.Buffer
-	kept.WriteByte('{')
-	for k, name := range names {
-		if slices.ContainsFunc(failed, func(f disburse.FieldError) bool { return strings.EqualFold(f.FieldName, name) }) {
-			continue
-		}
-		if kept.Len() > 1 {
-			kept.WriteByte(',')
-		}
-		n, _ := json.Marshal(name)
-		kept.Write(n)
-		kept.WriteByte(':')
-		kept.Write(values[k])
-	}
-	kept.WriteByte('}')
-	v := reflect.ValueOf(dst).Elem()
-	v.Set(reflect.Zero(v.Type()))
-	return json.Unmarshal(kept.Bytes(), dst)
-}
-
-// wrongTypesOf turns decode's failures into the domain's WrongTypes.
-func wrongTypesOf(failures []disburse.FieldError) disburse.WrongTypes {
-	w := make(disburse.WrongTypes, len(failures))
-	for i, f := range failures {
-		w[i] = disburse.WrongType{Field: f.FieldName, Value: f.FieldValue, Message: f.ErrorMessage}
-	}
-	return w
-}
-
-// readBody reads the whole body, which limitBody has capped. Reading it
-// whole lets a failure quote the value that failed.
-func readBody(r *http.Request) ([]byte, error) {
-	var buf bytes.Buffer
-	if n := r.ContentLength; n > 0 && n <= DefaultMaxBodyBytes {
-		buf.Grow(int(n) + bytes.MinRead) // one allocation for a body of known size
-	}
-	_, err := buf.ReadFrom(r.Body)
+// bodyError turns what stopped the reading of the body into its answer:
+// the client's mistakes are a 400 on Body, or a 413.
+func bodyError(r *http.Request, err error) error {
 	var tooLarge *http.MaxBytesError
+	var syntax *jsontext.SyntacticError
+	var failure *disburse.Error
 	switch {
+	case errors.As(err, &failure):
+		return err
 	case errors.As(err, &tooLarge):
-		return nil, payloadTooLarge(tooLarge.Limit)
-	case err != nil:
+		return payloadTooLarge(tooLarge.Limit)
+	case err == io.EOF:
+		return disburse.Invalid("Body", "", "the body is empty; it must be a JSON object")
+	case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, errNotOneValue):
+		// A body past the limit is a 413 wherever its JSON breaks.
+		if _, rest := io.Copy(io.Discard, r.Body); errors.As(rest, &tooLarge) {
+			return payloadTooLarge(tooLarge.Limit)
+		}
+		return disburse.Invalid("Body", "", "the body is not valid JSON ("+err.Error()+")")
+	default:
 		// A broken or cut-short upload is the client's problem, not a 500.
-		return nil, disburse.Invalid("Body", "", "the body could not be read to its end")
+		return disburse.Invalid("Body", "", "the body could not be read to its end")
 	}
-	return buf.Bytes(), nil
 }
 
 func payloadTooLarge(limit int64) error {
 	return disburse.Errorf(disburse.CodePayloadTooLarge, "the request body is larger than %d bytes", limit)
 }
 
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
-
-// typeFailures names every member of the object body that the field of the
-// struct dst points to cannot take, in the struct's order: encoding/json
-// stops reporting at the first. It runs only once Unmarshal has found one,
-// so the reflection costs nothing on the way of a good request. A field
-// that decodes itself (json.Unmarshaler) keeps its own failures.
-func typeFailures(body []byte, dst any) []disburse.FieldError {
-	names, values := members(body)
-	var out []disburse.FieldError
-	t := reflect.TypeOf(dst).Elem()
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if name == "" {
-			name = sf.Name
-		}
-		if !sf.IsExported() || name == "-" || reflect.PointerTo(sf.Type).Implements(unmarshalerType) {
-			continue
-		}
-		var raw json.RawMessage
-		for k, n := range names { // the last match wins, as in encoding/json
-			if strings.EqualFold(n, name) {
-				raw = values[k]
-			}
-		}
-		if raw != nil && isTypeError(json.Unmarshal(raw, reflect.New(sf.Type).Interface())) {
-			out = append(out, disburse.FieldError{
-				FieldName: strings.ToUpper(name[:1]) + name[1:], FieldValue: valueText(raw), ErrorMessage: name + " must be " + jsonKind(sf.Type),
-			})
-		}
+// valueText shows a JSON value as a failure's fieldValue (docs/decisions.md):
+// a string without its quotes, a number or literal as written, an object
+// or array by kind only ("object", "array"), so that a failure never
+// echoes a whole body back. Validation.Add shortens it.
+func valueText(v jsontext.Value) string {
+	switch v.Kind() {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return unquote(v, nil)
 	}
-	if len(out) == 0 { // cannot happen: Unmarshal found one; never answer 200 for it
-		out = append(out, disburse.FieldError{FieldName: "Body", ErrorMessage: "the body has a value of the wrong type"})
-	}
-	return out
+	return string(v)
 }
 
-// members lists the names and values of the JSON object obj, in order.
-func members(obj []byte) (names []string, values []json.RawMessage) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, nil
+// unquote is the string value v, a JSON string, with its escapes read and
+// any byte that is not UTF-8 replaced by U+FFFD, as encoding/json has it.
+// buf is scratch space.
+func unquote(v jsontext.Value, buf []byte) string {
+	if plain(v) {
+		return string(v[1 : len(v)-1])
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		name, ok := tok.(string)
-		var v json.RawMessage
-		if err != nil || !ok || dec.Decode(&v) != nil {
-			break
-		}
-		names, values = append(names, name), append(values, v)
-	}
-	return names, values
+	s, _ := jsontext.AppendUnquote(buf[:0], v) // v is a valid string: only invalid UTF-8 errs, and is replaced
+	return string(s)
 }
 
-// jsonKind names, for a client, the JSON value a Go type accepts.
-func jsonKind(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
+// plain reports whether the JSON string v needs no unquoting: printable
+// ASCII without escapes, as nearly every string of a request is.
+func plain(v jsontext.Value) bool {
+	for _, c := range v[1 : len(v)-1] {
+		if c < 0x20 || c >= 0x80 || c == '\\' {
+			return false
+		}
 	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "a whole number"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	default:
-		return "an object"
-	}
+	return true
 }
+
+// must names, for a wrong type's message, what a field takes.
+func must(name, what string) string { return fmt.Sprintf("%s must be %s", name, what) }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -22,22 +23,31 @@ func decodeBody(body string, limit int64, dst any) error {
 }
 
 // passedOn is, for a body whose wrong types go on to the domain, those
-// wrong types as the invalid error the domain would return with them; nil
-// when there are none.
+// wrong types as the invalid error the domain would return with them (the
+// top level's, then each payment's but for the referral fields', as for
+// an organisation without referrals); nil when there are none.
 func passedOn(dst any) error {
-	var w disburse.WrongTypes
-	var payments []disburse.FieldError
-	switch d := dst.(type) {
-	case *batchRequest:
-		w = d.wrongTypes
-	case *addPaymentsRequest:
-		w, payments = d.wrongTypes, d.passedOn()
-	}
 	var fields []disburse.FieldError
-	for _, t := range w {
-		fields = append(fields, disburse.FieldError{FieldName: t.Field, FieldValue: t.Value, ErrorMessage: t.Message})
+	add := func(v any, w disburse.WrongTypes, index *int) {
+		for _, f := range planOf(reflect.TypeOf(v)).fields {
+			if t, ok := w[f.field]; ok && !strings.HasPrefix(f.name, "referral") {
+				fields = append(fields, disburse.FieldError{FieldName: string(f.field), FieldValue: t.Value, ErrorMessage: t.Message, Index: index})
+			}
+		}
 	}
-	if fields = append(fields, payments...); len(fields) == 0 {
+	switch d := dst.(type) {
+	case *disburse.BatchInput:
+		add(*d, d.WrongTypes, nil)
+	case *disburse.AddPaymentsInput:
+		add(*d, d.WrongTypes, nil)
+		for i, p := range d.Payments {
+			if t, ok := p.WrongTypes[disburse.FieldPayments]; ok {
+				fields = append(fields, disburse.FieldError{FieldName: "Payments", FieldValue: t.Value, ErrorMessage: t.Message, Index: &i})
+			}
+			add(p, p.WrongTypes, &i)
+		}
+	}
+	if len(fields) == 0 {
 		return nil
 	}
 	return &disburse.Error{Code: disburse.CodeInvalid, Fields: fields}
@@ -124,42 +134,47 @@ func TestDecodeFailures(t *testing.T) {
 	}
 }
 
-func newBatch() any    { return new(batchRequest) }
-func newPayments() any { return new(addPaymentsRequest) }
+func newBatch() any    { return new(disburse.BatchInput) }
+func newPayments() any { return new(disburse.AddPaymentsInput) }
 func newSettings() any { return new(settingsRequest) }
 
 func TestDecodeTooLarge(t *testing.T) {
-	err := decodeBody(`{"name":"`+strings.Repeat("x", 100)+`"}`, 50, new(batchRequest))
+	err := decodeBody(`{"name":"`+strings.Repeat("x", 100)+`"}`, 50, new(disburse.BatchInput))
 	if c := disburse.ErrorCode(err); c != disburse.CodePayloadTooLarge {
 		t.Fatalf("code = %q (%v), want payload_too_large", c, err)
 	}
 	// A body exactly at the limit is fine.
 	body := `{"name":"abc"}`
-	if err := decodeBody(body, int64(len(body)), new(batchRequest)); err != nil {
+	if err := decodeBody(body, int64(len(body)), new(disburse.BatchInput)); err != nil {
 		t.Fatalf("body at the limit: %v", err)
 	}
 }
 
-// TestDecodeMoneyAsText: amounts reach the domain as the JSON text sent,
-// never through a float; absent is empty; unknown fields are ignored.
+// TestDecodeMoneyAsText: amounts reach the domain as the JSON number's
+// text, never through a float; absent is empty; a value that is no number
+// is a wrong type; unknown fields are ignored.
 func TestDecodeMoneyAsText(t *testing.T) {
 	body := `{"clearExisting":false,"unknown":{"x":[1]},"payments":[
 		{"msisdn":"254712345678","amount":150.00,"firstname":"Amina","lastname":"B","externalId":"e1","referralAmount":5.5,"referralMsisdn":"447911123456"},
-		{"amount":"10"}, {"amount":null}, {"amount":1e2}, {}, {"amount":99999999999999999999.99}, {"amount": -5 }, {"amount":0.1}]}`
-	var req addPaymentsRequest
-	if err := decodeBody(body, DefaultMaxBodyBytes, &req); err != nil {
+		{"amount":"10"}, {"amount":null}, {"amount":1e2}, {}, {"amount":99999999999999999999.99}, {"amount": -5 }, {"amount":0.1}, {"amount":1e-3}]}`
+	var in disburse.AddPaymentsInput
+	if err := decodeBody(body, DefaultMaxBodyBytes, &in); err != nil {
 		t.Fatal(err)
+	}
+	wrong := func(value, message string, null bool) disburse.WrongTypes {
+		return disburse.WrongTypes{disburse.FieldAmount: {Value: value, Message: message, Null: null}}
 	}
 	want := disburse.AddPaymentsInput{ClearExisting: new(bool), Payments: []disburse.PaymentInput{
 		{Msisdn: "254712345678", Amount: "150.00", Firstname: "Amina", Lastname: "B", ExternalID: "e1", ReferralAmount: "5.5", ReferralMsisdn: "447911123456"},
-		{Amount: `"10"`}, {Amount: "null"}, {Amount: "1e2"}, {}, {Amount: "99999999999999999999.99"}, {Amount: "-5"}, {Amount: "0.1"},
+		{WrongTypes: wrong("10", "amount must be a number", false)}, {WrongTypes: wrong("null", "amount must be a number", true)},
+		{Amount: "1e2"}, {}, {Amount: "99999999999999999999.99"}, {Amount: "-5"}, {Amount: "0.1"}, {Amount: "1e-3"},
 	}}
-	if diff := cmp.Diff(want, req.input()); diff != "" {
+	if diff := cmp.Diff(want, in); diff != "" {
 		t.Errorf("input (-want +got):\n%s", diff)
 	}
 
 	var dep depositRequest
-	if err := decodeBody(`{"amount":0.10}`, DefaultMaxBodyBytes, &dep); err != nil || string(dep.Amount) != "0.10" {
+	if err := decodeBody(`{"amount":0.10}`, DefaultMaxBodyBytes, &dep); err != nil || dep.Amount != "0.10" {
 		t.Errorf("deposit amount = %q, %v; want 0.10", dep.Amount, err)
 	}
 }
@@ -170,24 +185,27 @@ func TestDecodeMoneyAsText(t *testing.T) {
 func TestDecodePaymentWrongTypes(t *testing.T) {
 	body := `{"clearExisting":false,"payments":[{"msisdn":5,"amount":5,"firstname":7},{"msisdn":"0712","amount":1.001},` +
 		`{"MSISDN":"254712345678","amount":"10","lastname":{"a":1},"externalId":null,"referralMsisdn":false,"referralAmount":[1]},` +
-		`[1],"x",null]}`
-	var req addPaymentsRequest
-	if err := decodeBody(body, DefaultMaxBodyBytes, &req); err != nil {
+		`[1],"x",null,{"msisdn":7,"Msisdn":"254712345678","amount":"1","amount":2}]}`
+	var in disburse.AddPaymentsInput
+	if err := decodeBody(body, DefaultMaxBodyBytes, &in); err != nil {
 		t.Fatal(err)
 	}
-	wrong := func(field, value, kind string) disburse.WrongType {
-		return disburse.WrongType{Field: field, Value: value, Message: strings.ToLower(field[:1]) + field[1:] + " must be " + kind}
+	wrong := func(field disburse.Field, value, kind string) disburse.WrongType {
+		return disburse.WrongType{Value: value, Message: strings.ToLower(string(field[:1])) + string(field[1:]) + " must be " + kind}
 	}
 	want := []disburse.PaymentInput{
-		{Amount: "5", WrongTypes: []disburse.WrongType{wrong("Msisdn", "5", "a string"), wrong("Firstname", "7", "a string")}},
+		{Amount: "5", WrongTypes: disburse.WrongTypes{"Msisdn": wrong("Msisdn", "5", "a string"), "Firstname": wrong("Firstname", "7", "a string")}},
 		{Msisdn: "0712", Amount: "1.001"},
-		{Msisdn: "254712345678", Amount: `"10"`, ReferralAmount: "[1]",
-			WrongTypes: []disburse.WrongType{wrong("Lastname", "object", "a string"), wrong("ReferralMsisdn", "false", "a string")}},
-		{WrongTypes: []disburse.WrongType{{Field: "Payments", Value: "array", Message: "payments[3] must be a JSON object"}}},
-		{WrongTypes: []disburse.WrongType{{Field: "Payments", Value: "x", Message: "payments[4] must be a JSON object"}}},
+		{Msisdn: "254712345678", WrongTypes: disburse.WrongTypes{
+			"Amount": wrong("Amount", "10", "a number"), "Lastname": wrong("Lastname", "object", "a string"),
+			"ReferralMsisdn": wrong("ReferralMsisdn", "false", "a string"), "ReferralAmount": wrong("ReferralAmount", "array", "a number"),
+		}},
+		{WrongTypes: disburse.WrongTypes{"Payments": {Value: "array", Message: "payments[3] must be a JSON object"}}},
+		{WrongTypes: disburse.WrongTypes{"Payments": {Value: "x", Message: "payments[4] must be a JSON object"}}},
 		{},
+		{Msisdn: "254712345678", Amount: "2"}, // the last of repeated members counts, wrong or not
 	}
-	if diff := cmp.Diff(want, req.input().Payments); diff != "" {
+	if diff := cmp.Diff(want, in.Payments); diff != "" {
 		t.Errorf("payments (-want +got):\n%s", diff)
 	}
 }
@@ -206,11 +224,11 @@ func TestDecodeClearExisting(t *testing.T) {
 			return &b
 		}(),
 	} {
-		var req addPaymentsRequest
-		if err := decodeBody(body, DefaultMaxBodyBytes, &req); err != nil {
+		var in disburse.AddPaymentsInput
+		if err := decodeBody(body, DefaultMaxBodyBytes, &in); err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(want, req.ClearExisting); diff != "" {
+		if diff := cmp.Diff(want, in.ClearExisting); diff != "" {
 			t.Errorf("%s: clearExisting (-want +got):\n%s", body, diff)
 		}
 	}
@@ -234,12 +252,12 @@ func paymentsBody(n int) []byte {
 // well under a second of work, straight into the domain's inputs.
 func TestDecodeManyPayments(t *testing.T) {
 	body := paymentsBody(100_000)
-	var req addPaymentsRequest
-	if err := decodeBody(string(body), DefaultMaxBodyBytes, &req); err != nil {
+	var in disburse.AddPaymentsInput
+	if err := decodeBody(string(body), DefaultMaxBodyBytes, &in); err != nil {
 		t.Fatal(err)
 	}
-	if len(req.Payments.items) != 100_000 || req.Payments.items[99_999].ExternalID != "ext-99999" {
-		t.Fatalf("decoded %d payments, last %+v", len(req.Payments.items), req.Payments.items[len(req.Payments.items)-1])
+	if len(in.Payments) != 100_000 || in.Payments[99_999].ExternalID != "ext-99999" || in.Payments[99_999].Amount != "1000.99" {
+		t.Fatalf("decoded %d payments, last %+v", len(in.Payments), in.Payments[len(in.Payments)-1])
 	}
 }
 
@@ -248,8 +266,8 @@ func BenchmarkDecodePayments(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		var req addPaymentsRequest
-		if err := decodeBody(body, DefaultMaxBodyBytes, &req); err != nil {
+		var in disburse.AddPaymentsInput
+		if err := decodeBody(body, DefaultMaxBodyBytes, &in); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -275,8 +293,8 @@ func FuzzDecode(f *testing.F) {
 		if err := decode(r, dst); err != nil {
 			return err
 		}
-		if p, ok := dst.(*addPaymentsRequest); ok {
-			for _, in := range p.Payments.items {
+		if p, ok := dst.(*disburse.AddPaymentsInput); ok {
+			for _, in := range p.Payments {
 				if in.Amount != "" && !json.Valid([]byte(in.Amount)) {
 					return fmt.Errorf("amount %q is not the JSON text sent", in.Amount)
 				}
@@ -326,4 +344,81 @@ func checkFailureArray(t *testing.T, body []byte) {
 			t.Fatalf("malformed failure in %s", body)
 		}
 	}
+}
+
+// BenchmarkDecodePaymentsTokens reads the same body with encoding/json's
+// Decoder (Token and More), member by member into the payments as decode
+// does, but for good bodies only: the alternative to jsontext that
+// docs/benchmarks.md compares. Its Token decodes every string through
+// Decode, which is where its time goes.
+func BenchmarkDecodePaymentsTokens(b *testing.B) {
+	body := paymentsBody(100_000)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		in, err := tokenDecode(body)
+		if err != nil || len(in.Payments) != 100_000 || in.Payments[99_999].Amount != "1000.99" {
+			b.Fatalf("%d payments, %v", len(in.Payments), err)
+		}
+	}
+}
+
+func tokenDecode(body []byte) (disburse.AddPaymentsInput, error) {
+	var in disburse.AddPaymentsInput
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	fields := planOf(reflect.TypeFor[disburse.PaymentInput]())
+	next := func() (json.Token, error) { return dec.Token() }
+	if _, err := next(); err != nil { // {
+		return in, err
+	}
+	for dec.More() {
+		name, err := next()
+		if err != nil {
+			return in, err
+		}
+		if !strings.EqualFold(name.(string), "payments") {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return in, err
+			}
+			continue
+		}
+		if _, err := next(); err != nil { // [
+			return in, err
+		}
+		for dec.More() {
+			if _, err := next(); err != nil { // {
+				return in, err
+			}
+			var p disburse.PaymentInput
+			v := reflect.ValueOf(&p).Elem()
+			for dec.More() {
+				name, err := next()
+				if err != nil {
+					return in, err
+				}
+				value, err := next()
+				if err != nil {
+					return in, err
+				}
+				if f := fields.field([]byte(name.(string))); f != nil {
+					switch x := value.(type) {
+					case string:
+						v.Field(f.index).SetString(x)
+					case json.Number:
+						v.Field(f.index).SetString(string(x))
+					}
+				}
+			}
+			if _, err := next(); err != nil { // }
+				return in, err
+			}
+			in.Payments = append(in.Payments, p)
+		}
+		if _, err := next(); err != nil { // ]
+			return in, err
+		}
+	}
+	return in, nil
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 
@@ -65,7 +66,7 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, scope string
 	if err := disburse.ValidIdempotencyKey(values[0]); err != nil {
 		return err
 	}
-	body, err := readBody(r)
+	body, err := bodyBytes(r)
 	if err != nil {
 		return err
 	}
@@ -193,3 +194,19 @@ func (a *answerRecorder) status() int {
 
 // Unwrap lets http.ResponseController reach the connection.
 func (a *answerRecorder) Unwrap() http.ResponseWriter { return a.ResponseWriter }
+
+// bodyBytes reads the whole body, which the key's fingerprint covers and
+// the handler then decodes from memory: a body past the limit is a 413,
+// one cut short a 400.
+func bodyBytes(r *http.Request) ([]byte, error) {
+	var buf bytes.Buffer
+	_, err := buf.ReadFrom(r.Body)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, payloadTooLarge(tooLarge.Limit)
+	case err != nil:
+		return nil, disburse.Invalid("Body", "", "the body could not be read to its end")
+	}
+	return buf.Bytes(), nil
+}

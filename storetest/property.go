@@ -100,11 +100,11 @@ func (h *harness) addPayments(rt *rapid.T) {
 	for i := range in {
 		in[i] = disburse.PaymentInput{
 			Msisdn: rapid.SampledFrom(payees).Draw(rt, "msisdn"),
-			Amount: fmt.Sprintf("%d.%02d", rapid.IntRange(1, 500).Draw(rt, "units"), rapid.IntRange(0, 99).Draw(rt, "cents")),
+			Amount: disburse.Number(fmt.Sprintf("%d.%02d", rapid.IntRange(1, 500).Draw(rt, "units"), rapid.IntRange(0, 99).Draw(rt, "cents"))),
 		}
 		if rapid.IntRange(0, 2).Draw(rt, "referral") == 0 {
 			in[i].ReferralMsisdn = rapid.SampledFrom(payees).Draw(rt, "referralMsisdn")
-			in[i].ReferralAmount = fmt.Sprintf("%d", rapid.IntRange(1, 50).Draw(rt, "referralUnits"))
+			in[i].ReferralAmount = disburse.Number(fmt.Sprintf("%d", rapid.IntRange(1, 50).Draw(rt, "referralUnits")))
 		}
 	}
 	_, added, err := h.svc.AddPayments(h.ctx, b.org.id, b.id, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: in})
@@ -120,10 +120,10 @@ func (h *harness) addPayments(rt *rapid.T) {
 	}
 	for i, p := range added {
 		mp := &modelPayment{id: p.ID}
-		amount, _ := disburse.ParseMoney(in[i].Amount)
+		amount, _ := disburse.ParseMoney(string(in[i].Amount))
 		mp.legs[0] = modelLeg{msisdn: in[i].Msisdn, amount: amount, status: disburse.PaymentDraft}
 		if b.org.referrals && in[i].ReferralAmount != "" {
-			ref, _ := disburse.ParseMoney(in[i].ReferralAmount)
+			ref, _ := disburse.ParseMoney(string(in[i].ReferralAmount))
 			mp.legs[1] = modelLeg{msisdn: in[i].ReferralMsisdn, amount: ref, status: disburse.PaymentDraft}
 		}
 		b.payments = append(b.payments, mp)

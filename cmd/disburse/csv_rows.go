@@ -105,8 +105,8 @@ func (f *csvFile) next(n int) ([]csvRow, error) {
 			return ""
 		}
 		rows = append(rows, csvRow{line: line, in: disburse.PaymentInput{
-			Msisdn: get("msisdn"), Amount: get("amount"), Firstname: get("firstname"), Lastname: get("lastname"),
-			ExternalID: get("externalId"), ReferralAmount: get("referralAmount"), ReferralMsisdn: get("referralMsisdn"),
+			Msisdn: get("msisdn"), Amount: disburse.Number(get("amount")), Firstname: get("firstname"), Lastname: get("lastname"),
+			ExternalID: get("externalId"), ReferralAmount: disburse.Number(get("referralAmount")), ReferralMsisdn: get("referralMsisdn"),
 		}})
 	}
 	return rows, nil

@@ -245,7 +245,7 @@ func sendRows(ctx context.Context, api *apiclient.API, errOut io.Writer, batchID
 // toWire is a checked row as the client sends it; a row without an
 // externalId gets one from the file's hash and its line.
 func toWire(r csvRow, hash string) apiclient.PaymentInput {
-	p := apiclient.PaymentInput{Msisdn: r.in.Msisdn, Amount: wire.MustAmount(r.in.Amount)}
+	p := apiclient.PaymentInput{Msisdn: r.in.Msisdn, Amount: wire.MustAmount(string(r.in.Amount))}
 	opt := func(s string) *string {
 		if s == "" {
 			return nil
@@ -254,7 +254,7 @@ func toWire(r csvRow, hash string) apiclient.PaymentInput {
 	}
 	p.Firstname, p.Lastname, p.ReferralMsisdn = opt(r.in.Firstname), opt(r.in.Lastname), opt(r.in.ReferralMsisdn)
 	if r.in.ReferralAmount != "" {
-		a := wire.MustAmount(r.in.ReferralAmount)
+		a := wire.MustAmount(string(r.in.ReferralAmount))
 		p.ReferralAmount = &a
 	}
 	ext := r.in.ExternalID

@@ -1,0 +1,289 @@
+package httpapi
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/disburse/disburse"
+)
+
+// A body is read into a struct member by member: each value is checked
+// against its field's type, and one of the wrong type is set aside in the
+// struct's WrongTypes rather than stopping the read, so that every failure
+// of every field comes back in one answer. A field is found by its `json`
+// tag, or by its Go name, matched as encoding/json matches them (the last
+// of repeated members wins, case is ignored).
+
+// kind is what a field holds, and so which JSON values it takes.
+type kind int
+
+const (
+	kindString kind = iota // a JSON string; null leaves it empty
+	kindNumber             // disburse.Number: a JSON number's text, never a float
+	kindBool               // bool or *bool: true or false
+	kindInt                // int64 or *int64: a whole number
+	kindList               // a slice of structs: an array of objects, read one by one
+)
+
+var (
+	numberType     = reflect.TypeFor[disburse.Number]()
+	wrongTypesType = reflect.TypeFor[disburse.WrongTypes]()
+)
+
+// structPlan is how one struct type is read.
+type structPlan struct {
+	fields     []fieldPlan
+	wrongTypes int // the index of its disburse.WrongTypes field, or -1
+}
+
+type fieldPlan struct {
+	name     string         // the JSON name: "externalId"
+	field    disburse.Field // the name its failures give: "ExternalId"
+	index    int
+	kind     kind
+	pointer  bool        // *bool, *int64: null and absent stay nil
+	elements *structPlan // of a kindList
+}
+
+var plans sync.Map // reflect.Type → *structPlan
+
+// planOf is t's plan, made once per type. A type decode cannot read is a
+// programming error, found by the first test that decodes it.
+func planOf(t reflect.Type) *structPlan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*structPlan)
+	}
+	p := &structPlan{wrongTypes: -1}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		switch {
+		case sf.Type == wrongTypesType:
+			p.wrongTypes = i
+			continue
+		case !sf.IsExported() || name == "-":
+			continue
+		case name == "":
+			name = sf.Name
+		}
+		f := fieldPlan{name: name, field: disburse.Field(strings.ToUpper(name[:1]) + name[1:]), index: i}
+		ft := sf.Type
+		if ft.Kind() == reflect.Pointer {
+			f.pointer, ft = true, ft.Elem()
+		}
+		switch {
+		case ft == numberType:
+			f.kind = kindNumber
+		case ft.Kind() == reflect.String:
+			f.kind = kindString
+		case ft.Kind() == reflect.Bool:
+			f.kind = kindBool
+		case ft.Kind() == reflect.Int64:
+			f.kind = kindInt
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
+			f.kind, f.elements = kindList, planOf(ft.Elem())
+			if f.elements.wrongTypes < 0 {
+				panic(fmt.Sprintf("decode: %s has no WrongTypes field for its elements' wrong types", ft.Elem()))
+			}
+		default:
+			panic(fmt.Sprintf("decode: %s.%s has a type decode does not read: %s", t, sf.Name, sf.Type))
+		}
+		p.fields = append(p.fields, f)
+	}
+	actual, _ := plans.LoadOrStore(t, p)
+	return actual.(*structPlan)
+}
+
+// field is the field the member name is read into, or nil: an exact match
+// first, then one that differs in case only, as encoding/json matches.
+func (p *structPlan) field(name []byte) *fieldPlan {
+	for i := range p.fields {
+		if string(name) == p.fields[i].name {
+			return &p.fields[i]
+		}
+	}
+	for i := range p.fields {
+		if bytes.EqualFold(name, []byte(p.fields[i].name)) {
+			return &p.fields[i]
+		}
+	}
+	return nil
+}
+
+// reader reads one body; buf is its scratch space for unquoting.
+type reader struct {
+	dec *jsontext.Decoder
+	buf []byte
+}
+
+// decodeInto reads the object at the decoder into dst, a pointer to a
+// struct. wrong are the wrong types of a struct without a WrongTypes
+// field, in the struct's field order, for decode to report.
+func decodeInto(dec *jsontext.Decoder, dst any) ([]disburse.FieldError, error) {
+	v := reflect.ValueOf(dst).Elem()
+	p := planOf(v.Type())
+	rd := reader{dec: dec}
+	w, err := rd.object(p, v)
+	if err != nil || p.wrongTypes >= 0 {
+		return nil, err
+	}
+	var out []disburse.FieldError
+	for _, f := range p.fields {
+		if t, ok := w[f.field]; ok {
+			out = append(out, disburse.FieldError{FieldName: string(f.field), FieldValue: disburse.ShortValue(t.Value), ErrorMessage: t.Message})
+		}
+	}
+	return out, nil
+}
+
+// object reads a JSON object into v, a struct planned by p, and returns
+// its wrong types, which it has also put in v's WrongTypes field if it has one.
+func (rd *reader) object(p *structPlan, v reflect.Value) (disburse.WrongTypes, error) {
+	if _, err := rd.dec.ReadToken(); err != nil { // '{'
+		return nil, err
+	}
+	var w disburse.WrongTypes
+	for rd.dec.PeekKind() != '}' {
+		name, err := rd.dec.ReadValue()
+		if err != nil {
+			return nil, err
+		}
+		f := p.field(rd.name(name))
+		if f == nil {
+			if err := rd.dec.SkipValue(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		wrong, err := rd.value(f, v.Field(f.index))
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case wrong != nil && w == nil:
+			w = disburse.WrongTypes{f.field: *wrong}
+		case wrong != nil:
+			w[f.field] = *wrong
+		default:
+			delete(w, f.field) // the last of repeated members counts
+		}
+	}
+	if _, err := rd.dec.ReadToken(); err != nil { // '}'
+		return nil, err
+	}
+	if len(w) == 0 {
+		return nil, nil
+	}
+	if p.wrongTypes >= 0 {
+		v.Field(p.wrongTypes).Set(reflect.ValueOf(w))
+	}
+	return w, nil
+}
+
+// name is a member's name, unquoted.
+func (rd *reader) name(v jsontext.Value) []byte {
+	if plain(v) {
+		return v[1 : len(v)-1]
+	}
+	rd.buf, _ = jsontext.AppendUnquote(rd.buf[:0], v)
+	return rd.buf
+}
+
+// value reads the next value into the field fv, or returns its wrong type.
+func (rd *reader) value(f *fieldPlan, fv reflect.Value) (*disburse.WrongType, error) {
+	if f.kind == kindList && rd.dec.PeekKind() == '[' {
+		return nil, rd.list(f, fv)
+	}
+	v, err := rd.dec.ReadValue()
+	if err != nil {
+		return nil, err
+	}
+	k := v.Kind()
+	if k == 'n' { // null: no value, as encoding/json has it, but where a number is due
+		if f.kind == kindNumber {
+			return &disburse.WrongType{Value: "null", Message: must(f.name, "a number"), Null: true}, nil
+		}
+		if f.pointer || f.kind == kindList {
+			fv.SetZero()
+		}
+		return nil, nil
+	}
+	switch {
+	case f.kind == kindString && k == '"':
+		fv.SetString(unquote(v, rd.buf))
+	case f.kind == kindNumber && k == '0':
+		fv.SetString(string(v))
+	case f.kind == kindBool && (k == 't' || k == 'f'):
+		set(fv, f.pointer, reflect.ValueOf(k == 't'))
+	case f.kind == kindInt && k == '0':
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil {
+			return &disburse.WrongType{Value: valueText(v), Message: must(f.name, "a whole number")}, nil
+		}
+		set(fv, f.pointer, reflect.ValueOf(n))
+	default:
+		if f.kind == kindList {
+			fv.SetZero()
+		}
+		return &disburse.WrongType{Value: valueText(v), Message: must(f.name, takes[f.kind])}, nil
+	}
+	return nil, nil
+}
+
+// takes names, for a wrong type's message, the JSON value each kind takes.
+var takes = map[kind]string{
+	kindString: "a string", kindNumber: "a number", kindBool: "true or false",
+	kindInt: "a whole number", kindList: "an array",
+}
+
+// set stores x in fv, or in a new value fv points to.
+func set(fv reflect.Value, pointer bool, x reflect.Value) {
+	if pointer {
+		p := reflect.New(x.Type())
+		p.Elem().Set(x)
+		x = p
+	}
+	fv.Set(x)
+}
+
+// list reads an array into the slice fv, element by element as the body
+// streams in: an element that is not an object is kept as an empty one
+// whose WrongTypes name the list's field, so that the domain reports it
+// with the index of the element.
+func (rd *reader) list(f *fieldPlan, fv reflect.Value) error {
+	if _, err := rd.dec.ReadToken(); err != nil { // '['
+		return err
+	}
+	fv.SetLen(0)
+	for i := 0; rd.dec.PeekKind() != ']'; i++ {
+		fv.Grow(1)
+		fv.SetLen(i + 1)
+		elem := fv.Index(i)
+		elem.SetZero()
+		switch rd.dec.PeekKind() {
+		case '{':
+			if _, err := rd.object(f.elements, elem); err != nil {
+				return err
+			}
+		case 'n': // null: an empty element, as encoding/json has it
+			if err := rd.dec.SkipValue(); err != nil {
+				return err
+			}
+		default:
+			v, err := rd.dec.ReadValue()
+			if err != nil {
+				return err
+			}
+			wrong := disburse.WrongType{Value: valueText(v), Message: must(f.name+"["+strconv.Itoa(i)+"]", "a JSON object")}
+			elem.Field(f.elements.wrongTypes).Set(reflect.ValueOf(disburse.WrongTypes{f.field: wrong}))
+		}
+	}
+	_, err := rd.dec.ReadToken() // ']'
+	return err
+}
