@@ -21,6 +21,7 @@ commands:
   serve        run the HTTP API and the background workers (--demo: create a demo organisation)
   migrate      apply the database migrations and exit
   org create   create an organisation with a deposit and an API key, print them
+  user create  create a portal user (operator or organisation) and print its password once
   bench        benchmark the API in-process: add, submit, register, reverse against a bulk baseline (--http-load: read endpoints under load)
 
 Run 'disburse <command> -h' for a command's flags. Every flag has a DISBURSE_* variable.
@@ -70,6 +71,8 @@ func run(ctx context.Context, args []string) error {
 			return fmt.Errorf("usage: disburse org create --name NAME [--deposit AMOUNT]")
 		}
 		return orgCreate(ctx, args[2:])
+	case "user":
+		return runUser(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/notify"
+	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/worker"
 )
 
@@ -67,7 +68,7 @@ func serve(ctx context.Context, args []string) error {
 	}
 
 	srv := &http.Server{
-		Handler:           httpapi.New(svc, httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log}),
+		Handler:           portal.Mount(portal.New(svc, portal.Config{Log: log}), httpapi.New(svc, httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log})),
 		ReadHeaderTimeout: min(readHeaderTimeout, c.ReadTimeout),
 		ReadTimeout:       c.ReadTimeout,
 		WriteTimeout:      c.WriteTimeout,
