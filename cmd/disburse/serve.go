@@ -62,6 +62,7 @@ func serve(ctx context.Context, args []string) error {
 	svc.TokenTTL, svc.Limits, svc.Log = c.TokenTTL, c.Limits, log
 
 	if c.Demo {
+		c.Listen = ln.Addr().String() // the portal address the demo prints is the one bound
 		if err := demo(ctx, svc, &c); err != nil {
 			return err
 		}
