@@ -86,6 +86,17 @@ func TestSessionExpiry(t *testing.T) {
 		}
 		w.clock.Add(20 * time.Minute)
 		b.get(page).expect(t, http.StatusSeeOther)
+
+		// Sessions nobody comes back to are purged by the worker's sweep.
+		w.signedIn(t, userEmail, w.userPassword)
+		w.signedIn(t, operatorEmail, w.operatorPassword)
+		if n, err := w.svc.PurgePortalSessions(t.Context()); err != nil || n != 0 {
+			t.Errorf("purge of live sessions: %d, %v", n, err)
+		}
+		w.clock.Add(disburse.PortalIdleTimeout)
+		if n, err := w.svc.PurgePortalSessions(t.Context()); err != nil || n != 2 {
+			t.Errorf("purge of idle sessions: %d, %v; want 2", n, err)
+		}
 	})
 }
 

@@ -129,6 +129,7 @@ func backgroundLoops(svc *disburse.Service, c *config, log *slog.Logger) []worke
 	return []worker.Loop{
 		worker.MemberChecks(svc, c.WorkerInterval, log),
 		worker.TokenPurge(svc, c.WorkerInterval, log),
+		{Name: "portal-session-purge", Interval: c.WorkerInterval, RunOnce: svc.PurgePortalSessions, Log: log},
 		worker.Reversal(svc, c.WorkerInterval, log),
 		worker.Delivery(svc, provider, owner, policy, c.WorkerInterval, log),
 	}
