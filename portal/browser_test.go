@@ -102,6 +102,18 @@ func TestBrowser(t *testing.T) {
 
 		signIn(operatorEmail, w.operatorPassword)
 		screenshot(t, ctx, "organisations")
+		// htmx, loaded under the strict CSP, filters the list as one types.
+		run("search", chromedp.SendKeys(chromedp.CSS(`input[name=q]`), "other"))
+		deadline := time.Now().Add(10 * time.Second)
+		for strings.Contains(text(`#org-table`), "Acme Payouts") {
+			if time.Now().After(deadline) {
+				t.Fatalf("typing in the search did not filter the list:\n%s", text(`#org-table`))
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if !strings.Contains(text(`#org-table`), "Other Org") {
+			t.Fatalf("the filtered list lost the match:\n%s", text(`#org-table`))
+		}
 		var status string
 		run("change the settings",
 			chromedp.Navigate(base+"/portal/organisations/"+w.org.ID),
