@@ -48,11 +48,11 @@ func TestLargeBatch(t *testing.T) {
 			t.Fatalf("the batch holds %d payments", got.Summary.PaymentsCount)
 		}
 		timeOpen := func(what, id string) {
-			b.get("/portal/batches/" + id).expect(t, http.StatusOK) // warm
+			b.get("/portal/batches/"+id).expect(t, http.StatusOK) // warm
 			best := time.Hour
 			for range 5 {
 				start := time.Now()
-				b.get("/portal/batches/" + id).expect(t, http.StatusOK)
+				b.get("/portal/batches/"+id).expect(t, http.StatusOK)
 				best = min(best, time.Since(start))
 			}
 			t.Logf("open the batch page of %s payments: best of 5 %v", what, best)
@@ -63,7 +63,7 @@ func TestLargeBatch(t *testing.T) {
 		var last disburse.Payment
 		_ = w.svc.PaymentPages(t.Context(), w.org.ID, big, func(ps []disburse.Payment) error { last = ps[len(ps)-1]; return nil })
 		start := time.Now()
-		b.get("/portal/batches/" + big + "?after=" + last.ID).expect(t, http.StatusOK)
+		b.get("/portal/batches/"+big+"?after="+last.ID).expect(t, http.StatusOK)
 		t.Logf("open the page after the last of 1,000,000 payments: %v", time.Since(start))
 	})
 }
