@@ -2,6 +2,7 @@ package portal_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +41,7 @@ func chromium(t *testing.T) context.Context {
 	}
 	alloc, cancelAlloc := chromedp.NewExecAllocator(t.Context(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(alloc)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
 	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
 	return ctx
 }
@@ -81,9 +82,12 @@ func TestBrowser(t *testing.T) {
 				fail(what, err)
 			}
 		}
+		// text reads an element's text in the page's own JavaScript: a DOM
+		// node id from before a form's answer replaced the page would be stale.
 		text := func(sel string) string {
 			t.Helper()
-			s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+			js := fmt.Sprintf(`(document.querySelector(%q) || {innerText: ""}).innerText`, sel)
+			s, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
 			if err != nil {
 				fail("read "+sel, err)
 			}
@@ -104,15 +108,18 @@ func TestBrowser(t *testing.T) {
 		screenshot(t, ctx, "organisations")
 		// htmx, loaded under the strict CSP, filters the list as one types.
 		run("search", chromedp.SendKeys(chromedp.CSS(`input[name=q]`), "other"))
+		// The table is swapped whole, so a read may meet the moment it is
+		// gone: read until it shows the filtered list.
 		deadline := time.Now().Add(10 * time.Second)
-		for strings.Contains(text(`#org-table`), "Acme Payouts") {
+		for {
+			list, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#org-table`)))
+			if err == nil && strings.Contains(list, "Other Org") && !strings.Contains(list, "Acme Payouts") {
+				break
+			}
 			if time.Now().After(deadline) {
-				t.Fatalf("typing in the search did not filter the list:\n%s", text(`#org-table`))
+				t.Fatalf("typing in the search did not filter the list: %v\n%s", err, list)
 			}
 			time.Sleep(100 * time.Millisecond)
-		}
-		if !strings.Contains(text(`#org-table`), "Other Org") {
-			t.Fatalf("the filtered list lost the match:\n%s", text(`#org-table`))
 		}
 		var status string
 		run("change the settings",
@@ -136,6 +143,33 @@ func TestBrowser(t *testing.T) {
 		org, _, err := w.svc.Organisation(t.Context(), w.org.ID)
 		if err != nil || org.ReversalPeriod != 14*24*time.Hour || !org.ReferralsEnabled {
 			t.Fatalf("the settings form did not save: %v, referrals %v, %v", org.ReversalPeriod, org.ReferralsEnabled, err)
+		}
+		run("create an organisation",
+			chromedp.Navigate(base+"/portal/organisations"),
+			chromedp.SendKeys(chromedp.CSS(`form.narrow input[name=name]`), "Browser Org"),
+			chromedp.Click(chromedp.CSS(`#create-organisation`)),
+			chromedp.WaitVisible(chromedp.CSS(`#issue-key`)),
+		)
+		if h := text(`h1`); h != "Browser Org" {
+			t.Fatalf("after create the page is %q", h)
+		}
+		run("deposit",
+			chromedp.SendKeys(chromedp.CSS(`td form input[name=amount]`), "500"),
+			chromedp.SendKeys(chromedp.CSS(`td form input[name=reference]`), "wire 1"),
+			chromedp.Click(chromedp.CSS(`td form button`)),
+			chromedp.WaitVisible(chromedp.CSS(`p.message`)),
+		)
+		if m := text(`p.message`); !strings.Contains(m, "Deposit of 500.00 recorded") {
+			t.Errorf("after the deposit the page says %q", m)
+		}
+		run("issue a key", chromedp.Click(chromedp.CSS(`#issue-key`)), chromedp.WaitVisible(chromedp.CSS(`#new-key`)))
+		if k := text(`#new-key`); !strings.HasPrefix(k, "dak_") {
+			t.Errorf("the new key reads %q", k)
+		}
+		screenshot(t, ctx, "new-key")
+		run("revoke it", chromedp.Click(chromedp.CSS(`form[action$="/revoke"] button`)), chromedp.WaitNotPresent(chromedp.CSS(`#new-key`)))
+		if m := text(`p.message`); !strings.Contains(m, "revoked") {
+			t.Errorf("after revoking the page says %q", m)
 		}
 		run("sign out", chromedp.Click(chromedp.CSS(`form.signout button`)), chromedp.WaitVisible(chromedp.CSS(`#signin`)))
 
@@ -183,5 +217,32 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("after submit the batch is %q, want OPEN", status)
 		}
 		screenshot(t, ctx, "batch")
+		submitURL, _ := chromedp.Run(ctx, chromedp.Location()) // where the submit form posted
+		batchURL := strings.TrimSuffix(submitURL, "/submit")
+
+		// The payees register (the operator's members page): the batch closes.
+		run("sign out", chromedp.Click(chromedp.CSS(`form.signout button`)), chromedp.WaitVisible(chromedp.CSS(`#signin`)))
+		signIn(operatorEmail, w.operatorPassword)
+		for _, msisdn := range []string{"254712345678", "447911123456"} {
+			run("register "+msisdn,
+				chromedp.Navigate(base+"/portal/members"),
+				chromedp.SendKeys(chromedp.CSS(`form.narrow input[name=msisdn]`), msisdn),
+				chromedp.Click(chromedp.CSS(`form.narrow input[name=appInstalled]`)),
+				chromedp.Click(chromedp.CSS(`#register-member`)),
+				chromedp.WaitVisible(chromedp.CSS(`p.message`)),
+			)
+		}
+		run("open the batch", chromedp.Navigate(batchURL), chromedp.WaitVisible(chromedp.CSS(`#batch-status`)))
+		if status = text(`#batch-status`); status != "CLOSED" {
+			t.Errorf("after the payees registered the batch is %q, want CLOSED", status)
+		}
+		run("the audit log", chromedp.Navigate(base+"/portal/audit"), chromedp.WaitVisible(chromedp.CSS(`#audit`)))
+		audit := text(`#audit`)
+		for _, want := range []string{"organisation.settings", "organisation.create", "account.deposit", "apikey.issue", "apikey.revoke", "member.register", operatorEmail} {
+			if !strings.Contains(audit, want) {
+				t.Errorf("the audit log lacks %q:\n%s", want, audit)
+			}
+		}
+		screenshot(t, ctx, "audit")
 	})
 }
