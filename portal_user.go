@@ -143,8 +143,9 @@ func NewPassword() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// argon2id parameters: the second recommendation of RFC 9106 section 4
-// scaled to a server that signs people in rarely.
+// argon2id parameters: OWASP's password storage recommendation (a
+// memory cost a busy server can afford per sign-in); each hash records
+// its parameters, so they can be raised without breaking stored hashes.
 const (
 	argonTime    = 2
 	argonMemory  = 19 * 1024 // KiB
