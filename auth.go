@@ -12,9 +12,14 @@ const (
 	tokenPrefix  = "dat_"
 )
 
-// CreateAPIKey issues an API key to an organisation. The key is returned once
-// and only its hash is stored (contract section 3).
+// CreateAPIKey is CreateAPIKeyBy as the operator API.
 func (s *Service) CreateAPIKey(ctx context.Context, organisationID string) (APIKey, string, error) {
+	return s.CreateAPIKeyBy(ctx, ActorOperatorAPI, organisationID)
+}
+
+// CreateAPIKeyBy issues an API key to an organisation. The key is returned once
+// and only its hash is stored (contract section 3).
+func (s *Service) CreateAPIKeyBy(ctx context.Context, actor Actor, organisationID string) (APIKey, string, error) {
 	if !ValidID(organisationID) {
 		return APIKey{}, "", notFound("organisation")
 	}
@@ -24,7 +29,10 @@ func (s *Service) CreateAPIKey(ctx context.Context, organisationID string) (APIK
 		if _, err := tx.Organisation(ctx, organisationID); err != nil {
 			return orNotFound(err, "organisation")
 		}
-		return tx.InsertAPIKey(ctx, key)
+		if err := tx.InsertAPIKey(ctx, key); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, actor, "apikey.issue", organisationID, key.ID, nil, map[string]string{"prefix": key.Prefix})
 	})
 	if err != nil {
 		return APIKey{}, "", err
@@ -32,9 +40,14 @@ func (s *Service) CreateAPIKey(ctx context.Context, organisationID string) (APIK
 	return key, secret, nil
 }
 
-// RevokeAPIKey revokes a key; the tokens it issued stop working at once,
-// because every token lookup reads its key's revocation.
+// RevokeAPIKey is RevokeAPIKeyBy as the operator API.
 func (s *Service) RevokeAPIKey(ctx context.Context, id string) error {
+	return s.RevokeAPIKeyBy(ctx, ActorOperatorAPI, id)
+}
+
+// RevokeAPIKeyBy revokes a key; the tokens it issued stop working at once,
+// because every token lookup reads its key's revocation.
+func (s *Service) RevokeAPIKeyBy(ctx context.Context, actor Actor, id string) error {
 	if !ValidID(id) {
 		return notFound("API key")
 	}
@@ -46,7 +59,11 @@ func (s *Service) RevokeAPIKey(ctx context.Context, id string) error {
 		if !key.RevokedAt.IsZero() {
 			return nil
 		}
-		return tx.RevokeAPIKey(ctx, id, s.now())
+		if err := tx.RevokeAPIKey(ctx, id, s.now()); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, actor, "apikey.revoke", key.OrganisationID, key.ID,
+			map[string]string{"prefix": key.Prefix, "revokedAt": ""}, map[string]string{"prefix": key.Prefix, "revokedAt": s.now().Format(time.RFC3339Nano)})
 	})
 }
 

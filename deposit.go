@@ -9,9 +9,14 @@ import (
 // maxDeposit bounds one deposit, far above any payout and far below overflow.
 const maxDeposit Money = 1_000_000_000_000 * 100
 
-// Deposit credits a payout account from the funding account: money arriving
-// from outside the service, recorded as a ledger transfer like any other.
+// Deposit is DepositBy as the operator API.
 func (s *Service) Deposit(ctx context.Context, accountID, amountText, reference string) (Transfer, error) {
+	return s.DepositBy(ctx, ActorOperatorAPI, accountID, amountText, reference)
+}
+
+// DepositBy credits a payout account from the funding account: money arriving
+// from outside the service, recorded as a ledger transfer like any other.
+func (s *Service) DepositBy(ctx context.Context, actor Actor, accountID, amountText, reference string) (Transfer, error) {
 	if !ValidID(accountID) {
 		return Transfer{}, notFound("account")
 	}
@@ -39,7 +44,12 @@ func (s *Service) Deposit(ctx context.Context, accountID, amountText, reference 
 		if a.Balance > math.MaxInt64-amount {
 			return Invalid("Amount", amount.String(), "the account's balance would overflow")
 		}
-		return tx.InsertTransfers(ctx, []Transfer{t})
+		if err := tx.InsertTransfers(ctx, []Transfer{t}); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, actor, "account.deposit", a.OrganisationID, a.ID,
+			map[string]string{"balance": a.Balance.String()},
+			map[string]string{"balance": (a.Balance + amount).String(), "amount": amount.String(), "reference": t.Reference, "transfer": t.ID})
 	})
 	return t, err
 }

@@ -26,9 +26,14 @@ type Settings struct {
 // maxReversalPeriod keeps reversal dates far from overflow: ten years.
 const maxReversalPeriod = 10 * 365 * 24 * time.Hour
 
-// CreateOrganisation creates an organisation with its holding account and one
-// default payout account, in one transaction.
+// CreateOrganisation is CreateOrganisationBy as the operator API.
 func (s *Service) CreateOrganisation(ctx context.Context, in NewOrganisation) (Organisation, []Account, error) {
+	return s.CreateOrganisationBy(ctx, ActorOperatorAPI, in)
+}
+
+// CreateOrganisationBy creates an organisation with its holding account and one
+// default payout account, in one transaction, with its audit entry.
+func (s *Service) CreateOrganisationBy(ctx context.Context, actor Actor, in NewOrganisation) (Organisation, []Account, error) {
 	var v Validation
 	name := strings.TrimSpace(in.Name)
 	if v.Text(-1, "Name", in.Name) && (name == "" || len(name) > 200) {
@@ -62,7 +67,10 @@ func (s *Service) CreateOrganisation(ctx context.Context, in NewOrganisation) (O
 		if err := tx.InsertAccount(ctx, holding); err != nil {
 			return err
 		}
-		return tx.InsertAccount(ctx, payout)
+		if err := tx.InsertAccount(ctx, payout); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, actor, "organisation.create", org.ID, org.ID, nil, auditOrganisation(org))
 	})
 	if err != nil {
 		return Organisation{}, nil, err
@@ -109,9 +117,14 @@ func (s *Service) Organisation(ctx context.Context, id string) (Organisation, []
 	return org, accounts, err
 }
 
-// UpdateSettings changes an organisation's settings. A new reversal period
-// applies to batches submitted after the change (contract section 6).
+// UpdateSettings is UpdateSettingsBy as the operator API.
 func (s *Service) UpdateSettings(ctx context.Context, id string, in Settings) (Organisation, []Account, error) {
+	return s.UpdateSettingsBy(ctx, ActorOperatorAPI, id, in)
+}
+
+// UpdateSettingsBy changes an organisation's settings. A new reversal period
+// applies to batches submitted after the change (contract section 6).
+func (s *Service) UpdateSettingsBy(ctx context.Context, actor Actor, id string, in Settings) (Organisation, []Account, error) {
 	if !ValidID(id) {
 		return Organisation{}, nil, notFound("organisation")
 	}
@@ -133,6 +146,7 @@ func (s *Service) UpdateSettings(ctx context.Context, id string, in Settings) (O
 		if org, err = tx.Organisation(ctx, id); err != nil {
 			return orNotFound(err, "organisation")
 		}
+		before := auditOrganisation(org)
 		if in.ReferralsEnabled != nil {
 			org.ReferralsEnabled = *in.ReferralsEnabled
 		}
@@ -142,14 +156,22 @@ func (s *Service) UpdateSettings(ctx context.Context, id string, in Settings) (O
 		if err := tx.UpdateOrganisation(ctx, org); err != nil {
 			return err
 		}
+		if err := s.audit(ctx, tx, actor, "organisation.settings", org.ID, org.ID, before, auditOrganisation(org)); err != nil {
+			return err
+		}
 		accounts, err = tx.PayoutAccounts(ctx, id)
 		return err
 	})
 	return org, accounts, err
 }
 
-// CreateAccount adds a payout account to an organisation.
+// CreateAccount is CreateAccountBy as the operator API.
 func (s *Service) CreateAccount(ctx context.Context, organisationID, name string) (Account, error) {
+	return s.CreateAccountBy(ctx, ActorOperatorAPI, organisationID, name)
+}
+
+// CreateAccountBy adds a payout account to an organisation.
+func (s *Service) CreateAccountBy(ctx context.Context, actor Actor, organisationID, name string) (Account, error) {
 	if !ValidID(organisationID) {
 		return Account{}, notFound("organisation")
 	}
@@ -167,7 +189,10 @@ func (s *Service) CreateAccount(ctx context.Context, organisationID, name string
 			return orNotFound(err, "organisation")
 		}
 		a = Account{ID: NewID(), OrganisationID: org.ID, Kind: AccountPayout, Name: name, Currency: org.Currency, CreatedAt: s.now()}
-		return tx.InsertAccount(ctx, a)
+		if err := tx.InsertAccount(ctx, a); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, actor, "account.create", org.ID, a.ID, nil, map[string]string{"name": a.Name, "currency": a.Currency})
 	})
 	return a, err
 }

@@ -11,6 +11,11 @@ import (
 // left with nothing pending closes (contract section 6). Registering an
 // existing member changes nothing and returns it with created false.
 func (s *Service) RegisterMember(ctx context.Context, in Member) (Member, bool, error) {
+	return s.RegisterMemberBy(ctx, ActorOperatorAPI, in)
+}
+
+// RegisterMemberBy is RegisterMember with the actor the audit log names.
+func (s *Service) RegisterMemberBy(ctx context.Context, actor Actor, in Member) (Member, bool, error) {
 	var v Validation
 	if !ValidMsisdn(in.Msisdn) {
 		v.Add(-1, "Msisdn", in.Msisdn, msisdnMessage)
@@ -40,6 +45,10 @@ func (s *Service) RegisterMember(ctx context.Context, in Member) (Member, bool, 
 		}
 		legs, err := tx.LockPendingLegsTo(ctx, member.Msisdn)
 		if err != nil {
+			return err
+		}
+		if err := s.audit(ctx, tx, actor, "member.register", "", member.Msisdn, nil, map[string]any{
+			"firstname": member.Firstname, "lastname": member.Lastname, "appInstalled": member.AppInstalled, "pendingLegsSettled": len(legs)}); err != nil {
 			return err
 		}
 		m := writeBuffer{now: now}

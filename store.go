@@ -41,6 +41,7 @@ type Store interface {
 type Tx interface {
 	IdempotencyTx // idempotency_store.go
 
+	PortalTx // portal_store.go
 	InsertOrganisation(ctx context.Context, o Organisation) error
 	Organisation(ctx context.Context, id string) (Organisation, error)
 	// LockOrganisation serialises the adds of an organisation's payments

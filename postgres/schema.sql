@@ -34,6 +34,20 @@ CREATE TABLE api_keys (
     CONSTRAINT api_keys_hash_key UNIQUE (hash)
 );
 
+CREATE TABLE audit_log (
+    id uuid NOT NULL,
+    at bigint NOT NULL,
+    actor text NOT NULL,
+    action text NOT NULL,
+    organisation_id uuid,
+    subject text NOT NULL,
+    before text NOT NULL,
+    after text NOT NULL,
+    CONSTRAINT audit_log_pkey PRIMARY KEY (id)
+);
+CREATE INDEX audit_log_at ON audit_log USING btree (at, id);
+CREATE INDEX audit_log_organisation ON audit_log USING btree (organisation_id, at, id);
+
 CREATE TABLE batches (
     id uuid NOT NULL,
     organisation_id uuid NOT NULL,
@@ -65,6 +79,7 @@ CREATE TABLE batches (
     CONSTRAINT batches_pkey PRIMARY KEY (id)
 );
 CREATE INDEX batches_account ON batches USING btree (account_id);
+CREATE INDEX batches_created ON batches USING btree (created_at, id);
 CREATE INDEX batches_organisation ON batches USING btree (organisation_id, created_at DESC, id DESC);
 
 CREATE TABLE idempotency_keys (
@@ -176,6 +191,31 @@ CREATE UNIQUE INDEX payments_external_id ON payments USING btree (organisation_i
 CREATE INDEX payments_held_due ON payments USING btree (reversal_due_at, seq) WHERE (held OR referral_held);
 CREATE INDEX payments_held_msisdn ON payments USING btree (msisdn) WHERE held;
 CREATE INDEX payments_held_referral ON payments USING btree (referral_msisdn) WHERE referral_held;
+
+CREATE TABLE portal_sessions (
+    hash text NOT NULL,
+    user_id uuid NOT NULL,
+    created_at bigint NOT NULL,
+    last_seen_at bigint NOT NULL,
+    expires_at bigint NOT NULL,
+    CONSTRAINT portal_sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES portal_users(id),
+    CONSTRAINT portal_sessions_pkey PRIMARY KEY (hash)
+);
+CREATE INDEX portal_sessions_expires ON portal_sessions USING btree (expires_at);
+
+CREATE TABLE portal_users (
+    id uuid NOT NULL,
+    email text NOT NULL,
+    password_hash text NOT NULL,
+    role text NOT NULL,
+    organisation_id uuid,
+    created_at bigint NOT NULL,
+    CONSTRAINT portal_users_check CHECK (((role = 'organisation'::text) = (organisation_id IS NOT NULL))),
+    CONSTRAINT portal_users_role_check CHECK ((role = ANY (ARRAY['operator'::text, 'organisation'::text]))),
+    CONSTRAINT portal_users_organisation_id_fkey FOREIGN KEY (organisation_id) REFERENCES organisations(id),
+    CONSTRAINT portal_users_pkey PRIMARY KEY (id),
+    CONSTRAINT portal_users_email_key UNIQUE (email)
+);
 
 CREATE TABLE tokens (
     hash text NOT NULL,

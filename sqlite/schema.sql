@@ -27,6 +27,17 @@ CREATE TABLE api_keys (
     revoked_at      INTEGER
 ) STRICT;
 
+CREATE TABLE audit_log (
+    id              TEXT PRIMARY KEY,
+    at              INTEGER NOT NULL,
+    actor           TEXT NOT NULL,
+    action          TEXT NOT NULL,
+    organisation_id TEXT,
+    subject         TEXT NOT NULL,
+    before          TEXT NOT NULL,
+    after           TEXT NOT NULL
+) STRICT;
+
 CREATE TABLE batches (
     id               TEXT PRIMARY KEY,
     organisation_id  TEXT NOT NULL REFERENCES organisations (id),
@@ -144,6 +155,24 @@ CREATE TABLE payments (
     CHECK ((referral_amount > 0) = (referral_msisdn <> ''))
 ) STRICT;
 
+CREATE TABLE portal_sessions (
+    hash         TEXT PRIMARY KEY,
+    user_id      TEXT NOT NULL REFERENCES portal_users (id),
+    created_at   INTEGER NOT NULL,
+    last_seen_at INTEGER NOT NULL,
+    expires_at   INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE portal_users (
+    id              TEXT PRIMARY KEY,
+    email           TEXT NOT NULL UNIQUE,
+    password_hash   TEXT NOT NULL,
+    role            TEXT NOT NULL CHECK (role IN ('operator', 'organisation')),
+    organisation_id TEXT REFERENCES organisations (id),
+    created_at      INTEGER NOT NULL,
+    CHECK ((role = 'organisation') = (organisation_id IS NOT NULL))
+) STRICT;
+
 CREATE TABLE tokens (
     hash            TEXT PRIMARY KEY,
     api_key_id      TEXT NOT NULL REFERENCES api_keys (id),
@@ -172,7 +201,13 @@ CREATE INDEX accounts_organisation ON accounts (organisation_id, created_at) WHE
 
 CREATE UNIQUE INDEX accounts_wallet ON accounts (msisdn, currency) WHERE kind = 'WALLET';
 
+CREATE INDEX audit_log_at ON audit_log (at, id);
+
+CREATE INDEX audit_log_organisation ON audit_log (organisation_id, at, id);
+
 CREATE INDEX batches_account ON batches (account_id);
+
+CREATE INDEX batches_created ON batches (created_at, id);
 
 CREATE INDEX batches_organisation ON batches (organisation_id, created_at DESC, id DESC);
 
@@ -194,6 +229,8 @@ CREATE INDEX payments_held_due ON payments (reversal_due_at, seq) WHERE held OR 
 CREATE INDEX payments_held_msisdn ON payments (msisdn) WHERE held;
 
 CREATE INDEX payments_held_referral ON payments (referral_msisdn) WHERE referral_held;
+
+CREATE INDEX portal_sessions_expires ON portal_sessions (expires_at);
 
 CREATE INDEX tokens_api_key ON tokens (api_key_id);
 

@@ -63,6 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"ConcurrentWrites", testConcurrentWrites},
 		{"Ping", testPing},
 	}
+	tests = append(tests, portalTests...) // storetest/portal.go
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

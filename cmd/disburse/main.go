@@ -22,6 +22,7 @@ commands:
   migrate      apply the database migrations and exit
   org create   create an organisation with a deposit and an API key, print them
   version      the module version and VCS revision of this binary (also --version)
+  user create  create a portal user (operator or organisation) and print its password once
   bench        benchmark the API in-process: add, submit, register, reverse against a bulk baseline (--http-load: read endpoints under load)
 
 for organisations, against a running service (--api-url, --api-key, --json):
@@ -84,6 +85,8 @@ func run(ctx context.Context, args []string) error {
 	case "version", "--version":
 		printVersion(os.Stdout)
 		return nil
+	case "user":
+		return runUser(ctx, args[1:])
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

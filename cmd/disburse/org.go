@@ -52,16 +52,16 @@ func depositAmount(text string) (disburse.Money, error) {
 // createFundedOrg creates an organisation, deposits into its default payout
 // account when deposit is not zero, and issues an API key.
 func createFundedOrg(ctx context.Context, svc *disburse.Service, name string, deposit disburse.Money, referrals bool) (disburse.Organisation, string, error) {
-	org, accounts, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: name, ReferralsEnabled: referrals})
+	org, accounts, err := svc.CreateOrganisationBy(ctx, disburse.ActorCommandLine, disburse.NewOrganisation{Name: name, ReferralsEnabled: referrals})
 	if err != nil {
 		return org, "", err
 	}
 	if deposit != 0 {
-		if _, err := svc.Deposit(ctx, accounts[0].ID, deposit.String(), "opening float"); err != nil {
+		if _, err := svc.DepositBy(ctx, disburse.ActorCommandLine, accounts[0].ID, deposit.String(), "opening float"); err != nil {
 			return org, "", fmt.Errorf("organisation %s created, but its deposit failed: %w", org.ID, err)
 		}
 	}
-	_, key, err := svc.CreateAPIKey(ctx, org.ID)
+	_, key, err := svc.CreateAPIKeyBy(ctx, disburse.ActorCommandLine, org.ID)
 	return org, key, err
 }
 
@@ -91,11 +91,11 @@ func demo(ctx context.Context, svc *disburse.Service, c *config) error {
 	case err != nil:
 		return err
 	default:
-		if _, key, err = svc.CreateAPIKey(ctx, org.ID); err != nil {
+		if _, key, err = svc.CreateAPIKeyBy(ctx, disburse.ActorCommandLine, org.ID); err != nil {
 			return err
 		}
 		fmt.Printf("demo organisation %s (made at an earlier start), with a new API key\n", org.ID)
 	}
 	fmt.Printf("  export API_KEY=%s\n  export ADMIN_TOKEN=%s\n", key, c.AdminToken)
-	return nil
+	return demoPortalUsers(ctx, svc, org.ID, c.Listen)
 }

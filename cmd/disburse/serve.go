@@ -15,6 +15,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/notify"
+	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/worker"
 )
 
@@ -64,6 +65,7 @@ func serve(ctx context.Context, args []string) error {
 	svc.TokenTTL, svc.Limits, svc.Log = c.TokenTTL, c.Limits, log
 
 	if c.Demo {
+		c.Listen = ln.Addr().String() // the portal address the demo prints is the one bound
 		if err := demo(ctx, svc, &c); err != nil {
 			return err
 		}
@@ -82,7 +84,7 @@ func serve(ctx context.Context, args []string) error {
 		metrics = startMetrics(mln, reg, log)
 	}
 	srv := &http.Server{
-		Handler:           httpapi.New(svc, apiConfig),
+		Handler:           portal.Mount(portal.New(svc, portal.Config{Log: log}), httpapi.New(svc, apiConfig)),
 		ReadHeaderTimeout: min(readHeaderTimeout, c.ReadTimeout),
 		ReadTimeout:       c.ReadTimeout,
 		WriteTimeout:      c.WriteTimeout,
@@ -146,6 +148,7 @@ func backgroundLoops(svc *disburse.Service, c *config, log *slog.Logger) []worke
 		worker.MemberChecks(svc, c.WorkerInterval, log),
 		worker.TokenPurge(svc, c.WorkerInterval, log),
 		worker.IdempotencyPurge(svc, c.WorkerInterval, log),
+		{Name: "portal-session-purge", Interval: c.WorkerInterval, RunOnce: svc.PurgePortalSessions, Log: log},
 		worker.Reversal(svc, c.WorkerInterval, log),
 		worker.Delivery(svc, provider, owner, policy, c.WorkerInterval, log),
 	}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/disburse/disburse"
+)
+
+// userCreate creates a portal user and prints the password once: a
+// generated one, or with --password-stdin the first line of standard input.
+func userCreate(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
+	var c config
+	fs := flag.NewFlagSet("user create", flag.ContinueOnError)
+	c.databaseFlag(fs)
+	email := fs.String("email", "", "the user's email, their sign-in name (required)")
+	role := fs.String("role", "", "operator (the whole service) or organisation (one organisation)")
+	org := fs.String("organisation", "", "the organisation id of an organisation user")
+	fromStdin := fs.Bool("password-stdin", false, "read the password from the first line of standard input instead of generating one")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var password string
+	if *fromStdin {
+		line, err := bufio.NewReader(stdin).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("reading the password: %w", err)
+		}
+		if password = strings.TrimRight(line, "\r\n"); password == "" {
+			return fmt.Errorf("--password-stdin: standard input held no password")
+		}
+	}
+	store, err := openStore(ctx, c.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	svc := disburse.NewService(store)
+	u, password, err := svc.CreatePortalUser(ctx, disburse.NewPortalUser{Email: *email, Role: disburse.Role(*role), OrganisationID: *org, Password: password})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "portal user %s (%s)\n", u.Email, u.Role)
+	if !*fromStdin {
+		fmt.Fprintf(stdout, "password    %s\n(shown this once; only its hash is stored)\n", password)
+	}
+	return nil
+}
+
+// runUser dispatches `disburse user ...`.
+func runUser(ctx context.Context, args []string) error {
+	if len(args) < 1 || args[0] != "create" {
+		return fmt.Errorf("usage: disburse user create --email EMAIL --role operator|organisation [--organisation ID] [--password-stdin]")
+	}
+	return userCreate(ctx, args[1:], os.Stdin, os.Stdout)
+}
+
+// Demo portal users, made by serve --demo once per database and given a
+// new password at each start (passwords are kept only as hashes).
+const (
+	demoOperatorEmail     = "operator@demo.example"
+	demoOrganisationEmail = "payouts@demo.example"
+)
+
+// demoPortalUsers makes or refreshes the demo's two portal users and
+// prints how to sign in.
+func demoPortalUsers(ctx context.Context, svc *disburse.Service, orgID, listen string) error {
+	fmt.Printf("portal http://%s/portal/\n", listen)
+	for _, u := range []disburse.NewPortalUser{
+		{Email: demoOperatorEmail, Role: disburse.RoleOperator},
+		{Email: demoOrganisationEmail, Role: disburse.RoleOrganisation, OrganisationID: orgID},
+	} {
+		_, password, err := svc.CreatePortalUser(ctx, u)
+		if disburse.ErrorCode(err) == disburse.CodeInvalid {
+			// Made at an earlier start: a new password for this one.
+			password, err = svc.ResetPortalPassword(ctx, u.Email)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Printf("  sign in as %-24s password %s   (%s)\n", u.Email, password, u.Role)
+	}
+	return nil
+}

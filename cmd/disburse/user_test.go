@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/disburse/disburse"
+)
+
+func TestUserCreate(t *testing.T) {
+	ctx := t.Context()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "u.db")
+	var out bytes.Buffer
+	if err := userCreate(ctx, []string{"--database-url", db, "--email", "Op@Example.org", "--role", "operator"}, strings.NewReader(""), &out); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`password\s+(\S+)`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no password printed: %q", out.String())
+	}
+	store, err := openStore(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	svc := disburse.NewService(store)
+	if _, _, err := svc.SignIn(ctx, "op@example.org", m[1]); err != nil {
+		t.Errorf("the printed password does not sign in: %v", err)
+	}
+	org, _, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	err = userCreate(ctx, []string{"--database-url", db, "--email", "pay@acme.example", "--role", "organisation", "--organisation", org.ID, "--password-stdin"},
+		strings.NewReader("correct horse battery staple\n"), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "password ") {
+		t.Errorf("a password read from stdin was printed: %q", out.String())
+	}
+	if _, u, err := svc.SignIn(ctx, "pay@acme.example", "correct horse battery staple"); err != nil || u.OrganisationID != org.ID {
+		t.Errorf("the stdin password does not sign in: %v %+v", err, u)
+	}
+	for _, args := range [][]string{
+		{"--email", "op@example.org", "--role", "operator"},                          // taken
+		{"--email", "x@example.org", "--role", "admin"},                              // no such role
+		{"--email", "x@example.org", "--role", "organisation"},                       // no organisation
+		{"--email", "not-an-email", "--role", "operator"},                            // not an email
+		{"--email", "y@example.org", "--role", "operator", "--organisation", org.ID}, // an operator has none
+	} {
+		if err := userCreate(ctx, append([]string{"--database-url", db}, args...), strings.NewReader(""), &out); err == nil {
+			t.Errorf("user create %v: no error", args)
+		}
+	}
+	if err := userCreate(ctx, []string{"--database-url", db, "--email", "z@example.org", "--role", "operator", "--password-stdin"}, strings.NewReader("short\n"), &out); err == nil {
+		t.Error("a short password was accepted")
+	}
+}
+
+// TestDemoPortalSignIn: serve --demo prints the portal address and two
+// sign-ins that work, again with new passwords after a restart.
+func TestDemoPortalSignIn(t *testing.T) {
+	bin := buildBinary(t)
+	db := "sqlite:" + filepath.Join(t.TempDir(), "d.db")
+	for range 2 {
+		s := startServe(t, bin, nil, "serve", "--demo", "--listen", "127.0.0.1:0", "--database-url", db)
+		printed := s.printed(t)
+		if !strings.Contains(printed, "portal "+s.base+"/portal/") {
+			t.Errorf("the demo does not print the portal address %s/portal/:\n%s", s.base, printed)
+		}
+		signIns := regexp.MustCompile(`sign in as (\S+)\s+password (\S+)`).FindAllStringSubmatch(printed, -1)
+		if len(signIns) != 2 {
+			t.Fatalf("want two sign-ins printed:\n%s", printed)
+		}
+		for _, m := range signIns {
+			c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			req, _ := http.NewRequest("POST", s.base+"/portal/signin", strings.NewReader(url.Values{"email": {m[1]}, "password": {m[2]}}.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			res, err := c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusSeeOther || res.Header.Get("Set-Cookie") == "" {
+				t.Errorf("sign in as %s: %d", m[1], res.StatusCode)
+			}
+		}
+		s.stop(t)
+	}
+}
+
+// printed is what the process wrote to standard output so far.
+func (s *serveProcess) printed(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(s.stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,151 @@
+package portal
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/disburse/disburse"
+)
+
+// batches lists batches newest first: every organisation's for an
+// operator (filtered by organisation), the user's own organisation's else.
+func (p *portal) batches(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	f := disburse.PortalBatchFilter{OrganisationID: strings.TrimSpace(q.Get("organisation")), Status: disburse.BatchStatus(q.Get("status")),
+		Before: q.Get("before"), Limit: pageSize + 1}
+	list, err := p.svc.AllBatches(r.Context(), user(r).Scope(), f)
+	pg := page{Title: "Batches", Statuses: disburse.BatchStatuses(),
+		Filter: map[string]string{"organisation": f.OrganisationID, "status": string(f.Status)}}
+	if field, _, ok := fieldErrors(err); ok {
+		for _, msg := range field {
+			pg.Errors = append(pg.Errors, msg)
+		}
+		p.render(w, r, http.StatusBadRequest, "batches", pg)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	pg.Batches = list
+	if len(list) > pageSize {
+		pg.Batches, pg.NextCursor = list[:pageSize], list[pageSize-1].ID
+	}
+	p.render(w, r, http.StatusOK, "batches", pg)
+	return nil
+}
+
+// createBatch is an organisation user's: an operator pays for nobody.
+func (p *portal) createBatch(w http.ResponseWriter, r *http.Request) error {
+	u := user(r)
+	if u.Role != disburse.RoleOrganisation {
+		return notFound
+	}
+	form := formValues(r, "name", "externalId")
+	b, err := p.svc.CreateBatch(r.Context(), u.OrganisationID, disburse.BatchInput{Name: form["name"], ExternalID: form["externalId"]})
+	if field, _, ok := fieldErrors(err); ok {
+		r.SetPathValue("id", u.OrganisationID)
+		return p.organisationPage(w, r, http.StatusBadRequest, page{Field: field, Form: form})
+	}
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/portal/batches/"+b.ID, http.StatusSeeOther)
+	return nil
+}
+
+func (p *portal) batch(w http.ResponseWriter, r *http.Request) error {
+	return p.batchPage(w, r, http.StatusOK, page{})
+}
+
+// batchPage draws a batch with one page of its payments, read from the
+// cursor ?after=: a batch of a million opens as fast as one of ten.
+func (p *portal) batchPage(w http.ResponseWriter, r *http.Request, status int, pg page) error {
+	scope := user(r).Scope()
+	b, err := p.svc.ScopedBatch(r.Context(), scope, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	after := r.URL.Query().Get("after")
+	if after != "" && !disburse.ValidID(after) {
+		return notFound
+	}
+	payments, err := p.svc.PaymentsPage(r.Context(), scope, b.ID, after, pageSize+1)
+	if err != nil {
+		return err
+	}
+	org, _, err := p.svc.Organisation(r.Context(), b.OrganisationID)
+	if err != nil {
+		return err
+	}
+	pg.Title, pg.Batch, pg.Payments, pg.Organisation = "Batch "+b.Name, b, payments, org
+	pg.Filter = map[string]string{"after": after}
+	if len(payments) > pageSize {
+		pg.Payments, pg.NextCursor = payments[:pageSize], payments[pageSize-1].ID
+	}
+	p.render(w, r, status, "batch", pg)
+	return nil
+}
+
+// ownBatchOnly lets an organisation user act on their own batch; an
+// operator looks but does not pay, so the operator gets 404 too.
+func ownBatchOnly(r *http.Request) (string, error) {
+	u := user(r)
+	if u.Role != disburse.RoleOrganisation {
+		return "", notFound
+	}
+	return u.OrganisationID, nil
+}
+
+// submit shows the float check's shortfall plainly when it fails.
+func (p *portal) submit(w http.ResponseWriter, r *http.Request) error {
+	org, err := ownBatchOnly(r)
+	if err != nil {
+		return err
+	}
+	b, err := p.svc.Submit(r.Context(), org, r.PathValue("id"))
+	var e *disburse.Error
+	if errors.As(err, &e) && e.Code == disburse.CodeInsufficientFloat {
+		return p.batchPage(w, r, http.StatusUnprocessableEntity, page{Errors: []string{
+			"Not submitted: the float is too low. The batch needs " + e.Required.String() + ", the account has " + e.Available.String() +
+				", so " + (e.Required - e.Available).String() + " more must be deposited first. The batch stays a draft."}})
+	}
+	if err != nil {
+		return err
+	}
+	return p.batchPage(w, r, http.StatusOK, page{Message: "Submitted: the batch is " + string(b.Status) + "."})
+}
+
+func (p *portal) cancel(w http.ResponseWriter, r *http.Request) error {
+	org, err := ownBatchOnly(r)
+	if err != nil {
+		return err
+	}
+	b, err := p.svc.Cancel(r.Context(), org, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return p.batchPage(w, r, http.StatusOK, page{Message: "The batch is " + string(b.Status) + "."})
+}
+
+func (p *portal) payment(w http.ResponseWriter, r *http.Request) error {
+	pay, err := p.svc.ScopedPayment(r.Context(), user(r).Scope(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	p.render(w, r, http.StatusOK, "payment", page{Title: "Payment to " + pay.Msisdn, Payment: pay})
+	return nil
+}
+
+func (p *portal) deletePayment(w http.ResponseWriter, r *http.Request) error {
+	org, err := ownBatchOnly(r)
+	if err != nil {
+		return err
+	}
+	pay, err := p.svc.DeletePayment(r.Context(), org, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	r.SetPathValue("id", pay.BatchID)
+	return p.batchPage(w, r, http.StatusOK, page{Message: "Payment to " + pay.Msisdn + " deleted."})
+}

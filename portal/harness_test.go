@@ -1,0 +1,180 @@
+package portal_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/portal"
+	"github.com/disburse/disburse/postgres/pgtest"
+	"github.com/disburse/disburse/sqlite"
+)
+
+type opener func(t *testing.T) disburse.Store
+
+// eachStore runs test on SQLite and on PostgreSQL (which pgtest skips,
+// saying how to run it, without DISBURSE_TEST_POSTGRES_URL).
+func eachStore(t *testing.T, test func(t *testing.T, open opener)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, openSQLite) })
+	t.Run("postgres", func(t *testing.T) { test(t, pgtest.Open) })
+}
+
+func openSQLite(t *testing.T) disburse.Store {
+	t.Helper()
+	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "portal.db"))
+	if err != nil {
+		t.Fatalf("sqlite.Open: %v", err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return store
+}
+
+// clock is a test's movable clock.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// world is a served portal with an operator, two organisations and a user
+// of each.
+type world struct {
+	srv              *httptest.Server
+	svc              *disburse.Service
+	clock            *clock
+	org, other       disburse.Organisation
+	orgAccount       disburse.Account
+	operatorPassword string
+	userPassword     string
+	otherPassword    string
+}
+
+const (
+	operatorEmail = "op@example.org"
+	userEmail     = "pay@acme.example"
+	otherEmail    = "pay@other.example"
+	adminToken    = "adm_test_token_long_enough_for_config"
+)
+
+func newWorld(t *testing.T, open opener) *world {
+	t.Helper()
+	ctx := t.Context()
+	svc := disburse.NewService(open(t))
+	c := &clock{now: time.Now().UTC()}
+	svc.Clock = c.Now
+	w := &world{svc: svc, clock: c}
+	var accounts []disburse.Account
+	var err error
+	if w.org, accounts, err = svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Acme Payouts"}); err != nil {
+		t.Fatal(err)
+	}
+	w.orgAccount = accounts[0]
+	if w.other, _, err = svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Other Org"}); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(email string, role disburse.Role, org string) string {
+		_, pw, err := svc.CreatePortalUser(ctx, disburse.NewPortalUser{Email: email, Role: role, OrganisationID: org})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pw
+	}
+	w.operatorPassword = mk(operatorEmail, disburse.RoleOperator, "")
+	w.userPassword = mk(userEmail, disburse.RoleOrganisation, w.org.ID)
+	w.otherPassword = mk(otherEmail, disburse.RoleOrganisation, w.other.ID)
+	w.srv = httptest.NewServer(portal.Mount(portal.New(svc, portal.Config{}), httpapi.New(svc, httpapi.Config{AdminToken: adminToken})))
+	t.Cleanup(w.srv.Close)
+	return w
+}
+
+// browser is a client with its own cookies that does not follow
+// redirects, so tests see each answer.
+type browser struct {
+	t      *testing.T
+	c      *http.Client
+	base   string
+	origin string // sent as Origin on POSTs, as a browser does
+}
+
+func (w *world) browser(t *testing.T) *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{t: t, base: w.srv.URL, origin: w.srv.URL, c: &http.Client{Jar: jar,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// signedIn is a browser signed in as email.
+func (w *world) signedIn(t *testing.T, email, password string) *browser {
+	t.Helper()
+	b := w.browser(t)
+	res := b.post("/portal/signin", url.Values{"email": {email}, "password": {password}})
+	if res.status != http.StatusSeeOther {
+		t.Fatalf("sign in as %s: %d %s", email, res.status, res.body)
+	}
+	return b
+}
+
+type answer struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (b *browser) do(req *http.Request) answer {
+	b.t.Helper()
+	res, err := b.c.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return answer{res.StatusCode, res.Header, string(body)}
+}
+
+func (b *browser) get(path string) answer {
+	b.t.Helper()
+	req, _ := http.NewRequest("GET", b.base+path, nil)
+	return b.do(req)
+}
+
+func (b *browser) post(path string, form url.Values) answer {
+	b.t.Helper()
+	req, _ := http.NewRequest("POST", b.base+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if b.origin != "" {
+		req.Header.Set("Origin", b.origin)
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+	}
+	return b.do(req)
+}
+
+// expect fails the test unless the answer has status and its body holds
+// every one of texts.
+func (a answer) expect(t *testing.T, status int, texts ...string) {
+	t.Helper()
+	if a.status != status {
+		t.Fatalf("status %d, want %d; body:\n%s", a.status, status, a.body)
+	}
+	for _, s := range texts {
+		if !strings.Contains(a.body, s) {
+			t.Fatalf("body lacks %q:\n%s", s, a.body)
+		}
+	}
+}
+
+var idPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)

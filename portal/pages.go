@@ -1,0 +1,273 @@
+package portal
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+// pageSize is how many rows a list page shows; the next page starts
+// after the last row shown (a cursor, never an offset).
+const pageSize = 100
+
+// home sends an operator to the organisations and an organisation user
+// to their organisation.
+func (p *portal) home(w http.ResponseWriter, r *http.Request) error {
+	u := user(r)
+	if u.Role == disburse.RoleOperator {
+		http.Redirect(w, r, "/portal/organisations", http.StatusSeeOther)
+	} else {
+		http.Redirect(w, r, "/portal/organisations/"+u.OrganisationID, http.StatusSeeOther)
+	}
+	return nil
+}
+
+// actor is who the audit log names for the request's changes.
+func actor(r *http.Request) disburse.Actor { return disburse.Actor(user(r).Email) }
+
+// ownOrganisation is id when the user may see that organisation: an
+// operator any, an organisation user only their own (else not found).
+func ownOrganisation(r *http.Request, id string) (string, error) {
+	if scope := user(r).Scope(); scope != "" && scope != id {
+		return "", notFound
+	}
+	return id, nil
+}
+
+func (p *portal) organisations(w http.ResponseWriter, r *http.Request) error {
+	return p.organisationsPage(w, r, http.StatusOK, page{})
+}
+
+func (p *portal) organisationsPage(w http.ResponseWriter, r *http.Request, status int, pg page) error {
+	q := r.URL.Query().Get("q")
+	list, err := p.svc.OrganisationSummaries(r.Context(), q, 500)
+	if err != nil {
+		return err
+	}
+	pg.Title, pg.Organisations, pg.Search = "Organisations", list, q
+	p.render(w, r, status, "organisations", pg)
+	return nil
+}
+
+func (p *portal) createOrganisation(w http.ResponseWriter, r *http.Request) error {
+	form := formValues(r, "name", "currency", "reversalPeriodDays")
+	in := disburse.NewOrganisation{Name: form["name"], Currency: form["currency"], ReferralsEnabled: r.PostFormValue("referralsEnabled") == "on"}
+	var field map[string]string
+	if form["reversalPeriodDays"] != "" {
+		n, err := strconv.ParseInt(form["reversalPeriodDays"], 10, 64)
+		if err != nil {
+			field = map[string]string{"ReversalPeriodDays": "the reversal period is a whole number of days"}
+		}
+		in.ReversalPeriodDays = &n
+	}
+	if field == nil {
+		org, _, err := p.svc.CreateOrganisationBy(r.Context(), actor(r), in)
+		if err == nil {
+			http.Redirect(w, r, "/portal/organisations/"+org.ID, http.StatusSeeOther)
+			return nil
+		}
+		var ok bool
+		if field, _, ok = fieldErrors(err); !ok {
+			return err
+		}
+	}
+	return p.organisationsPage(w, r, http.StatusBadRequest, page{Field: field, Form: form})
+}
+
+// formValues reads the named form fields.
+func formValues(r *http.Request, names ...string) map[string]string {
+	m := make(map[string]string, len(names))
+	for _, n := range names {
+		m[n] = r.PostFormValue(n)
+	}
+	return m
+}
+
+func (p *portal) organisation(w http.ResponseWriter, r *http.Request) error {
+	return p.organisationPage(w, r, http.StatusOK, page{})
+}
+
+// organisationPage draws an organisation with its accounts, settings and
+// keys; pg carries a form's failures or a new key.
+func (p *portal) organisationPage(w http.ResponseWriter, r *http.Request, status int, pg page) error {
+	id, err := ownOrganisation(r, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	org, accounts, err := p.svc.Organisation(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	keys, err := p.svc.APIKeys(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	pg.Title, pg.Organisation, pg.Accounts, pg.Keys = org.Name, org, accounts, keys
+	p.render(w, r, status, "organisation", pg)
+	return nil
+}
+
+func (p *portal) updateSettings(w http.ResponseWriter, r *http.Request) error {
+	form := formValues(r, "reversalPeriodDays")
+	referrals := r.PostFormValue("referralsEnabled") == "on"
+	days, perr := strconv.ParseInt(strings.TrimSpace(form["reversalPeriodDays"]), 10, 64)
+	if perr != nil {
+		return p.organisationPage(w, r, http.StatusBadRequest, page{Form: form,
+			Field: map[string]string{"ReversalPeriodDays": "the reversal period is a whole number of days, from 1 to 3650"}})
+	}
+	_, _, err := p.svc.UpdateSettingsBy(r.Context(), actor(r), r.PathValue("id"), disburse.Settings{ReferralsEnabled: &referrals, ReversalPeriodDays: &days})
+	if field, _, ok := fieldErrors(err); ok {
+		return p.organisationPage(w, r, http.StatusBadRequest, page{Form: form, Field: field})
+	}
+	if err != nil {
+		return err
+	}
+	return p.organisationPage(w, r, http.StatusOK, page{Message: "Settings saved. A new reversal period applies to batches submitted from now on."})
+}
+
+func (p *portal) createAccount(w http.ResponseWriter, r *http.Request) error {
+	_, err := p.svc.CreateAccountBy(r.Context(), actor(r), r.PathValue("id"), r.PostFormValue("name"))
+	if field, _, ok := fieldErrors(err); ok {
+		return p.organisationPage(w, r, http.StatusBadRequest, page{Field: field})
+	}
+	if err != nil {
+		return err
+	}
+	return p.organisationPage(w, r, http.StatusOK, page{Message: "Account added."})
+}
+
+func (p *portal) deposit(w http.ResponseWriter, r *http.Request) error {
+	accountID := r.PathValue("id")
+	t, err := p.svc.DepositBy(r.Context(), actor(r), accountID, strings.TrimSpace(r.PostFormValue("amount")), r.PostFormValue("reference"))
+	orgID, aerr := p.svc.AccountOrganisation(r.Context(), accountID)
+	if aerr != nil {
+		return aerr
+	}
+	r.SetPathValue("id", orgID)
+	if field, _, ok := fieldErrors(err); ok {
+		return p.organisationPage(w, r, http.StatusBadRequest, page{Field: field})
+	}
+	if err != nil {
+		return err
+	}
+	return p.organisationPage(w, r, http.StatusOK, page{Message: "Deposit of " + t.Amount.String() + " recorded."})
+}
+
+func (p *portal) createKey(w http.ResponseWriter, r *http.Request) error {
+	id, err := ownOrganisation(r, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	_, secret, err := p.svc.CreateAPIKeyBy(r.Context(), actor(r), id)
+	if err != nil {
+		return err
+	}
+	return p.organisationPage(w, r, http.StatusOK, page{NewKey: secret, Message: "Key issued."})
+}
+
+func (p *portal) revokeKey(w http.ResponseWriter, r *http.Request) error {
+	k, err := p.svc.ScopedAPIKey(r.Context(), user(r).Scope(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	if err := p.svc.RevokeAPIKeyBy(r.Context(), actor(r), k.ID); err != nil {
+		return err
+	}
+	r.SetPathValue("id", k.OrganisationID)
+	return p.organisationPage(w, r, http.StatusOK, page{Message: "Key " + k.Prefix + "… revoked: its tokens stopped working at once."})
+}
+
+func (p *portal) members(w http.ResponseWriter, r *http.Request) error {
+	pg := page{Title: "Members"}
+	if msisdn := strings.TrimSpace(r.URL.Query().Get("msisdn")); msisdn != "" {
+		pg.Search = msisdn
+		st, err := p.svc.Statement(r.Context(), msisdn)
+		if field, _, ok := fieldErrors(err); ok {
+			pg.Field = field
+		} else if err != nil {
+			return err
+		} else {
+			pg.Statement = &st
+		}
+	}
+	p.render(w, r, http.StatusOK, "members", pg)
+	return nil
+}
+
+func (p *portal) registerMember(w http.ResponseWriter, r *http.Request) error {
+	form := formValues(r, "msisdn", "firstname", "lastname")
+	m, created, err := p.svc.RegisterMemberBy(r.Context(), actor(r), disburse.Member{
+		Msisdn: strings.TrimSpace(form["msisdn"]), Firstname: form["firstname"], Lastname: form["lastname"], AppInstalled: r.PostFormValue("appInstalled") == "on",
+	})
+	if field, _, ok := fieldErrors(err); ok {
+		if msg, ok := field["Msisdn"]; ok {
+			field["RegisterMsisdn"] = msg
+			delete(field, "Msisdn")
+		}
+		p.render(w, r, http.StatusBadRequest, "members", page{Title: "Members", Field: field, Form: form})
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	msg := m.Msisdn + " registered; whatever was pending to it is settled."
+	if !created {
+		msg = m.Msisdn + " was a member already; nothing changed."
+	}
+	st, err := p.svc.Statement(r.Context(), m.Msisdn)
+	if err != nil {
+		return err
+	}
+	p.render(w, r, http.StatusOK, "members", page{Title: "Members", Message: msg, Search: m.Msisdn, Statement: &st})
+	return nil
+}
+
+// notifications shows the newest of the outbox that match the filters.
+func (p *portal) notifications(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	recipient, status := strings.TrimSpace(q.Get("recipient")), q.Get("status")
+	list, err := p.svc.Notifications(r.Context(), recipient)
+	if err != nil {
+		return err
+	}
+	var shown []disburse.Notification
+	for i := len(list) - 1; i >= 0 && len(shown) < 500; i-- {
+		if status == "" || string(list[i].Status) == status {
+			shown = append(shown, list[i])
+		}
+	}
+	p.render(w, r, http.StatusOK, "notifications", page{Title: "Notifications", Notifications: shown,
+		Filter: map[string]string{"recipient": recipient, "status": status}})
+	return nil
+}
+
+func (p *portal) ledger(w http.ResponseWriter, r *http.Request) error {
+	report, err := p.svc.CheckLedger(r.Context())
+	if err != nil {
+		return err
+	}
+	p.render(w, r, http.StatusOK, "ledger", page{Title: "Ledger check", Ledger: &report, CheckedAt: time.Now()})
+	return nil
+}
+
+// auditLog shows the log: all of it to an operator, an organisation's own
+// entries to its users.
+func (p *portal) auditLog(w http.ResponseWriter, r *http.Request) error {
+	before := r.URL.Query().Get("before")
+	if before != "" && !disburse.ValidID(before) {
+		return notFound
+	}
+	entries, err := p.svc.AuditLog(r.Context(), user(r).Scope(), before, pageSize+1)
+	if err != nil {
+		return err
+	}
+	pg := page{Title: "Audit log", Audit: entries}
+	if len(entries) > pageSize {
+		pg.Audit, pg.NextCursor = entries[:pageSize], entries[pageSize-1].ID
+	}
+	p.render(w, r, http.StatusOK, "audit", pg)
+	return nil
+}

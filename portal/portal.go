@@ -1,0 +1,177 @@
+// Package portal is the management portal: server-rendered pages at
+// /portal/ for the service's operators and for the organisations that pay
+// through it. Every page calls the same disburse.Service use cases as the
+// HTTP API, so no business rule is written twice; docs/portal.md describes
+// it.
+package portal
+
+import (
+	"embed"
+	"errors"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/disburse/disburse"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed static
+var staticFiles embed.FS
+
+// Prefix is where the portal is mounted.
+const Prefix = "/portal/"
+
+// Config is what the portal needs besides the service.
+type Config struct {
+	// Log receives internal errors; nil means slog.Default().
+	Log *slog.Logger
+	// SignInLimits bound failed sign-ins; zero values take the defaults.
+	SignInLimits Limits
+}
+
+type portal struct {
+	svc     *disburse.Service
+	log     *slog.Logger
+	pages   map[string]*template.Template
+	limiter *signInLimiter
+}
+
+// New returns the portal's handler, to be mounted at Prefix.
+func New(svc *disburse.Service, cfg Config) http.Handler {
+	p := &portal{svc: svc, log: cfg.Log, pages: parsePages(), limiter: newSignInLimiter(cfg.SignInLimits)}
+	if p.log == nil {
+		p.log = slog.Default()
+	}
+	mux := http.NewServeMux()
+	static, _ := fs.Sub(staticFiles, "static")
+	mux.Handle("GET /portal/static/", http.StripPrefix("/portal/static/", http.FileServerFS(static)))
+	for _, rt := range p.routes() {
+		h := p.handle(rt.handler)
+		switch rt.access {
+		case operatorOnly:
+			h = p.signedIn(p.operator(h))
+		case anyUser:
+			h = p.signedIn(h)
+		}
+		mux.Handle(rt.method+" "+rt.path, h)
+	}
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+	}))
+	return securityHeaders(cop.Handler(mux))
+}
+
+// access says who may use a route.
+type access int
+
+const (
+	public       access = iota // the sign-in page, before any session
+	anyUser                    // every signed-in user, each within their scope
+	operatorOnly               // operators; everyone else gets 404
+)
+
+type route struct {
+	method, path string
+	access       access
+	handler      func(w http.ResponseWriter, r *http.Request) error
+}
+
+// routes is the portal's one route table. tenant_test.go walks every
+// route here as the wrong organisation.
+func (p *portal) routes() []route {
+	return []route{
+		{"GET", "/portal/{$}", anyUser, p.home},
+		{"GET", "/portal/signin", public, p.signInPage},
+		{"POST", "/portal/signin", public, p.signIn},
+		{"POST", "/portal/signout", anyUser, p.signOut},
+
+		{"GET", "/portal/organisations", operatorOnly, p.organisations},
+		{"POST", "/portal/organisations", operatorOnly, p.createOrganisation},
+		{"GET", "/portal/organisations/{id}", anyUser, p.organisation},
+		{"POST", "/portal/organisations/{id}/settings", operatorOnly, p.updateSettings},
+		{"POST", "/portal/organisations/{id}/accounts", operatorOnly, p.createAccount},
+		{"POST", "/portal/organisations/{id}/keys", anyUser, p.createKey},
+		{"POST", "/portal/keys/{id}/revoke", anyUser, p.revokeKey},
+		{"POST", "/portal/accounts/{id}/deposits", operatorOnly, p.deposit},
+
+		{"GET", "/portal/members", operatorOnly, p.members},
+		{"POST", "/portal/members", operatorOnly, p.registerMember},
+		{"GET", "/portal/notifications", operatorOnly, p.notifications},
+		{"GET", "/portal/ledger", operatorOnly, p.ledger},
+		{"GET", "/portal/audit", anyUser, p.auditLog},
+
+		{"GET", "/portal/batches", anyUser, p.batches},
+		{"POST", "/portal/batches", anyUser, p.createBatch},
+		{"GET", "/portal/batches/{id}", anyUser, p.batch},
+		{"POST", "/portal/batches/{id}/upload", anyUser, p.upload},
+		{"POST", "/portal/batches/{id}/submit", anyUser, p.submit},
+		{"POST", "/portal/batches/{id}/cancel", anyUser, p.cancel},
+		{"GET", "/portal/payments/{id}", anyUser, p.payment},
+		{"POST", "/portal/payments/{id}/delete", anyUser, p.deletePayment},
+	}
+}
+
+// handle adapts a handler that returns an error: not found is the 404
+// page, anything unexpected a 500 page that shows no internals.
+func (p *portal) handle(h func(w http.ResponseWriter, r *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		err := h(w, r)
+		if err == nil {
+			return
+		}
+		var e *disburse.Error
+		switch {
+		case disburse.ErrorCode(err) == disburse.CodeNotFound:
+			p.render(w, r, http.StatusNotFound, "message", page{Title: "Not found", Message: "There is nothing here, or it is not yours to see."})
+		case disburse.ErrorCode(err) == disburse.CodeUnavailable:
+			p.render(w, r, http.StatusServiceUnavailable, "message", page{Title: "Unavailable", Message: "The database cannot be reached. Try again shortly."})
+		case errors.As(err, &e) && e.Code != disburse.CodeInternal:
+			// A domain failure no form shows beside a field: say it plainly.
+			p.render(w, r, http.StatusUnprocessableEntity, "message", page{Title: "Not done", Message: e.Message, Errors: fieldMessages(e)})
+		default:
+			p.log.Error("portal: internal error", "path", r.URL.Path, "err", err)
+			p.render(w, r, http.StatusInternalServerError, "message", page{Title: "Something went wrong", Message: "The error was logged. Try again, or tell the operator."})
+		}
+	})
+}
+
+// fieldMessages lists a validation error's failures as text.
+func fieldMessages(e *disburse.Error) []string {
+	var out []string
+	for _, f := range e.Fields {
+		out = append(out, f.FieldName+": "+f.ErrorMessage)
+	}
+	return out
+}
+
+// securityHeaders sets a strict Content-Security-Policy (scripts and
+// styles only from the portal's own static files, no inline script) and
+// the headers that keep pages out of frames and caches.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "same-origin")
+		if !strings.HasPrefix(r.URL.Path, "/portal/static/") {
+			h.Set("Cache-Control", "no-store")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Mount serves the portal at Prefix and everything else with api.
+func Mount(portalHandler, api http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(Prefix, portalHandler)
+	mux.Handle("/portal", http.RedirectHandler(Prefix, http.StatusMovedPermanently))
+	mux.Handle("/", api)
+	return mux
+}

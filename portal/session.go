@@ -1,0 +1,137 @@
+package portal
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+// cookieName holds the session's secret; the store keeps only its hash.
+const cookieName = "disburse_portal"
+
+type userKey struct{}
+
+// user is the signed-in user of a request that passed signedIn.
+func user(r *http.Request) disburse.PortalUser {
+	u, _ := r.Context().Value(userKey{}).(disburse.PortalUser)
+	return u
+}
+
+// signedIn lets a request with a live session through, its user in the
+// context; any other goes to the sign-in page (a GET) or gets 401.
+func (p *portal) signedIn(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _ := r.Cookie(cookieName)
+		u, err := disburse.PortalUser{}, error(disburse.ErrUnauthorized)
+		if c != nil {
+			u, err = p.svc.PortalSessionUser(r.Context(), c.Value)
+		}
+		if err != nil {
+			if disburse.ErrorCode(err) != disburse.CodeUnauthorized {
+				p.handle(func(http.ResponseWriter, *http.Request) error { return err }).ServeHTTP(w, r)
+				return
+			}
+			if c != nil {
+				clearCookie(w, r)
+			}
+			if r.Method == http.MethodGet {
+				http.Redirect(w, r, "/portal/signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+				return
+			}
+			http.Error(w, "sign in first", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, u)))
+	})
+}
+
+// operator answers 404 to anyone but an operator: an organisation user
+// learns nothing of the operator's pages.
+func (p *portal) operator(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if user(r).Role != disburse.RoleOperator {
+			p.handle(func(http.ResponseWriter, *http.Request) error { return notFound }).ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+var notFound = disburse.Errorf(disburse.CodeNotFound, "not found")
+
+func (p *portal) signInPage(w http.ResponseWriter, r *http.Request) error {
+	p.render(w, r, http.StatusOK, "signin", page{Title: "Sign in", Next: safeNext(r.URL.Query().Get("next"))})
+	return nil
+}
+
+// signIn checks the rate limits first, then the password; every failure
+// gets the same answer, so the page tells nobody whether an email exists.
+func (p *portal) signIn(w http.ResponseWriter, r *http.Request) error {
+	email, password := r.PostFormValue("email"), r.PostFormValue("password")
+	next := safeNext(r.PostFormValue("next"))
+	client := clientAddr(r)
+	if !p.limiter.allow(email, client) {
+		w.Header().Set("Retry-After", "60")
+		p.render(w, r, http.StatusTooManyRequests, "signin", page{Title: "Sign in", Next: next, Email: email,
+			Errors: []string{"Too many failed sign-ins. Wait a minute and try again."}})
+		return nil
+	}
+	secret, _, err := p.svc.SignIn(r.Context(), email, password)
+	if errors.Is(err, disburse.ErrSignIn) {
+		p.limiter.fail(email, client)
+		p.render(w, r, http.StatusUnauthorized, "signin", page{Title: "Sign in", Next: next, Email: email,
+			Errors: []string{"The email or the password is wrong."}})
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: cookieName, Value: secret, Path: "/portal/", HttpOnly: true, Secure: r.TLS != nil,
+		SameSite: http.SameSiteLaxMode, Expires: time.Now().Add(disburse.PortalSessionTTL),
+	})
+	http.Redirect(w, r, next, http.StatusSeeOther)
+	return nil
+}
+
+// signOut ends the session in the store, so it ends at once everywhere.
+func (p *portal) signOut(w http.ResponseWriter, r *http.Request) error {
+	if c, err := r.Cookie(cookieName); err == nil {
+		if err := p.svc.SignOut(r.Context(), c.Value); err != nil {
+			return err
+		}
+	}
+	clearCookie(w, r)
+	http.Redirect(w, r, "/portal/signin", http.StatusSeeOther)
+	return nil
+}
+
+func clearCookie(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/portal/", HttpOnly: true, Secure: r.TLS != nil,
+		SameSite: http.SameSiteLaxMode, MaxAge: -1})
+}
+
+// safeNext keeps a redirect after sign-in inside the portal.
+func safeNext(next string) string {
+	u, err := url.Parse(next)
+	if err != nil || next == "" || u.IsAbs() || u.Host != "" || len(next) < len(Prefix) || next[:len(Prefix)] != Prefix || (len(next) > 1 && next[1] == '/') {
+		return Prefix
+	}
+	return next
+}
+
+// clientAddr is the connection's address, without the port. Headers such
+// as X-Forwarded-For are not trusted: a client could set them to dodge the
+// limit (docs/portal.md says how to run behind a proxy).
+func clientAddr(r *http.Request) string {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return ap.Addr().String()
+}

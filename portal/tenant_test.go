@@ -1,0 +1,89 @@
+package portal_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/portal"
+)
+
+// TestEveryRouteAsWrongOrganisation walks every route of the portal as a
+// user of another organisation: every route that names something of
+// Acme's answers 404, every operator route 404, and no list shows Acme's
+// rows. Nothing of Acme's changes.
+func TestEveryRouteAsWrongOrganisation(t *testing.T) {
+	eachStore(t, func(t *testing.T, open opener) {
+		w := newWorld(t, open)
+		ctx := t.Context()
+		key, _, err := w.svc.CreateAPIKey(ctx, w.org.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := w.svc.CreateBatch(ctx, w.org.ID, disburse.BatchInput{Name: "Acme secret batch"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clearExisting := false
+		_, added, err := w.svc.AddPayments(ctx, w.org.ID, b.ID, disburse.AddPaymentsInput{ClearExisting: &clearExisting,
+			Payments: []disburse.PaymentInput{{Msisdn: "254712345678", Amount: "10"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string]string{
+			"/portal/organisations/": w.org.ID, "/portal/keys/": key.ID, "/portal/accounts/": w.orgAccount.ID,
+			"/portal/batches/": b.ID, "/portal/payments/": added[0].ID,
+		}
+		intruder := w.signedIn(t, otherEmail, w.otherPassword)
+		walked := 0
+		for _, rt := range portal.Routes() {
+			if rt.Public || rt.Path == "/portal/signout" {
+				continue
+			}
+			path := strings.ReplaceAll(rt.Path, "{$}", "")
+			if strings.Contains(path, "{id}") {
+				for prefix, id := range ids {
+					if strings.HasPrefix(path, prefix) {
+						path = strings.Replace(path, "{id}", id, 1)
+					}
+				}
+				if strings.Contains(path, "{id}") {
+					t.Fatalf("route %s %s: the test has no id of Acme's for it", rt.Method, rt.Path)
+				}
+			}
+			var res answer
+			form := url.Values{"name": {"x"}, "amount": {"1"}, "reversalPeriodDays": {"1"}, "msisdn": {"254712345678"}}
+			if rt.Method == "GET" {
+				res = intruder.get(path + "?organisation=" + w.org.ID)
+			} else {
+				res = intruder.post(path, form)
+			}
+			walked++
+			switch {
+			case strings.Contains(rt.Path, "{id}") || rt.OperatorOnly:
+				if res.status != http.StatusNotFound {
+					t.Errorf("%s %s as another organisation: %d, want 404", rt.Method, path, res.status)
+				}
+			default:
+				for _, secret := range []string{"Acme", w.org.ID, b.ID} {
+					if strings.Contains(res.body, secret) {
+						t.Errorf("%s %s as another organisation shows %q", rt.Method, path, secret)
+					}
+				}
+			}
+		}
+		if walked < len(portal.Routes())-3 {
+			t.Errorf("walked %d routes of %d", walked, len(portal.Routes()))
+		}
+		after, err := w.svc.Batch(ctx, w.org.ID, b.ID)
+		if err != nil || after.Status != disburse.BatchDraft || after.Summary.PaymentsCount != 1 {
+			t.Errorf("Acme's batch changed: %+v, %v", after.Summary, err)
+		}
+		keys, _ := w.svc.APIKeys(ctx, w.org.ID)
+		if len(keys) != 1 || !keys[0].RevokedAt.IsZero() {
+			t.Errorf("Acme's key changed: %+v", keys)
+		}
+	})
+}

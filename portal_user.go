@@ -1,0 +1,278 @@
+package disburse
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/argon2"
+)
+
+// Role is what a portal user may do.
+type Role string
+
+const (
+	RoleOperator     Role = "operator"     // the whole service
+	RoleOrganisation Role = "organisation" // one organisation, the user's own
+)
+
+// PortalUser signs in to the management portal with an email and a
+// password, of which only an argon2id hash is stored.
+type PortalUser struct {
+	ID             string
+	Email          string
+	PasswordHash   string
+	Role           Role
+	OrganisationID string // set for RoleOrganisation only
+	CreatedAt      time.Time
+}
+
+// PortalSession is a signed-in browser. The cookie carries the secret; the
+// store keeps its hash, so a copy of the database signs nobody in.
+type PortalSession struct {
+	Hash       string
+	UserID     string
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
+	User       PortalUser // filled by Tx.PortalSession
+}
+
+// Session lifetimes: a session ends at ExpiresAt whatever happens, and
+// sooner when unused for PortalIdleTimeout.
+const (
+	PortalSessionTTL  = 12 * time.Hour
+	PortalIdleTimeout = 30 * time.Minute
+	// portalTouchEvery: a session's last use is written at most this
+	// often, so that reading pages does not write on every request.
+	portalTouchEvery = time.Minute
+	sessionPrefix    = "dps_"
+	minPasswordRunes = 12
+)
+
+// NewPortalUser is a request to create a portal user. An empty Password
+// has one generated.
+type NewPortalUser struct {
+	Email          string
+	Role           Role
+	OrganisationID string
+	Password       string
+}
+
+// CreatePortalUser creates a portal user and returns it with its password
+// (the one given, or a generated one), which is never stored in clear.
+func (s *Service) CreatePortalUser(ctx context.Context, in NewPortalUser) (PortalUser, string, error) {
+	var v Validation
+	email := normaliseEmail(in.Email)
+	if v.Text(-1, "Email", in.Email) && !plausibleEmail(email) {
+		v.Add(-1, "Email", in.Email, "email must look like name@example.org, at most 254 characters")
+	}
+	switch in.Role {
+	case RoleOperator:
+		if in.OrganisationID != "" {
+			v.Add(-1, "Organisation", in.OrganisationID, "an operator belongs to no organisation")
+		}
+	case RoleOrganisation:
+		if !ValidID(in.OrganisationID) {
+			v.Add(-1, "Organisation", in.OrganisationID, "an organisation user needs the id of their organisation")
+		}
+	default:
+		v.Add(-1, "Role", string(in.Role), "role must be operator or organisation")
+	}
+	password := in.Password
+	if password == "" {
+		password = NewPassword()
+	} else if n := len([]rune(password)); n < minPasswordRunes || n > 200 || !ValidText(password) {
+		v.Add(-1, "Password", "", fmt.Sprintf("password must be %d to 200 characters, without control characters", minPasswordRunes))
+	}
+	if err := v.Err(); err != nil {
+		return PortalUser{}, "", err
+	}
+	u := PortalUser{ID: NewID(), Email: email, PasswordHash: HashPassword(password), Role: in.Role, OrganisationID: in.OrganisationID, CreatedAt: s.now()}
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		if u.Role == RoleOrganisation {
+			if _, err := tx.Organisation(ctx, u.OrganisationID); err != nil {
+				return orNotFound(err, "organisation")
+			}
+		}
+		err := tx.InsertPortalUser(ctx, u)
+		if errors.Is(err, ErrDuplicate) {
+			return Invalid("Email", email, "a portal user with this email exists already")
+		}
+		return err
+	})
+	if err != nil {
+		return PortalUser{}, "", err
+	}
+	return u, password, nil
+}
+
+// ResetPortalPassword gives the user with email a new generated password
+// and returns it; the user's sessions stay as they are.
+func (s *Service) ResetPortalPassword(ctx context.Context, email string) (string, error) {
+	password := NewPassword()
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		u, err := tx.PortalUserByEmail(ctx, normaliseEmail(email))
+		if err != nil {
+			return orNotFound(err, "portal user")
+		}
+		return tx.SetPortalPassword(ctx, u.ID, HashPassword(password))
+	})
+	return password, err
+}
+
+// normaliseEmail makes sign-in blind to case and surrounding space.
+func normaliseEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// plausibleEmail is a shape check, not a deliverability one: the portal
+// never mails anyone.
+func plausibleEmail(email string) bool {
+	at := strings.LastIndexByte(email, '@')
+	return len(email) <= 254 && at > 0 && at < len(email)-1 && !strings.ContainsAny(email, " \t<>")
+}
+
+// NewPassword returns a random password of 128 bits in 22 URL-safe characters.
+func NewPassword() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// argon2id parameters: OWASP's password storage recommendation (a
+// memory cost a busy server can afford per sign-in); each hash records
+// its parameters, so they can be raised without breaking stored hashes.
+const (
+	argonTime    = 2
+	argonMemory  = 19 * 1024 // KiB
+	argonThreads = 1
+	argonKeyLen  = 32
+)
+
+// HashPassword returns password's argon2id hash in the PHC string form,
+// with a random salt and its parameters, so they can change later.
+func HashPassword(password string) string {
+	salt := make([]byte, 16)
+	_, _ = rand.Read(salt)
+	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	enc := base64.RawStdEncoding
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads, enc.EncodeToString(salt), enc.EncodeToString(key))
+}
+
+// CheckPassword reports whether password matches hash (HashPassword's form).
+func CheckPassword(hash, password string) bool {
+	parts := strings.Split(hash, "$")
+	if len(parts) != 6 || parts[1] != "argon2id" {
+		return false
+	}
+	var memory uint32
+	var t uint32
+	var p uint8
+	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &memory, &t, &p); err != nil {
+		return false
+	}
+	enc := base64.RawStdEncoding
+	salt, err1 := enc.DecodeString(parts[4])
+	want, err2 := enc.DecodeString(parts[5])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	got := argon2.IDKey([]byte(password), salt, t, memory, p, uint32(len(want)))
+	return subtle.ConstantTimeCompare(got, want) == 1
+}
+
+// decoyHash is checked against when an email is unknown, so that an
+// unknown email costs the same time as a wrong password.
+var decoyHash = HashPassword(NewPassword())
+
+// ErrSignIn is the one answer to a failed sign-in, for an unknown email
+// and a wrong password alike.
+var ErrSignIn = Errorf(CodeUnauthorized, "the email or the password is wrong")
+
+// SignIn checks an email and password and starts a session, returning the
+// session's secret for the cookie and the user.
+func (s *Service) SignIn(ctx context.Context, email, password string) (string, PortalUser, error) {
+	email = normaliseEmail(email)
+	if !ValidText(email) || !ValidText(password) {
+		return "", PortalUser{}, ErrSignIn
+	}
+	u, err := read(ctx, s.Store, func(tx Tx) (PortalUser, error) { return tx.PortalUserByEmail(ctx, email) })
+	if errors.Is(err, ErrNotFound) {
+		CheckPassword(decoyHash, password)
+		return "", PortalUser{}, ErrSignIn
+	}
+	if err != nil {
+		return "", PortalUser{}, err
+	}
+	if !CheckPassword(u.PasswordHash, password) {
+		return "", PortalUser{}, ErrSignIn
+	}
+	secret := NewSecret(sessionPrefix)
+	now := s.now()
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		return tx.InsertPortalSession(ctx, PortalSession{Hash: HashSecret(secret), UserID: u.ID, CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(PortalSessionTTL)})
+	})
+	if err != nil {
+		return "", PortalUser{}, err
+	}
+	return secret, u, nil
+}
+
+// PortalSessionUser returns the user a session secret signs in, or
+// ErrUnauthorized when it is unknown, expired or idle too long. It is read
+// afresh from the store on every request, so a sign-out on one replica
+// ends the session on all of them.
+func (s *Service) PortalSessionUser(ctx context.Context, secret string) (PortalUser, error) {
+	if !strings.HasPrefix(secret, sessionPrefix) {
+		return PortalUser{}, ErrUnauthorized
+	}
+	hash := HashSecret(secret)
+	sess, err := read(ctx, s.Store, func(tx Tx) (PortalSession, error) { return tx.PortalSession(ctx, hash) })
+	if errors.Is(err, ErrNotFound) {
+		return PortalUser{}, ErrUnauthorized
+	}
+	if err != nil {
+		return PortalUser{}, err
+	}
+	now := s.now()
+	if !now.Before(sess.ExpiresAt) || !now.Before(sess.LastSeenAt.Add(PortalIdleTimeout)) {
+		if err := s.Store.Write(ctx, func(tx Tx) error { return tx.DeletePortalSession(ctx, hash) }); err != nil {
+			return PortalUser{}, err
+		}
+		return PortalUser{}, ErrUnauthorized
+	}
+	if now.Sub(sess.LastSeenAt) >= portalTouchEvery {
+		if err := s.Store.Write(ctx, func(tx Tx) error { return tx.TouchPortalSession(ctx, hash, now) }); err != nil {
+			return PortalUser{}, err
+		}
+	}
+	return sess.User, nil
+}
+
+// SignOut ends a session at once, on every replica.
+func (s *Service) SignOut(ctx context.Context, secret string) error {
+	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeletePortalSession(ctx, HashSecret(secret)) })
+}
+
+// PurgePortalSessions deletes sessions that can no longer be used and
+// returns how many it deleted.
+func (s *Service) PurgePortalSessions(ctx context.Context) (int, error) {
+	total := 0
+	for ctx.Err() == nil {
+		var n int
+		now := s.now()
+		err := s.Store.Write(ctx, func(tx Tx) (err error) {
+			n, err = tx.DeleteDeadPortalSessions(ctx, now, now.Add(-PortalIdleTimeout), purgeBatchSize)
+			return err
+		})
+		total += n
+		if err != nil || n < purgeBatchSize {
+			return total, err
+		}
+	}
+	return total, nil
+}

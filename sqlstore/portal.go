@@ -1,0 +1,174 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+// The portal's tables (migration 00011): users, sessions, the audit log,
+// and the operator's views across organisations.
+
+const portalUserColumns = `u.id, u.email, u.password_hash, u.role, u.organisation_id, u.created_at`
+
+func portalUserFields(u *disburse.PortalUser) []any {
+	return []any{&u.ID, &u.Email, &u.PasswordHash, &u.Role, opt(&u.OrganisationID), at(&u.CreatedAt)}
+}
+
+func (t *tx) InsertPortalUser(ctx context.Context, u disburse.PortalUser) error {
+	return t.insert(ctx, "portal user",
+		`INSERT INTO portal_users (id, email, password_hash, role, organisation_id, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		u.ID, u.Email, u.PasswordHash, string(u.Role), nullID(u.OrganisationID), micros(u.CreatedAt))
+}
+
+func (t *tx) PortalUser(ctx context.Context, id string) (disburse.PortalUser, error) {
+	return t.portalUser(ctx, "id", id)
+}
+
+func (t *tx) PortalUserByEmail(ctx context.Context, email string) (disburse.PortalUser, error) {
+	return t.portalUser(ctx, "email", email)
+}
+
+func (t *tx) SetPortalPassword(ctx context.Context, id, hash string) error {
+	return t.update(ctx, "portal user", `UPDATE portal_users SET password_hash = ? WHERE id = ?`, hash, id)
+}
+
+// portalUser looks a user up by a unique column, id or email.
+func (t *tx) portalUser(ctx context.Context, column, value string) (disburse.PortalUser, error) {
+	var u disburse.PortalUser
+	err := t.queryRow(ctx, `SELECT `+portalUserColumns+` FROM portal_users u WHERE u.`+column+` = ?`, value).Scan(portalUserFields(&u)...)
+	return u, found("portal user", err)
+}
+
+func (t *tx) InsertPortalSession(ctx context.Context, s disburse.PortalSession) error {
+	return t.insert(ctx, "portal session",
+		`INSERT INTO portal_sessions (hash, user_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
+		s.Hash, s.UserID, micros(s.CreatedAt), micros(s.LastSeenAt), micros(s.ExpiresAt))
+}
+
+func (t *tx) PortalSession(ctx context.Context, hash string) (disburse.PortalSession, error) {
+	var s disburse.PortalSession
+	dest := append([]any{&s.Hash, &s.UserID, at(&s.CreatedAt), at(&s.LastSeenAt), at(&s.ExpiresAt)}, portalUserFields(&s.User)...)
+	err := t.queryRow(ctx, `SELECT s.hash, s.user_id, s.created_at, s.last_seen_at, s.expires_at, `+portalUserColumns+`
+		FROM portal_sessions s JOIN portal_users u ON u.id = s.user_id WHERE s.hash = ?`, hash).Scan(dest...)
+	return s, found("portal session", err)
+}
+
+func (t *tx) TouchPortalSession(ctx context.Context, hash string, at time.Time) error {
+	return t.update(ctx, "portal session", `UPDATE portal_sessions SET last_seen_at = ? WHERE hash = ?`, micros(at), hash)
+}
+
+func (t *tx) DeletePortalSession(ctx context.Context, hash string) error {
+	if _, err := t.exec(ctx, `DELETE FROM portal_sessions WHERE hash = ?`, hash); err != nil {
+		return fmt.Errorf("delete portal session: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) DeleteDeadPortalSessions(ctx context.Context, now, idleSince time.Time, limit int) (int, error) {
+	res, err := t.exec(ctx, `DELETE FROM portal_sessions WHERE hash IN (
+		SELECT hash FROM portal_sessions WHERE expires_at <= ? OR last_seen_at <= ? LIMIT ?)`, micros(now), micros(idleSince), limit)
+	if err != nil {
+		return 0, fmt.Errorf("delete dead portal sessions: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+const auditColumns = `id, at, actor, action, organisation_id, subject, before, after`
+
+func (t *tx) InsertAudit(ctx context.Context, e disburse.AuditEntry) error {
+	return t.insert(ctx, "audit entry", `INSERT INTO audit_log (`+auditColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.ID, micros(e.At), e.Actor, e.Action, nullID(e.OrganisationID), e.Subject, e.Before, e.After)
+}
+
+// AuditEntries pages by (at, id) from the entry before: the same cost on
+// the first page and the thousandth.
+func (t *tx) AuditEntries(ctx context.Context, organisationID, before string, limit int) ([]disburse.AuditEntry, error) {
+	var where []string
+	var args []any
+	if organisationID != "" {
+		where, args = append(where, "organisation_id = ?"), append(args, organisationID)
+	}
+	if before != "" {
+		where, args = append(where, "(at, id) < (SELECT b.at, b.id FROM audit_log b WHERE b.id = ?)"), append(args, before)
+	}
+	query := `SELECT ` + auditColumns + ` FROM audit_log`
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	return list(ctx, t, "audit log", func(r *sql.Rows) (disburse.AuditEntry, error) {
+		var e disburse.AuditEntry
+		return e, r.Scan(&e.ID, at(&e.At), &e.Actor, &e.Action, opt(&e.OrganisationID), &e.Subject, &e.Before, &e.After)
+	}, query+` ORDER BY at DESC, id DESC LIMIT ?`, append(args, limit)...)
+}
+
+// OrganisationSummaries sums each organisation's payout balances and what
+// its batches hold; a search matches anywhere in the name, case blind.
+func (t *tx) OrganisationSummaries(ctx context.Context, search string, limit int) ([]disburse.OrganisationSummary, error) {
+	query, args := `SELECT o.id, o.name, o.currency, o.referrals_enabled, o.reversal_period_us, o.holding_account_id, o.created_at,
+		(SELECT CAST(COALESCE(SUM(a.balance), 0) AS BIGINT) FROM accounts a WHERE a.organisation_id = o.id AND a.kind = 'PAYOUT'),
+		(SELECT CAST(COALESCE(SUM(b.held_amount), 0) AS BIGINT) FROM batches b WHERE b.organisation_id = o.id AND b.status = 'OPEN')
+		FROM organisations o`, []any{}
+	if search != "" {
+		query, args = query+` WHERE LOWER(o.name) LIKE ? ESCAPE '\'`, append(args, "%"+likeEscape(strings.ToLower(search))+"%")
+	}
+	return list(ctx, t, "organisation summaries", func(r *sql.Rows) (disburse.OrganisationSummary, error) {
+		var s disburse.OrganisationSummary
+		var period int64
+		err := r.Scan(&s.ID, &s.Name, &s.Currency, &s.ReferralsEnabled, &period, opt(&s.HoldingAccountID), at(&s.CreatedAt), &s.Float, &s.Held)
+		s.ReversalPeriod = time.Duration(period) * time.Microsecond
+		return s, err
+	}, query+` ORDER BY o.name, o.id LIMIT ?`, append(args, limit)...)
+}
+
+// likeEscape makes s match itself in a LIKE pattern.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+func (t *tx) APIKeys(ctx context.Context, organisationID string) ([]disburse.APIKey, error) {
+	return list(ctx, t, "api keys", func(r *sql.Rows) (disburse.APIKey, error) {
+		var k disburse.APIKey
+		return k, r.Scan(&k.ID, &k.OrganisationID, &k.Hash, &k.Prefix, at(&k.CreatedAt), at(&k.RevokedAt))
+	}, `SELECT `+apiKeyColumns+` FROM api_keys WHERE organisation_id = ? ORDER BY created_at DESC, id DESC`, organisationID)
+}
+
+func (t *tx) AllBatches(ctx context.Context, f disburse.PortalBatchFilter) ([]disburse.Batch, error) {
+	var where []string
+	var args []any
+	if f.OrganisationID != "" {
+		where, args = append(where, "organisation_id = ?"), append(args, f.OrganisationID)
+	}
+	if f.Status != "" {
+		where, args = append(where, "status = ?"), append(args, string(f.Status))
+	}
+	if f.Before != "" {
+		where, args = append(where, "(created_at, id) < (SELECT b.created_at, b.id FROM batches b WHERE b.id = ?)"), append(args, f.Before)
+	}
+	query := `SELECT ` + batchColumns + ` FROM batches`
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	return list(ctx, t, "batches", func(r *sql.Rows) (disburse.Batch, error) { return scanBatch(r) },
+		query+` ORDER BY created_at DESC, id DESC LIMIT ?`, append(args, limit(f.Limit))...)
+}
+
+// PaymentsAfter reads by the (batch_id, seq) index from the seq of the
+// payment after: no OFFSET, so the last page of a million costs what the
+// first does.
+func (t *tx) PaymentsAfter(ctx context.Context, batchID, after string, n int) ([]disburse.Payment, error) {
+	query, args := `SELECT `+paymentColumns+` FROM payments p WHERE p.batch_id = ?`, []any{batchID}
+	if after != "" {
+		query, args = query+` AND p.seq > (SELECT a.seq FROM payments a WHERE a.id = ? AND a.batch_id = ?)`, append(args, after, batchID)
+	}
+	rows, err := t.query(ctx, query+` ORDER BY p.seq LIMIT ?`, append(args, limit(n))...)
+	if err != nil {
+		return nil, fmt.Errorf("payments after: %w", err)
+	}
+	return collect("payments after", rows, nil, scanRowPayment)
+}

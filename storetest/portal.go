@@ -1,0 +1,223 @@
+package storetest
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+// portalTests are the suite's tests of disburse.PortalTx.
+var portalTests = []struct {
+	name string
+	run  func(*testing.T, disburse.Store)
+}{
+	{"PortalUser", testPortalUser},
+	{"PortalSession", testPortalSession},
+	{"DeleteDeadPortalSessions", testDeleteDeadPortalSessions},
+	{"AuditEntries", testAuditEntries},
+	{"OrganisationSummaries", testOrganisationSummaries},
+	{"AllBatches", testAllBatches},
+	{"PaymentsAfter", testPaymentsAfter},
+	{"APIKeys", testAPIKeys},
+}
+
+func newPortalUser(w world, email string, role disburse.Role) disburse.PortalUser {
+	u := disburse.PortalUser{ID: disburse.NewID(), Email: email, PasswordHash: "$argon2id$x", Role: role, CreatedAt: t0}
+	if role == disburse.RoleOrganisation {
+		u.OrganisationID = w.org.ID
+	}
+	return u
+}
+
+func testPortalUser(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	op := newPortalUser(w, "op@example.org", disburse.RoleOperator)
+	member := newPortalUser(w, "pay@example.org", disburse.RoleOrganisation)
+	write(t, s, func(tx disburse.Tx) error {
+		return errors.Join(tx.InsertPortalUser(ctx, op), tx.InsertPortalUser(ctx, member))
+	})
+	same(t, "PortalUser", op, get(t, s, func(tx disburse.Tx) (disburse.PortalUser, error) { return tx.PortalUser(ctx, op.ID) }))
+	same(t, "PortalUserByEmail", member, get(t, s, func(tx disburse.Tx) (disburse.PortalUser, error) {
+		return tx.PortalUserByEmail(ctx, member.Email)
+	}))
+	twin := newPortalUser(w, op.Email, disburse.RoleOperator)
+	err := s.Write(ctx, func(tx disburse.Tx) error { return tx.InsertPortalUser(ctx, twin) })
+	if !errors.Is(err, disburse.ErrDuplicate) {
+		t.Errorf("a second user with the same email: %v, want ErrDuplicate", err)
+	}
+	bad := newPortalUser(w, "bad@example.org", disburse.RoleOperator)
+	bad.OrganisationID = w.org.ID // an operator belongs to no organisation: the schema refuses it
+	if err := s.Write(ctx, func(tx disburse.Tx) error { return tx.InsertPortalUser(ctx, bad) }); err == nil {
+		t.Error("an operator with an organisation was accepted")
+	}
+	write(t, s, func(tx disburse.Tx) error { return tx.SetPortalPassword(ctx, op.ID, "$argon2id$y") })
+	op.PasswordHash = "$argon2id$y"
+	same(t, "PortalUser after SetPortalPassword", op, get(t, s, func(tx disburse.Tx) (disburse.PortalUser, error) { return tx.PortalUser(ctx, op.ID) }))
+	notFound(t, s, "PortalUserByEmail", func(tx disburse.Tx) error { _, err := tx.PortalUserByEmail(ctx, "nobody@example.org"); return err })
+}
+
+func testPortalSession(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	u := newPortalUser(w, "pay@example.org", disburse.RoleOrganisation)
+	sess := disburse.PortalSession{Hash: disburse.HashSecret("dps_one"), UserID: u.ID, CreatedAt: t0, LastSeenAt: t0, ExpiresAt: at(time.Hour)}
+	write(t, s, func(tx disburse.Tx) error {
+		return errors.Join(tx.InsertPortalUser(ctx, u), tx.InsertPortalSession(ctx, sess))
+	})
+	sess.User = u
+	same(t, "PortalSession", sess, get(t, s, func(tx disburse.Tx) (disburse.PortalSession, error) { return tx.PortalSession(ctx, sess.Hash) }))
+	write(t, s, func(tx disburse.Tx) error { return tx.TouchPortalSession(ctx, sess.Hash, at(time.Minute)) })
+	sess.LastSeenAt = at(time.Minute)
+	same(t, "touched PortalSession", sess, get(t, s, func(tx disburse.Tx) (disburse.PortalSession, error) { return tx.PortalSession(ctx, sess.Hash) }))
+	write(t, s, func(tx disburse.Tx) error { return tx.DeletePortalSession(ctx, sess.Hash) })
+	notFound(t, s, "deleted PortalSession", func(tx disburse.Tx) error { _, err := tx.PortalSession(ctx, sess.Hash); return err })
+	write(t, s, func(tx disburse.Tx) error { return tx.DeletePortalSession(ctx, sess.Hash) }) // twice: no error
+}
+
+// testDeleteDeadPortalSessions: expired and idle sessions go, at most
+// limit at a time; a live one stays.
+func testDeleteDeadPortalSessions(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	u := newPortalUser(w, "op@example.org", disburse.RoleOperator)
+	session := func(name string, lastSeen, expires time.Duration) disburse.PortalSession {
+		return disburse.PortalSession{Hash: disburse.HashSecret(name), UserID: u.ID, CreatedAt: t0, LastSeenAt: at(lastSeen), ExpiresAt: at(expires)}
+	}
+	live := session("live", 50*time.Minute, 2*time.Hour)
+	sessions := []disburse.PortalSession{live, session("expired", 59*time.Minute, time.Hour), session("idle", 0, 2*time.Hour), session("idle2", 10*time.Minute, 2*time.Hour)}
+	write(t, s, func(tx disburse.Tx) error {
+		err := tx.InsertPortalUser(ctx, u)
+		for _, ss := range sessions {
+			err = errors.Join(err, tx.InsertPortalSession(ctx, ss))
+		}
+		return err
+	})
+	deleted := 0
+	for range 3 {
+		var n int
+		write(t, s, func(tx disburse.Tx) (err error) {
+			n, err = tx.DeleteDeadPortalSessions(ctx, at(time.Hour), at(30*time.Minute), 2)
+			return err
+		})
+		if n > 2 {
+			t.Fatalf("deleted %d, past the limit of 2", n)
+		}
+		deleted += n
+	}
+	if deleted != 3 {
+		t.Errorf("deleted %d sessions, want the 3 dead ones", deleted)
+	}
+	live.User = u
+	same(t, "the live session", live, get(t, s, func(tx disburse.Tx) (disburse.PortalSession, error) { return tx.PortalSession(ctx, live.Hash) }))
+}
+
+func testAuditEntries(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w, other := newWorld(t, s), newWorld(t, s)
+	var entries []disburse.AuditEntry
+	for i := range 5 {
+		org := w.org.ID
+		if i == 2 {
+			org = other.org.ID
+		}
+		entries = append(entries, disburse.AuditEntry{ID: disburse.NewID(), At: at(time.Duration(i) * time.Minute), Actor: "op@example.org",
+			Action: "organisation.settings", OrganisationID: org, Subject: org, Before: `{"a":1}`, After: `{"a":2}`})
+	}
+	member := disburse.AuditEntry{ID: disburse.NewID(), At: at(time.Hour), Actor: "operator API", Action: "member.register", Subject: msisdnKE, After: `{}`}
+	write(t, s, func(tx disburse.Tx) error {
+		err := tx.InsertAudit(ctx, member)
+		for _, e := range entries {
+			err = errors.Join(err, tx.InsertAudit(ctx, e))
+		}
+		return err
+	})
+	audit := func(org, before string, limit int) []disburse.AuditEntry {
+		return get(t, s, func(tx disburse.Tx) ([]disburse.AuditEntry, error) { return tx.AuditEntries(ctx, org, before, limit) })
+	}
+	same(t, "newest first", []disburse.AuditEntry{member, entries[4], entries[3]}, audit("", "", 3))
+	same(t, "the next page", []disburse.AuditEntry{entries[2], entries[1], entries[0]}, audit("", entries[3].ID, 3))
+	same(t, "one organisation's", []disburse.AuditEntry{entries[4], entries[3], entries[1], entries[0]}, audit(w.org.ID, "", 10))
+	same(t, "one organisation's next page", []disburse.AuditEntry{entries[1], entries[0]}, audit(w.org.ID, entries[3].ID, 10))
+}
+
+func testOrganisationSummaries(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w, _ := newWorld(t, s), newWorld(t, s)
+	w.org.Name = "Zebra Payouts Ltd"
+	write(t, s, func(tx disburse.Tx) error { return tx.UpdateOrganisation(ctx, w.org) })
+	w.deposit(t, s, 10_000)
+	b := w.batch("held", t0)
+	b.Status, b.SubmittedAt, b.Summary.HeldAmount = disburse.BatchOpen, t0, 700
+	write(t, s, func(tx disburse.Tx) error { return tx.InsertBatch(ctx, b) })
+	write(t, s, func(tx disburse.Tx) error { return tx.UpdateBatch(ctx, b) })
+	summaries := func(search string) []disburse.OrganisationSummary {
+		return get(t, s, func(tx disburse.Tx) ([]disburse.OrganisationSummary, error) {
+			return tx.OrganisationSummaries(ctx, search, 100)
+		})
+	}
+	got := summaries("PAYOUTS") // part of the name, in another case
+	same(t, "search", []disburse.OrganisationSummary{{Organisation: w.org, Float: 10_000, Held: 700}}, got)
+	if n := len(summaries("")); n != 2 {
+		t.Errorf("no search: %d organisations, want 2", n)
+	}
+	if got := summaries("%"); len(got) != 0 {
+		t.Errorf("a %% matched %d names: LIKE's wildcard was not escaped", len(got))
+	}
+}
+
+func testAllBatches(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w, other := newWorld(t, s), newWorld(t, s)
+	var made []disburse.Batch
+	for i := range 4 {
+		wd := w
+		if i == 1 {
+			wd = other
+		}
+		b := wd.batch("b", at(time.Duration(i)*time.Minute))
+		write(t, s, func(tx disburse.Tx) error { return tx.InsertBatch(ctx, b) })
+		made = append(made, b)
+	}
+	batches := func(f disburse.PortalBatchFilter) []disburse.Batch {
+		return get(t, s, func(tx disburse.Tx) ([]disburse.Batch, error) { return tx.AllBatches(ctx, f) })
+	}
+	same(t, "every organisation's, newest first", []disburse.Batch{made[3], made[2]}, batches(disburse.PortalBatchFilter{Limit: 2}))
+	same(t, "the next page", []disburse.Batch{made[1], made[0]}, batches(disburse.PortalBatchFilter{Limit: 2, Before: made[2].ID}))
+	same(t, "one organisation's", []disburse.Batch{made[3], made[2], made[0]}, batches(disburse.PortalBatchFilter{OrganisationID: w.org.ID}))
+	same(t, "by status", []disburse.Batch(nil), batches(disburse.PortalBatchFilter{Status: disburse.BatchOpen}))
+}
+
+func testPaymentsAfter(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	b := w.insertBatch(t, s, "paged")
+	var ps []disburse.Payment
+	for range 5 {
+		ps = append(ps, payment(b, msisdnKE, 100))
+	}
+	insertPayments(t, s, ps...)
+	other := w.insertBatch(t, s, "other")
+	insertPayments(t, s, payment(other, msisdnKE, 100))
+	page := func(after string, n int) []string {
+		return ids(get(t, s, func(tx disburse.Tx) ([]disburse.Payment, error) { return tx.PaymentsAfter(ctx, b.ID, after, n) }))
+	}
+	same(t, "first page", ids(ps[:2]), page("", 2))
+	same(t, "second page", ids(ps[2:4]), page(ps[1].ID, 2))
+	same(t, "last page", ids(ps[4:]), page(ps[3].ID, 2))
+	same(t, "after the last", []string(nil), page(ps[4].ID, 2))
+}
+
+func testAPIKeys(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w, other := newWorld(t, s), newWorld(t, s)
+	k1 := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("k1"), Prefix: "dak_k1", CreatedAt: t0}
+	k2 := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("k2"), Prefix: "dak_k2", CreatedAt: at(time.Minute), RevokedAt: at(time.Hour)}
+	k3 := disburse.APIKey{ID: disburse.NewID(), OrganisationID: other.org.ID, Hash: disburse.HashSecret("k3"), Prefix: "dak_k3", CreatedAt: t0}
+	write(t, s, func(tx disburse.Tx) error {
+		return errors.Join(tx.InsertAPIKey(ctx, k1), tx.InsertAPIKey(ctx, k2), tx.InsertAPIKey(ctx, k3))
+	})
+	same(t, "APIKeys", []disburse.APIKey{k2, k1}, get(t, s, func(tx disburse.Tx) ([]disburse.APIKey, error) { return tx.APIKeys(ctx, w.org.ID) }))
+}
