@@ -39,6 +39,7 @@ type Store interface {
 // "Lock order"): an OPEN batch's payments, then accounts, then the batch;
 // a DRAFT batch before anything else of it.
 type Tx interface {
+	WebhookTx // webhook.go
 	InsertOrganisation(ctx context.Context, o Organisation) error
 	Organisation(ctx context.Context, id string) (Organisation, error)
 	// LockOrganisation serialises the adds of an organisation's payments

@@ -117,6 +117,17 @@ func (s *server) routes() []route {
 		{"GET", "/members/{msisdn}/exists", s.org(s.memberExists)},
 		{"GET", "/accounts", s.org(s.listAccounts)},
 
+		{"POST", "/webhooks", s.org(s.createWebhook)},
+		{"GET", "/webhooks", s.org(s.listWebhooks)},
+		{"GET", "/webhooks/{id}", s.org(s.getWebhook)},
+		{"PUT", "/webhooks/{id}", s.org(s.updateWebhook)},
+		{"DELETE", "/webhooks/{id}", s.org(s.deleteWebhook)},
+		{"POST", "/webhooks/{id}/rotateSecret", s.org(s.rotateWebhookSecret)},
+		{"GET", "/webhooks/{id}/deliveries", s.org(s.listWebhookDeliveries)},
+		{"POST", "/webhooks/{id}/deliveries/{deliveryId}/retry", s.org(s.retryWebhookDelivery)},
+		{"GET", "/admin/webhooks", s.admin(s.adminWebhooks)},
+		{"POST", "/admin/webhooks/{id}/disable", s.admin(s.adminDisableWebhook)},
+
 		{"POST", "/admin/organisations", s.admin(s.createOrganisation)},
 		{"GET", "/admin/organisations/{id}", s.admin(s.getOrganisation)},
 		{"PUT", "/admin/organisations/{id}/settings", s.admin(s.updateSettings)},

@@ -26,6 +26,9 @@ type config struct {
 	Limits         disburse.Limits // contract 4.1
 	MaxBodyBytes   int64           // contract 4.1: 413 past it
 	Demo           bool
+	// WebhookAllowPrivate lets webhook endpoints be plain http on private
+	// addresses (docs/webhooks.md); on with --demo.
+	WebhookAllowPrivate bool
 	// The HTTP server's bounds on slow and idle clients (docs/operations.md).
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	MaxHeaderBytes                         int
@@ -50,6 +53,7 @@ var variables = map[string]string{
 	"write-timeout":            "DISBURSE_WRITE_TIMEOUT",
 	"idle-timeout":             "DISBURSE_IDLE_TIMEOUT",
 	"max-header-bytes":         "DISBURSE_MAX_HEADER_BYTES",
+	"webhook-allow-private":    "DISBURSE_WEBHOOK_ALLOW_PRIVATE",
 }
 
 // flags registers serve's settings on fs with the contract's defaults, which
@@ -72,6 +76,7 @@ func (c *config) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.WriteTimeout, "write-timeout", 10*time.Minute, "longest a request may take from its headers to the end of its answer, a million-payment submit included (DISBURSE_WRITE_TIMEOUT)")
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", 2*time.Minute, "how long an idle keep-alive connection is kept (DISBURSE_IDLE_TIMEOUT)")
 	fs.IntVar(&c.MaxHeaderBytes, "max-header-bytes", 64<<10, "largest request header block in bytes; past it 431 (DISBURSE_MAX_HEADER_BYTES)")
+	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", false, "let webhook endpoints be plain http and private, loopback or link-local addresses; on with --demo (DISBURSE_WEBHOOK_ALLOW_PRIVATE)")
 }
 
 // databaseFlag registers --database-url alone, for the commands that only

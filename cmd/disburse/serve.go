@@ -35,6 +35,9 @@ func serve(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if c.Demo {
+		c.WebhookAllowPrivate = true // a demo's receiver runs on the same machine
+	}
 	if c.Demo && !listenGiven(fs) {
 		// The demo prints an operator token: keep it off the network.
 		c.Listen = demoListen
@@ -59,6 +62,7 @@ func serve(ctx context.Context, args []string) error {
 	defer store.Close()
 	svc := disburse.NewService(store)
 	svc.TokenTTL, svc.Limits, svc.Log = c.TokenTTL, c.Limits, log
+	svc.WebhookConfig.AllowPrivate = c.WebhookAllowPrivate
 
 	if c.Demo {
 		if err := demo(ctx, svc, &c); err != nil {
@@ -129,6 +133,7 @@ func backgroundLoops(svc *disburse.Service, c *config, log *slog.Logger) []worke
 		worker.TokenPurge(svc, c.WorkerInterval, log),
 		worker.Reversal(svc, c.WorkerInterval, log),
 		worker.Delivery(svc, provider, owner, policy, c.WorkerInterval, log),
+		worker.Webhooks(svc, notify.NewWebhook(c.WebhookAllowPrivate), httpapi.WebhookRenderer{}, owner, disburse.DefaultWebhookPolicy, c.WorkerInterval, log),
 	}
 }
 
