@@ -54,8 +54,8 @@ type WebhookPolicy struct {
 	DisableAfter time.Duration
 }
 
-// DefaultWebhookPolicy retries for three days, from half a minute apart to
-// six hours apart; an endpoint failing for five days is disabled.
+// DefaultWebhookPolicy is the schedule docs/webhooks.md states to
+// integrators ("Retries, failure and disablement"): change both together.
 var DefaultWebhookPolicy = WebhookPolicy{
 	RetryFor: 72 * time.Hour, BaseBackoff: 30 * time.Second, MaxBackoff: 6 * time.Hour,
 	Lease: 2 * time.Minute, SendTimeout: 15 * time.Second, BatchSize: 50, DisableAfter: 5 * 24 * time.Hour,
