@@ -118,7 +118,7 @@ func (t *tx) InsertWebhookEvents(ctx context.Context, events []disburse.WebhookE
 	if err != nil || len(endpoints) == 0 {
 		return 0, err
 	}
-	var ds []disburse.WebhookDelivery
+	ds := make([]disburse.WebhookDelivery, 0, len(events))
 	for _, ev := range events {
 		for _, e := range endpoints {
 			if e.OrganisationID == ev.OrganisationID && e.Wants(ev.Type) {
@@ -160,13 +160,18 @@ func scanDelivery(r *sql.Rows) (disburse.WebhookDelivery, error) {
 }
 
 // ClaimWebhookDeliveries leases in one statement, as ClaimNotifications
-// does; a disabled endpoint's deliveries wait where they are.
+// does; a disabled endpoint's deliveries wait where they are. The endpoint
+// is tested in a subquery rather than joined, so that the row lock falls
+// on the deliveries alone: a locked endpoint row would make every other
+// worker skip all its deliveries, and would hold up the use cases whose
+// new deliveries reference it.
 func (t *tx) ClaimWebhookDeliveries(ctx context.Context, owner string, now, leaseUntil time.Time, n int) ([]disburse.WebhookDelivery, error) {
 	ds, err := list(ctx, t, "claim webhook deliveries", scanDelivery,
 		`UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
 		WHERE id IN (
-			SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-			WHERE d.status = 'PENDING' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?) AND e.enabled = ?
+			SELECT d.id FROM webhook_deliveries d
+			WHERE d.status = 'PENDING' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?)
+				AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled = ?)
 			ORDER BY d.next_attempt_at, d.id LIMIT ?`+t.d.LockClause(true)+`)
 		RETURNING `+strings.ReplaceAll(deliveryColumns, "d.", ""),
 		owner, micros(leaseUntil), micros(now), micros(now), true, n)
