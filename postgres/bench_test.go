@@ -29,3 +29,14 @@ func BenchmarkWebhookEvents100k(b *testing.B) {
 	defer s.Close()
 	storetest.BenchWebhookEvents100k(b, s)
 }
+
+// BenchmarkWebhookDelivery: the delivery rate of one process, in a new
+// database (storetest.BenchWebhookDelivery says what it measures).
+func BenchmarkWebhookDelivery(b *testing.B) {
+	s, err := postgres.Open(b.Context(), pgtest.URL(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	storetest.BenchWebhookDelivery(b, s)
+}

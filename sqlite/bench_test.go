@@ -28,3 +28,14 @@ func BenchmarkWebhookEvents100k(b *testing.B) {
 	defer s.Close()
 	storetest.BenchWebhookEvents100k(b, s)
 }
+
+// BenchmarkWebhookDelivery: the delivery rate of one process, in a new
+// file (storetest.BenchWebhookDelivery says what it measures).
+func BenchmarkWebhookDelivery(b *testing.B) {
+	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	storetest.BenchWebhookDelivery(b, s)
+}
