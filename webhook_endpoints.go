@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -178,22 +179,13 @@ func (s *Service) checkWebhook(ctx context.Context, in WebhookInput) ([]EventTyp
 	for _, name := range in.Events {
 		t := EventType(name)
 		switch {
-		case !containsEvent(known, t):
+		case !slices.Contains(known, t):
 			v.Add(-1, "Events", name, fmt.Sprintf("unknown event %q; the events are %s", name, eventList(known)))
-		case !containsEvent(events, t):
+		case !slices.Contains(events, t):
 			events = append(events, t)
 		}
 	}
 	return events, v.Err()
-}
-
-func containsEvent(ts []EventType, t EventType) bool {
-	for _, x := range ts {
-		if x == t {
-			return true
-		}
-	}
-	return false
 }
 
 func eventList(ts []EventType) string {

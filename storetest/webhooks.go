@@ -18,6 +18,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/notify"
+	"github.com/disburse/disburse/worker"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
 
@@ -37,6 +38,8 @@ func RunWebhooks(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"EndpointValidation", testWebhookValidation},
 		{"EventsWithTheirChange", testWebhookEvents},
 		{"NoEventsWhenTheChangeRollsBack", testWebhookEventsRollBack},
+		{"ReferralLegEvents", testWebhookReferralEvents},
+		{"LoopSendsEveryClaim", testWebhookLoop},
 		{"SignaturesVerifyAcrossARotation", testWebhookSignatures},
 		{"RetriesUntilFailed", testWebhookRetries},
 		{"TimeoutIsAFailedAttempt", testWebhookTimeout},
@@ -619,5 +622,67 @@ func testWebhookTwoWorkers(t *testing.T, s disburse.Store) {
 		if d.Status != disburse.DeliveryDelivered || d.Attempts != 1 {
 			t.Errorf("delivery %+v, want DELIVERED at its one attempt", d)
 		}
+	}
+}
+
+// testWebhookReferralEvents: a payment's two legs have events of their
+// own: the referral leg settles when its payee registers, the payment leg
+// is reversed at the end of the reversal period.
+func testWebhookReferralEvents(t *testing.T, s disburse.Store) {
+	f := webhookFixture(t, s)
+	on := true
+	if _, _, err := f.svc.UpdateSettings(f.ctx, f.org, disburse.Settings{ReferralsEnabled: &on}); err != nil {
+		t.Fatal(err)
+	}
+	e := f.endpoint(t, "https://a.example.com/", "payment.settled", "payment.reversed", "payment.referral.settled", "payment.referral.reversed")
+	b, err := f.svc.CreateBatch(f.ctx, f.org, disburse.BatchInput{Name: "referrals"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const referrer = "447911123459"
+	clear := false
+	in := []disburse.PaymentInput{{Msisdn: racePayee, Amount: "10", ReferralAmount: "2", ReferralMsisdn: referrer}}
+	_, added, err := f.svc.AddPayments(f.ctx, f.org, b.ID, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Submit(f.ctx, f.org, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.svc.RegisterMember(f.ctx, disburse.Member{Msisdn: referrer}); err != nil {
+		t.Fatal(err)
+	}
+	same(t, "after the referrer registers", []string{"payment.referral.settled " + added[0].ID}, eventsOf(f.deliveries(t, e)))
+	f.advance(2 * time.Hour)
+	if _, err := f.svc.ReverseDue(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	same(t, "after the reversal", []string{"payment.referral.settled " + added[0].ID, "payment.reversed " + added[0].ID}, eventsOf(f.deliveries(t, e)))
+}
+
+// testWebhookLoop: the worker's loop claims again until nothing is due, so
+// one run sends more than one claim holds.
+func testWebhookLoop(t *testing.T, s disburse.Store) {
+	f := webhookFixture(t, s)
+	rcv := newReceiver(t, func(int) int { return http.StatusOK })
+	e := f.endpoint(t, rcv.URL, "batch.submitted")
+	for range 5 {
+		if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := webhookPolicy
+	p.BatchSize = 2
+	loop := worker.Webhooks(f.svc, notify.NewWebhook(true), httpapi.WebhookRenderer{}, "loop", p, time.Hour, f.svc.Log)
+	if n, err := loop.RunOnce(f.ctx); err != nil || n != 5 {
+		t.Fatalf("RunOnce = %d, %v; want 5", n, err)
+	}
+	for _, d := range f.deliveries(t, e) {
+		if d.Status != disburse.DeliveryDelivered {
+			t.Errorf("delivery %+v not delivered", d)
+		}
+	}
+	if len(rcv.got()) != 5 {
+		t.Errorf("receiver got %d requests, want 5", len(rcv.got()))
 	}
 }
