@@ -41,8 +41,10 @@ func (s *Service) cancel(ctx context.Context, organisationID, batchID string) (B
 		}
 		m := writeBuffer{now: s.now()}
 		if read.Status == BatchDraft {
-			b, err = s.cancelDraft(ctx, tx, &m, read.ID)
-			return err
+			if b, err = s.cancelDraft(ctx, tx, &m, read.ID); err != nil {
+				return err
+			}
+			return insertEvents(ctx, tx, batchEvent(EventBatchCancelled, b, m.now))
 		}
 		// Locked and read as they are now: a registration or a sweep that
 		// had one of them has committed, and it is pending no more.
@@ -74,7 +76,10 @@ func (s *Service) cancel(ctx context.Context, organisationID, batchID string) (B
 		}
 		b.Summary = b.Summary.add(change, 1)
 		b.Status, b.ClosedAt = BatchCancelled, m.now
-		return tx.UpdateBatch(ctx, b)
+		if err := tx.UpdateBatch(ctx, b); err != nil {
+			return err
+		}
+		return insertEvents(ctx, tx, batchEvent(EventBatchCancelled, b, m.now))
 	})
 	return b, err
 }

@@ -103,6 +103,7 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments [
 	slices.SortFunc(ids, strings.Compare)
 	orgs := make(map[string]Organisation)
 	changes := make(map[string]Summary, len(ids))
+	var events []WebhookEvent
 	for _, id := range ids {
 		// Unlocked: change reads only what never changes (the payout account).
 		b, err := tx.Batch(ctx, id)
@@ -127,6 +128,7 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments [
 			old := payments[i]
 			change(org, b, &payments[i], wallets)
 			m.record(&sum, old, payments[i])
+			events = append(events, legEvents(org.ID, old, payments[i], m.now)...)
 		}
 		changes[id] = sum
 	}
@@ -141,10 +143,11 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments [
 		b.Summary = b.Summary.add(changes[id], 1)
 		if b.Status == BatchOpen && b.Summary.nothingPending() {
 			b.Status, b.ClosedAt = BatchClosed, m.now
+			events = append(events, batchEvent(EventBatchClosed, b, m.now))
 		}
 		if err := tx.UpdateBatch(ctx, b); err != nil {
 			return err
 		}
 	}
-	return nil
+	return insertEvents(ctx, tx, events...)
 }

@@ -38,6 +38,8 @@ type Service struct {
 	// reads, at a time: memory follows a page, not a batch of up to a
 	// million payments.
 	PageSize int
+	// Webhooks says which URLs organisations may register (webhook_endpoints.go).
+	WebhookConfig WebhookConfig
 }
 
 // DefaultPageSize: at this size a page's bulk statements cost far more

@@ -41,7 +41,8 @@ type Store interface {
 type Tx interface {
 	IdempotencyTx // idempotency_store.go
 
-	PortalTx // portal_store.go
+	PortalTx  // portal_store.go
+	WebhookTx // webhook.go
 	InsertOrganisation(ctx context.Context, o Organisation) error
 	Organisation(ctx context.Context, id string) (Organisation, error)
 	// LockOrganisation serialises the adds of an organisation's payments

@@ -88,7 +88,10 @@ func (s *Service) SubmitSpooled(ctx context.Context, organisationID, batchID str
 			// A payee may register before this commits, unseen by both.
 			return err
 		}
-		return tx.UpdateBatch(ctx, b)
+		if err := tx.UpdateBatch(ctx, b); err != nil {
+			return err
+		}
+		return insertEvents(ctx, tx, submitEvents(b)...)
 	})
 	if err != nil {
 		return Batch{}, err

@@ -41,6 +41,11 @@ type Config struct {
 	// does not depend on the batch's size.
 	Register int
 
+	// Webhooks is how many webhook endpoints (every event) the bench's
+	// organisations register, so that the money paths write their events'
+	// deliveries too; nothing sends them.
+	Webhooks int
+
 	HTTPLoad bool // measure read endpoints under load instead
 	// WritesDuringSubmit measures small writes of two organisations while
 	// one of them submits a batch of Payments, instead.

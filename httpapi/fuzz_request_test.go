@@ -2,10 +2,12 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -50,6 +52,16 @@ var fuzzRoutes = []struct{ method, path, auth string }{
 	{"GET", "/admin/members/{msisdn}/statement", "admin"},
 	{"GET", "/admin/notifications", "admin"},
 	{"GET", "/admin/ledger/check", "admin"},
+	{"POST", "/webhooks", "org"},
+	{"GET", "/webhooks", "org"},
+	{"GET", "/webhooks/{webhook}", "org"},
+	{"PUT", "/webhooks/{webhook}", "org"},
+	{"DELETE", "/webhooks/{webhook}", "org"},
+	{"POST", "/webhooks/{webhook}/rotateSecret", "org"},
+	{"GET", "/webhooks/{webhook}/deliveries", "org"},
+	{"POST", "/webhooks/{webhook}/deliveries/{delivery}/retry", "org"},
+	{"GET", "/admin/webhooks", "admin"},
+	{"POST", "/admin/webhooks/{webhook}/disable", "admin"},
 }
 
 // fuzzTarget is a handler on a store with one of everything to aim at.
@@ -163,6 +175,11 @@ func newFuzzTarget(f *testing.F, name string, open func(testing.TB) disburse.Sto
 	f.Cleanup(func() { store.Close() })
 	svc := disburse.NewService(store)
 	svc.Log = slog.New(slog.DiscardHandler)
+	// Webhook URLs' host names resolve to a public address without asking
+	// the network: tests send nothing beyond 127.0.0.1.
+	svc.WebhookConfig.LookupHost = func(context.Context, string) ([]netip.Addr, error) {
+		return []netip.Addr{netip.MustParseAddr("203.0.113.5")}, nil
+	}
 	h := httpapi.New(svc, httpapi.Config{AdminToken: adminToken, MaxBodyBytes: 8192, Log: slog.New(slog.DiscardHandler)})
 	call := func(method, path, token string, body string, into any) {
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
@@ -197,8 +214,20 @@ func newFuzzTarget(f *testing.F, name string, open func(testing.TB) disburse.Sto
 	}
 	call("POST", "/batches/"+batch.ID+"/payments", tok.AccessToken, `{"clearExisting":false,"payments":[{"msisdn":"254712345678","amount":10}]}`, &added)
 	call("POST", "/admin/members", adminToken, `{"msisdn":"447911123456"}`, nil)
+	// An endpoint, and a delivery of it: a second batch's submit.
+	var hook struct{ ID string }
+	call("POST", "/webhooks", tok.AccessToken, `{"url":"https://hooks.example.com/fuzz"}`, &hook)
+	var submitted struct{ ID string }
+	call("POST", "/batches", tok.AccessToken, `{"name":"fuzz submitted"}`, &submitted)
+	call("POST", "/batches/"+submitted.ID+"/payments", tok.AccessToken, `{"clearExisting":false,"payments":[{"msisdn":"447911123456","amount":1}]}`, nil)
+	call("POST", "/batches/"+submitted.ID+"/submit", tok.AccessToken, "", nil)
+	var deliveries []struct{ ID string }
+	call("GET", "/webhooks/"+hook.ID+"/deliveries", tok.AccessToken, "", &deliveries)
+	if len(deliveries) == 0 {
+		f.Fatalf("%s setup: the submit wrote no webhook delivery", name)
+	}
 	return fuzzTarget{name: name, h: h, token: tok.AccessToken, ids: map[string]string{
 		"batch": batch.ID, "payment": added.Payments[0].ID, "org": org.ID, "key": key.ID,
-		"account": org.Accounts[0].ID, "msisdn": "447911123456",
+		"account": org.Accounts[0].ID, "msisdn": "447911123456", "webhook": hook.ID, "delivery": deliveries[0].ID,
 	}}
 }

@@ -139,6 +139,17 @@ func (s *server) routes() []route {
 		{"GET", "/accounts", s.org(s.listAccounts)},
 
 		{"POST", "/admin/organisations", s.admin(s.adminIdempotent((*server).createOrganisation))},
+		{"POST", "/webhooks", s.org(s.orgIdempotent(replayKept, (*server).createWebhook))},
+		{"GET", "/webhooks", s.org(s.listWebhooks)},
+		{"GET", "/webhooks/{id}", s.org(s.getWebhook)},
+		{"PUT", "/webhooks/{id}", s.org(s.updateWebhook)},
+		{"DELETE", "/webhooks/{id}", s.org(s.deleteWebhook)},
+		{"POST", "/webhooks/{id}/rotateSecret", s.org(s.orgIdempotent(replayKept, (*server).rotateWebhookSecret))},
+		{"GET", "/webhooks/{id}/deliveries", s.org(s.listWebhookDeliveries)},
+		{"POST", "/webhooks/{id}/deliveries/{deliveryId}/retry", s.org(s.orgIdempotent(replayKept, (*server).retryWebhookDelivery))},
+		{"GET", "/admin/webhooks", s.admin(s.adminWebhooks)},
+		{"POST", "/admin/webhooks/{id}/disable", s.admin(s.adminIdempotent((*server).adminDisableWebhook))},
+
 		{"GET", "/admin/organisations/{id}", s.admin(s.getOrganisation)},
 		{"PUT", "/admin/organisations/{id}/settings", s.admin(s.updateSettings)},
 		{"POST", "/admin/organisations/{id}/accounts", s.admin(s.adminIdempotent((*server).createAccount))},

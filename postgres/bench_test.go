@@ -18,3 +18,25 @@ func BenchmarkBatch100k(b *testing.B) {
 	defer s.Close()
 	storetest.BenchBatch100k(b, s)
 }
+
+// BenchmarkWebhookEvents100k: 100,000 webhook events in one transaction,
+// in a new database (storetest.BenchWebhookEvents100k says why).
+func BenchmarkWebhookEvents100k(b *testing.B) {
+	s, err := postgres.Open(b.Context(), pgtest.URL(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	storetest.BenchWebhookEvents100k(b, s)
+}
+
+// BenchmarkWebhookDelivery: the delivery rate of one process, in a new
+// database (storetest.BenchWebhookDelivery says what it measures).
+func BenchmarkWebhookDelivery(b *testing.B) {
+	s, err := postgres.Open(b.Context(), pgtest.URL(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	storetest.BenchWebhookDelivery(b, s)
+}

@@ -38,6 +38,8 @@ func TestConcurrency(t *testing.T) { storetest.RunConcurrency(t, pgtest.Open) }
 
 func TestDelivery(t *testing.T) { storetest.RunDelivery(t, pgtest.Open) }
 
+func TestWebhooks(t *testing.T) { storetest.RunWebhooks(t, pgtest.Open) }
+
 // propertyChecks is how many random runs TestProperties makes unless
 // -rapid.checks or RAPID_CHECKS says otherwise. Each run clones a database
 // (0.3 s) and talks to a server; rapid's default of 100, which SQLite

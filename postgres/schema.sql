@@ -249,3 +249,47 @@ CREATE TABLE transfers (
     CONSTRAINT transfers_pkey PRIMARY KEY (id)
 );
 CREATE INDEX transfers_to_wallet ON transfers USING btree (to_account_id) WHERE (kind = ANY (ARRAY['PAY'::text, 'SETTLE'::text]));
+
+CREATE TABLE webhook_deliveries (
+    id uuid NOT NULL,
+    endpoint_id uuid NOT NULL,
+    organisation_id uuid NOT NULL,
+    event_type text NOT NULL,
+    resource_id uuid NOT NULL,
+    event_at bigint NOT NULL,
+    status text NOT NULL,
+    attempts bigint NOT NULL,
+    next_attempt_at bigint NOT NULL,
+    lease_until bigint,
+    lease_owner text NOT NULL,
+    last_status_code bigint NOT NULL,
+    last_error text NOT NULL,
+    created_at bigint NOT NULL,
+    delivered_at bigint,
+    CONSTRAINT webhook_deliveries_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT webhook_deliveries_check CHECK (((status <> 'DELIVERED'::text) OR (delivered_at IS NOT NULL))),
+    CONSTRAINT webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'DELIVERED'::text, 'FAILED'::text]))),
+    CONSTRAINT webhook_deliveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+    CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id)
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries USING btree (next_attempt_at) WHERE (status = 'PENDING'::text);
+CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries USING btree (endpoint_id, created_at);
+CREATE INDEX webhook_deliveries_lease_owner ON webhook_deliveries USING btree (lease_owner) WHERE (lease_owner <> ''::text);
+
+CREATE TABLE webhook_endpoints (
+    id uuid NOT NULL,
+    organisation_id uuid NOT NULL,
+    url text NOT NULL,
+    events text NOT NULL,
+    enabled boolean NOT NULL,
+    disabled_reason text NOT NULL,
+    secret text NOT NULL,
+    previous_secret text NOT NULL,
+    previous_secret_until bigint,
+    failing_since bigint,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    CONSTRAINT webhook_endpoints_organisation_id_fkey FOREIGN KEY (organisation_id) REFERENCES organisations(id),
+    CONSTRAINT webhook_endpoints_pkey PRIMARY KEY (id)
+);
+CREATE INDEX webhook_endpoints_organisation ON webhook_endpoints USING btree (organisation_id, created_at);

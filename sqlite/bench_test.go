@@ -17,3 +17,25 @@ func BenchmarkBatch100k(b *testing.B) {
 	defer s.Close()
 	storetest.BenchBatch100k(b, s)
 }
+
+// BenchmarkWebhookEvents100k: 100,000 webhook events in one transaction,
+// in a new file (storetest.BenchWebhookEvents100k says why).
+func BenchmarkWebhookEvents100k(b *testing.B) {
+	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	storetest.BenchWebhookEvents100k(b, s)
+}
+
+// BenchmarkWebhookDelivery: the delivery rate of one process, in a new
+// file (storetest.BenchWebhookDelivery says what it measures).
+func BenchmarkWebhookDelivery(b *testing.B) {
+	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	storetest.BenchWebhookDelivery(b, s)
+}

@@ -197,6 +197,40 @@ CREATE TABLE transfers (
     CHECK ((payment_id IS NULL) = (leg IS NULL))
 ) STRICT;
 
+CREATE TABLE webhook_deliveries (
+    id               TEXT PRIMARY KEY,
+    endpoint_id      TEXT NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
+    organisation_id  TEXT NOT NULL,
+    event_type       TEXT NOT NULL,
+    resource_id      TEXT NOT NULL,
+    event_at         INTEGER NOT NULL,
+    status           TEXT NOT NULL CHECK (status IN ('PENDING', 'DELIVERED', 'FAILED')),
+    attempts         INTEGER NOT NULL CHECK (attempts >= 0),
+    next_attempt_at  INTEGER NOT NULL,
+    lease_until      INTEGER,
+    lease_owner      TEXT NOT NULL,
+    last_status_code INTEGER NOT NULL,
+    last_error       TEXT NOT NULL,
+    created_at       INTEGER NOT NULL,
+    delivered_at     INTEGER,
+    CHECK (status <> 'DELIVERED' OR delivered_at IS NOT NULL)
+) STRICT;
+
+CREATE TABLE webhook_endpoints (
+    id                    TEXT PRIMARY KEY,
+    organisation_id       TEXT NOT NULL REFERENCES organisations (id),
+    url                   TEXT NOT NULL,
+    events                TEXT NOT NULL,
+    enabled               INTEGER NOT NULL,
+    disabled_reason       TEXT NOT NULL,
+    secret                TEXT NOT NULL,
+    previous_secret       TEXT NOT NULL,
+    previous_secret_until INTEGER,
+    failing_since         INTEGER,
+    created_at            INTEGER NOT NULL,
+    updated_at            INTEGER NOT NULL
+) STRICT;
+
 CREATE INDEX accounts_organisation ON accounts (organisation_id, created_at) WHERE organisation_id IS NOT NULL;
 
 CREATE UNIQUE INDEX accounts_wallet ON accounts (msisdn, currency) WHERE kind = 'WALLET';
@@ -237,3 +271,11 @@ CREATE INDEX tokens_api_key ON tokens (api_key_id);
 CREATE INDEX tokens_expires ON tokens (expires_at);
 
 CREATE INDEX transfers_to_wallet ON transfers (to_account_id) WHERE kind IN ('PAY', 'SETTLE');
+
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'PENDING';
+
+CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, created_at);
+
+CREATE INDEX webhook_deliveries_lease_owner ON webhook_deliveries (lease_owner) WHERE lease_owner <> '';
+
+CREATE INDEX webhook_endpoints_organisation ON webhook_endpoints (organisation_id, created_at);

@@ -36,6 +36,8 @@ func TestConcurrency(t *testing.T) { storetest.RunConcurrency(t, openStore) }
 
 func TestDelivery(t *testing.T) { storetest.RunDelivery(t, openStore) }
 
+func TestWebhooks(t *testing.T) { storetest.RunWebhooks(t, openStore) }
+
 func TestProperties(t *testing.T) { storetest.RunProperties(t, openStore) }
 
 func openStore(t *testing.T) disburse.Store { return openTest(t, Engine{}) }

@@ -105,3 +105,19 @@ func Delivery(svc *disburse.Service, n disburse.Notifier, owner string, p disbur
 		}
 	}}
 }
+
+// Webhooks is the loop that sends due webhook deliveries through sender,
+// claiming them under owner's name; like Delivery it claims again until a
+// claim finds nothing due, and on shutdown hands back what it holds.
+func Webhooks(svc *disburse.Service, sender disburse.WebhookSender, render disburse.WebhookRenderer, owner string, p disburse.WebhookPolicy, interval time.Duration, log *slog.Logger) Loop {
+	return Loop{Name: "webhooks", Interval: interval, Log: log, RunOnce: func(ctx context.Context) (int, error) {
+		total := 0
+		for {
+			n, err := svc.DeliverWebhooks(ctx, sender, render, owner, p)
+			total += n
+			if err != nil || n == 0 || ctx.Err() != nil {
+				return total, err
+			}
+		}
+	}}
+}

@@ -29,6 +29,9 @@ type config struct {
 	Limits         disburse.Limits // contract 4.1
 	MaxBodyBytes   int64           // contract 4.1: 413 past it
 	Demo           bool
+	// WebhookAllowPrivate lets webhook endpoints be plain http on private
+	// addresses (docs/webhooks.md); on with --demo.
+	WebhookAllowPrivate bool
 	// The HTTP server's bounds on slow and idle clients (docs/operations.md).
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	MaxHeaderBytes                         int
@@ -64,6 +67,7 @@ var variables = map[string]string{
 	"rate-limit-operator":      "DISBURSE_RATE_LIMIT_OPERATOR",
 	"rate-limit-address":       "DISBURSE_RATE_LIMIT_ADDRESS",
 	"rate-limit-member-exists": "DISBURSE_RATE_LIMIT_MEMBER_EXISTS",
+	"webhook-allow-private":    "DISBURSE_WEBHOOK_ALLOW_PRIVATE",
 }
 
 // flags registers serve's settings on fs with the contract's defaults, which
@@ -90,6 +94,7 @@ func (c *config) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", 2*time.Minute, "how long an idle keep-alive connection is kept (DISBURSE_IDLE_TIMEOUT)")
 	fs.IntVar(&c.MaxHeaderBytes, "max-header-bytes", 64<<10, "largest request header block in bytes; past it 431 (DISBURSE_MAX_HEADER_BYTES)")
 	c.limitFlags(fs)
+	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", false, "let webhook endpoints be plain http and private, loopback or link-local addresses; on with --demo (DISBURSE_WEBHOOK_ALLOW_PRIVATE)")
 }
 
 // databaseFlag registers --database-url alone, for the commands that only

@@ -36,6 +36,9 @@ func serve(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if c.Demo {
+		c.WebhookAllowPrivate = true // a demo's receiver runs on the same machine
+	}
 	if c.Demo && !listenGiven(fs) {
 		// The demo prints an operator token: keep it off the network.
 		c.Listen = demoListen
@@ -63,6 +66,7 @@ func serve(ctx context.Context, args []string) error {
 	defer store.Close()
 	svc := disburse.NewService(store)
 	svc.TokenTTL, svc.Limits, svc.Log = c.TokenTTL, c.Limits, log
+	svc.WebhookConfig.AllowPrivate = c.WebhookAllowPrivate
 
 	if c.Demo {
 		c.Listen = ln.Addr().String() // the portal address the demo prints is the one bound
@@ -151,6 +155,7 @@ func backgroundLoops(svc *disburse.Service, c *config, log *slog.Logger) []worke
 		{Name: "portal-session-purge", Interval: c.WorkerInterval, RunOnce: svc.PurgePortalSessions, Log: log},
 		worker.Reversal(svc, c.WorkerInterval, log),
 		worker.Delivery(svc, provider, owner, policy, c.WorkerInterval, log),
+		worker.Webhooks(svc, notify.NewWebhook(c.WebhookAllowPrivate), httpapi.WebhookRenderer{}, owner, disburse.DefaultWebhookPolicy, c.WorkerInterval, log),
 	}
 }
 

@@ -1,0 +1,247 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+// Webhook endpoints and their deliveries (docs/webhooks.md). An endpoint's
+// events are kept as one comma-separated text, empty for every event: the
+// list is short, read whole and never queried by its parts.
+
+const endpointColumns = `id, organisation_id, url, events, enabled, disabled_reason, secret, previous_secret,
+	previous_secret_until, failing_since, created_at, updated_at`
+
+func scanEndpoint(r scanner) (disburse.WebhookEndpoint, error) {
+	var e disburse.WebhookEndpoint
+	var events string
+	err := r.Scan(&e.ID, &e.OrganisationID, &e.URL, &events, &e.Enabled, &e.DisabledReason, &e.Secret, &e.PreviousSecret,
+		at(&e.PreviousSecretUntil), at(&e.FailingSince), at(&e.CreatedAt), at(&e.UpdatedAt))
+	e.Events = splitEvents(events)
+	return e, err
+}
+
+func joinEvents(ts []disburse.EventType) string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ",")
+}
+
+func splitEvents(s string) []disburse.EventType {
+	if s == "" {
+		return nil
+	}
+	var ts []disburse.EventType
+	for name := range strings.SplitSeq(s, ",") {
+		ts = append(ts, disburse.EventType(name))
+	}
+	return ts
+}
+
+func (t *tx) InsertWebhookEndpoint(ctx context.Context, e disburse.WebhookEndpoint) error {
+	return t.insert(ctx, "webhook endpoint",
+		`INSERT INTO webhook_endpoints (`+endpointColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.ID, e.OrganisationID, e.URL, joinEvents(e.Events), e.Enabled, e.DisabledReason, e.Secret, e.PreviousSecret,
+		micros(e.PreviousSecretUntil), micros(e.FailingSince), micros(e.CreatedAt), micros(e.UpdatedAt))
+}
+
+func (t *tx) WebhookEndpoint(ctx context.Context, id string) (disburse.WebhookEndpoint, error) {
+	e, err := scanEndpoint(t.queryRow(ctx, `SELECT `+endpointColumns+` FROM webhook_endpoints WHERE id = ?`, id))
+	return e, found("webhook endpoint", err)
+}
+
+func (t *tx) UpdateWebhookEndpoint(ctx context.Context, e disburse.WebhookEndpoint) error {
+	return t.update(ctx, "webhook endpoint", `UPDATE webhook_endpoints SET url = ?, events = ?, enabled = ?, disabled_reason = ?,
+		secret = ?, previous_secret = ?, previous_secret_until = ?, failing_since = ?, updated_at = ? WHERE id = ?`,
+		e.URL, joinEvents(e.Events), e.Enabled, e.DisabledReason, e.Secret, e.PreviousSecret,
+		micros(e.PreviousSecretUntil), micros(e.FailingSince), micros(e.UpdatedAt), e.ID)
+}
+
+// DeleteWebhookEndpoint deletes the deliveries itself rather than count on
+// ON DELETE CASCADE, which SQLite applies only with foreign keys on.
+func (t *tx) DeleteWebhookEndpoint(ctx context.Context, id string) error {
+	if _, err := t.exec(ctx, `DELETE FROM webhook_deliveries WHERE endpoint_id = ?`, id); err != nil {
+		return fmt.Errorf("delete webhook deliveries: %w", err)
+	}
+	res, err := t.exec(ctx, `DELETE FROM webhook_endpoints WHERE id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("delete webhook endpoint: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return fmt.Errorf("delete webhook endpoint: %w", orNotFoundErr(err))
+	}
+	return nil
+}
+
+func orNotFoundErr(err error) error {
+	if err != nil {
+		return err
+	}
+	return disburse.ErrNotFound
+}
+
+func (t *tx) WebhookEndpoints(ctx context.Context, organisationID string) ([]disburse.WebhookEndpoint, error) {
+	query, args := `SELECT `+endpointColumns+` FROM webhook_endpoints`, []any(nil)
+	if organisationID != "" {
+		query, args = query+` WHERE organisation_id = ?`, append(args, organisationID)
+	}
+	return list(ctx, t, "webhook endpoints", func(r *sql.Rows) (disburse.WebhookEndpoint, error) { return scanEndpoint(r) },
+		query+` ORDER BY created_at, id`, args...)
+}
+
+// InsertWebhookEvents reads the enabled endpoints of the events'
+// organisations once, matches them in memory and writes the deliveries in
+// bulk: an organisation has a handful of endpoints, and a transaction
+// that writes events (a registration, a sweep) may span many organisations.
+func (t *tx) InsertWebhookEvents(ctx context.Context, events []disburse.WebhookEvent) (int, error) {
+	orgs := make([]string, 0, 1)
+	for _, e := range events {
+		if !slices.Contains(orgs, e.OrganisationID) {
+			orgs = append(orgs, e.OrganisationID)
+		}
+	}
+	args := make([]any, len(orgs))
+	for i, o := range orgs {
+		args[i] = o
+	}
+	endpoints, err := list(ctx, t, "webhook endpoints", func(r *sql.Rows) (disburse.WebhookEndpoint, error) { return scanEndpoint(r) },
+		`SELECT `+endpointColumns+` FROM webhook_endpoints WHERE enabled = ? AND organisation_id IN (`+placeholders(len(orgs))+`) ORDER BY created_at, id`,
+		append([]any{true}, args...)...)
+	if err != nil || len(endpoints) == 0 {
+		return 0, err
+	}
+	ds := make([]disburse.WebhookDelivery, 0, len(events))
+	for _, ev := range events {
+		for _, e := range endpoints {
+			if e.OrganisationID == ev.OrganisationID && e.Wants(ev.Type) {
+				ds = append(ds, disburse.WebhookDelivery{ID: disburse.NewID(), EndpointID: e.ID, OrganisationID: ev.OrganisationID,
+					EventType: ev.Type, ResourceID: ev.ResourceID, EventAt: ev.At, Status: disburse.DeliveryPending,
+					NextAttemptAt: ev.At, CreatedAt: ev.At})
+			}
+		}
+	}
+	if len(ds) == 0 {
+		return 0, nil
+	}
+	cols := []Column{
+		IDCol("id", func(i int) string { return ds[i].ID }),
+		IDCol("endpoint_id", func(i int) string { return ds[i].EndpointID }),
+		IDCol("organisation_id", func(i int) string { return ds[i].OrganisationID }),
+		TextCol("event_type", func(i int) string { return string(ds[i].EventType) }),
+		IDCol("resource_id", func(i int) string { return ds[i].ResourceID }),
+		TimeCol("event_at", func(i int) time.Time { return ds[i].EventAt }),
+		TextCol("status", func(i int) string { return string(ds[i].Status) }),
+		IntCol("attempts", func(i int) int64 { return 0 }),
+		TimeCol("next_attempt_at", func(i int) time.Time { return ds[i].NextAttemptAt }),
+		TextCol("lease_owner", func(i int) string { return "" }),
+		IntCol("last_status_code", func(i int) int64 { return 0 }),
+		TextCol("last_error", func(i int) string { return "" }),
+		TimeCol("created_at", func(i int) time.Time { return ds[i].CreatedAt }),
+	}
+	return len(ds), t.insertRows(ctx, "webhook_deliveries", cols, len(ds))
+}
+
+const deliveryColumns = `d.id, d.endpoint_id, d.organisation_id, d.event_type, d.resource_id, d.event_at, d.status, d.attempts,
+	d.next_attempt_at, d.lease_until, d.lease_owner, d.last_status_code, d.last_error, d.created_at, d.delivered_at`
+
+func scanDelivery(r *sql.Rows) (disburse.WebhookDelivery, error) {
+	var d disburse.WebhookDelivery
+	err := r.Scan(&d.ID, &d.EndpointID, &d.OrganisationID, &d.EventType, &d.ResourceID, at(&d.EventAt), &d.Status, &d.Attempts,
+		at(&d.NextAttemptAt), at(&d.LeaseUntil), &d.LeaseOwner, &d.LastStatusCode, &d.LastError, at(&d.CreatedAt), at(&d.DeliveredAt))
+	return d, err
+}
+
+// ClaimWebhookDeliveries leases in one statement, as ClaimNotifications
+// does; a disabled endpoint's deliveries wait where they are. The endpoint
+// is tested in a subquery rather than joined, so that the row lock falls
+// on the deliveries alone: a locked endpoint row would make every other
+// worker skip all its deliveries, and would hold up the use cases whose
+// new deliveries reference it.
+func (t *tx) ClaimWebhookDeliveries(ctx context.Context, owner string, now, leaseUntil time.Time, n int) ([]disburse.WebhookDelivery, error) {
+	ds, err := list(ctx, t, "claim webhook deliveries", scanDelivery,
+		`UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
+		WHERE id IN (
+			SELECT d.id FROM webhook_deliveries d
+			WHERE d.status = 'PENDING' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?)
+				AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled = ?)
+			ORDER BY d.next_attempt_at, d.id LIMIT ?`+t.e.LockClause(true)+`)
+		RETURNING `+strings.ReplaceAll(deliveryColumns, "d.", ""),
+		owner, micros(leaseUntil), micros(now), micros(now), true, n)
+	slices.SortFunc(ds, func(a, b disburse.WebhookDelivery) int {
+		if c := a.NextAttemptAt.Compare(b.NextAttemptAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return ds, err
+}
+
+// UpdateWebhookDelivery writes only under d.LeaseOwner's lease; it keeps
+// the stored next attempt when d's is zero.
+func (t *tx) UpdateWebhookDelivery(ctx context.Context, d disburse.WebhookDelivery) error {
+	res, err := t.exec(ctx, `UPDATE webhook_deliveries
+		SET status = ?, attempts = ?, next_attempt_at = COALESCE(?, next_attempt_at), last_status_code = ?, last_error = ?,
+			delivered_at = ?, lease_owner = '', lease_until = NULL
+		WHERE id = ? AND lease_owner = ?`,
+		string(d.Status), d.Attempts, micros(d.NextAttemptAt), d.LastStatusCode, d.LastError, micros(d.DeliveredAt), d.ID, d.LeaseOwner)
+	if err != nil {
+		return fmt.Errorf("update webhook delivery: %w", err)
+	}
+	if k, err := res.RowsAffected(); err != nil || k > 0 {
+		return err
+	}
+	if _, err := t.WebhookDelivery(ctx, d.ID); err != nil {
+		return err
+	}
+	return fmt.Errorf("update webhook delivery %s for %q: %w", d.ID, d.LeaseOwner, disburse.ErrLeaseLost)
+}
+
+func (t *tx) ReleaseWebhookDeliveries(ctx context.Context, owner string) error {
+	_, err := t.exec(ctx, `UPDATE webhook_deliveries SET lease_owner = '', lease_until = NULL WHERE lease_owner = ?`, owner)
+	if err != nil {
+		return fmt.Errorf("release webhook deliveries: %w", err)
+	}
+	return nil
+}
+
+func (t *tx) WebhookDelivery(ctx context.Context, id string) (disburse.WebhookDelivery, error) {
+	ds, err := list(ctx, t, "webhook delivery", scanDelivery, `SELECT `+deliveryColumns+` FROM webhook_deliveries d WHERE d.id = ?`, id)
+	if err != nil {
+		return disburse.WebhookDelivery{}, err
+	}
+	if len(ds) == 0 {
+		return disburse.WebhookDelivery{}, fmt.Errorf("webhook delivery: %w", disburse.ErrNotFound)
+	}
+	return ds[0], nil
+}
+
+func (t *tx) WebhookDeliveries(ctx context.Context, endpointID string, n int) ([]disburse.WebhookDelivery, error) {
+	return list(ctx, t, "webhook deliveries", scanDelivery,
+		`SELECT `+deliveryColumns+` FROM webhook_deliveries d WHERE d.endpoint_id = ? ORDER BY d.created_at DESC, d.id DESC LIMIT ?`,
+		endpointID, limit(n))
+}
+
+// RetryWebhookDelivery leaves a delivery that a live lease holds alone: the
+// attempt in flight writes its own outcome.
+func (t *tx) RetryWebhookDelivery(ctx context.Context, id string, now time.Time) error {
+	res, err := t.exec(ctx, `UPDATE webhook_deliveries SET status = 'PENDING', next_attempt_at = ?, delivered_at = NULL
+		WHERE id = ? AND (lease_until IS NULL OR lease_until < ?)`, micros(now), id, micros(now))
+	if err != nil {
+		return fmt.Errorf("retry webhook delivery: %w", err)
+	}
+	if k, err := res.RowsAffected(); err != nil || k > 0 {
+		return err
+	}
+	if _, err := t.WebhookDelivery(ctx, id); err != nil {
+		return err
+	}
+	return fmt.Errorf("retry webhook delivery %s: %w", id, disburse.ErrLeaseLost)
+}

@@ -1,0 +1,256 @@
+package disburse
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// WebhookConfig is how the service treats the URLs organisations register.
+type WebhookConfig struct {
+	// AllowPrivate lets endpoints be plain http and resolve to private,
+	// loopback or link-local addresses: for tests and a demo on one
+	// machine, never for a service that organisations reach from outside
+	// (server-side request forgery).
+	AllowPrivate bool
+	// LookupHost resolves a host name to its addresses; nil means the
+	// system's resolver.
+	LookupHost func(ctx context.Context, host string) ([]netip.Addr, error)
+}
+
+// SecretOverlap is how long a rotated-out secret still signs beside the new one.
+const SecretOverlap = 24 * time.Hour
+
+// maxWebhookURL bounds a registered URL.
+const maxWebhookURL = 2000
+
+// WebhookInput is what an organisation sends to register or replace an
+// endpoint. Events empty means every event; Enabled nil keeps the endpoint
+// as it is (a new one starts enabled).
+type WebhookInput struct {
+	URL     string
+	Events  []string
+	Enabled *bool
+}
+
+// NewWebhookSecret returns "whsec_" and the base64 of 32 random bytes: the
+// form Standard Webhooks libraries take as a signing key.
+func NewWebhookSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms.
+	return "whsec_" + base64.StdEncoding.EncodeToString(b)
+}
+
+// CreateWebhook registers an endpoint of the organisation. The answer
+// carries the secret; no later read shows it.
+func (s *Service) CreateWebhook(ctx context.Context, organisationID string, in WebhookInput) (WebhookEndpoint, error) {
+	events, err := s.checkWebhook(ctx, in)
+	if err != nil {
+		return WebhookEndpoint{}, err
+	}
+	now := s.now()
+	e := WebhookEndpoint{ID: NewID(), OrganisationID: organisationID, URL: in.URL, Events: events,
+		Enabled: in.Enabled == nil || *in.Enabled, Secret: NewWebhookSecret(), CreatedAt: now, UpdatedAt: now}
+	err = s.Store.Write(ctx, func(tx Tx) error { return tx.InsertWebhookEndpoint(ctx, e) })
+	return e, err
+}
+
+// Webhooks lists the organisation's endpoints, oldest first.
+func (s *Service) Webhooks(ctx context.Context, organisationID string) ([]WebhookEndpoint, error) {
+	return read(ctx, s.Store, func(tx Tx) ([]WebhookEndpoint, error) { return tx.WebhookEndpoints(ctx, organisationID) })
+}
+
+// AllWebhooks lists every organisation's endpoints, or one organisation's
+// when organisationID is not empty: the operator's view.
+func (s *Service) AllWebhooks(ctx context.Context, organisationID string) ([]WebhookEndpoint, error) {
+	if organisationID != "" && !ValidID(organisationID) {
+		return nil, Invalid("OrganisationId", organisationID, "organisationId must be an organisation's id")
+	}
+	return s.Webhooks(ctx, organisationID)
+}
+
+// Webhook reads one of the organisation's endpoints.
+func (s *Service) Webhook(ctx context.Context, organisationID, id string) (WebhookEndpoint, error) {
+	return read(ctx, s.Store, func(tx Tx) (WebhookEndpoint, error) { return ownWebhook(ctx, tx, organisationID, id) })
+}
+
+// UpdateWebhook replaces the endpoint's URL and events, and its state when
+// in.Enabled says. Enabling it again forgets why it was disabled and how
+// long it had been failing.
+func (s *Service) UpdateWebhook(ctx context.Context, organisationID, id string, in WebhookInput) (WebhookEndpoint, error) {
+	events, err := s.checkWebhook(ctx, in)
+	if err != nil {
+		return WebhookEndpoint{}, err
+	}
+	return s.changeWebhook(ctx, organisationID, id, func(e *WebhookEndpoint) {
+		e.URL, e.Events = in.URL, events
+		if in.Enabled != nil {
+			setEnabled(e, *in.Enabled, "")
+		}
+	})
+}
+
+// RotateWebhookSecret gives the endpoint a new secret, returned once. The
+// old one keeps signing beside it for SecretOverlap.
+func (s *Service) RotateWebhookSecret(ctx context.Context, organisationID, id string) (WebhookEndpoint, error) {
+	return s.changeWebhook(ctx, organisationID, id, func(e *WebhookEndpoint) {
+		e.PreviousSecret, e.PreviousSecretUntil = e.Secret, e.UpdatedAt.Add(SecretOverlap)
+		e.Secret = NewWebhookSecret()
+	})
+}
+
+// DeleteWebhook deletes the endpoint and its delivery log.
+func (s *Service) DeleteWebhook(ctx context.Context, organisationID, id string) error {
+	return s.Store.Write(ctx, func(tx Tx) error {
+		if _, err := ownWebhook(ctx, tx, organisationID, id); err != nil {
+			return err
+		}
+		return tx.DeleteWebhookEndpoint(ctx, id)
+	})
+}
+
+// DisableWebhook is the operator's: the endpoint stops receiving, with the
+// reason shown to its organisation, until the organisation enables it.
+func (s *Service) DisableWebhook(ctx context.Context, id, reason string) (WebhookEndpoint, error) {
+	if !ValidText(reason) || len([]rune(reason)) > 200 {
+		return WebhookEndpoint{}, Invalid("Reason", reason, "reason is text of at most 200 characters")
+	}
+	if reason == "" {
+		reason = "disabled by the operator"
+	}
+	return s.changeWebhook(ctx, "", id, func(e *WebhookEndpoint) { setEnabled(e, false, reason) })
+}
+
+// changeWebhook applies change to an endpoint of the organisation (any
+// organisation's when organisationID is empty) in one transaction.
+func (s *Service) changeWebhook(ctx context.Context, organisationID, id string, change func(*WebhookEndpoint)) (WebhookEndpoint, error) {
+	var e WebhookEndpoint
+	err := s.Store.Write(ctx, func(tx Tx) error {
+		var err error
+		if e, err = ownWebhook(ctx, tx, organisationID, id); err != nil {
+			return err
+		}
+		e.UpdatedAt = s.now()
+		change(&e)
+		return tx.UpdateWebhookEndpoint(ctx, e)
+	})
+	return e, err
+}
+
+func setEnabled(e *WebhookEndpoint, enabled bool, reason string) {
+	e.Enabled, e.DisabledReason = enabled, reason
+	if enabled {
+		e.FailingSince = time.Time{}
+	}
+}
+
+// ownWebhook reads an endpoint: not found unless the organisation owns it
+// (organisationID empty: the operator, who sees every endpoint).
+func ownWebhook(ctx context.Context, tx Tx, organisationID, id string) (WebhookEndpoint, error) {
+	if !ValidID(id) {
+		return WebhookEndpoint{}, notFound("webhook")
+	}
+	e, err := tx.WebhookEndpoint(ctx, id)
+	if err != nil {
+		return WebhookEndpoint{}, orNotFound(err, "webhook")
+	}
+	if organisationID != "" && e.OrganisationID != organisationID {
+		return WebhookEndpoint{}, notFound("webhook")
+	}
+	return e, nil
+}
+
+// checkWebhook validates an endpoint's URL and events, reporting every
+// failure in one array, and returns the events without repeats.
+func (s *Service) checkWebhook(ctx context.Context, in WebhookInput) ([]EventType, error) {
+	var v Validation
+	if msg := s.checkWebhookURL(ctx, in.URL); msg != "" {
+		v.Add(-1, "Url", in.URL, msg)
+	}
+	var events []EventType
+	known := EventTypes()
+	for _, name := range in.Events {
+		t := EventType(name)
+		switch {
+		case !slices.Contains(known, t):
+			v.Add(-1, "Events", name, fmt.Sprintf("unknown event %q; the events are %s", name, eventList(known)))
+		case !slices.Contains(events, t):
+			events = append(events, t)
+		}
+	}
+	return events, v.Err()
+}
+
+func eventList(ts []EventType) string {
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}
+
+// checkWebhookURL returns why raw cannot be an endpoint, or "". An
+// endpoint is an absolute https URL whose host resolves to public
+// addresses only; plain http and private addresses only where the
+// operator allows them. Delivery checks the address it connects to
+// again, since a name can resolve elsewhere later.
+func (s *Service) checkWebhookURL(ctx context.Context, raw string) string {
+	if raw == "" {
+		return "url is required"
+	}
+	if !ValidText(raw) || len(raw) > maxWebhookURL {
+		return fmt.Sprintf("url must be text of at most %d characters", maxWebhookURL)
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "":
+		return "url must be an absolute http or https URL"
+	case u.Scheme != "https" && u.Scheme != "http":
+		return "url must be an absolute http or https URL"
+	case u.User != nil:
+		return "url must not carry a user name or password"
+	case u.Scheme == "http" && !s.WebhookConfig.AllowPrivate:
+		return "url must be https"
+	case s.WebhookConfig.AllowPrivate:
+		return ""
+	}
+	addrs, err := s.lookupHost(ctx, u.Hostname())
+	if err != nil || len(addrs) == 0 {
+		return "url's host does not resolve"
+	}
+	for _, a := range addrs {
+		if !PublicAddr(a) {
+			return "url's host resolves to a private, loopback or link-local address"
+		}
+	}
+	return ""
+}
+
+func (s *Service) lookupHost(ctx context.Context, host string) ([]netip.Addr, error) {
+	if a, err := netip.ParseAddr(host); err == nil {
+		return []netip.Addr{a}, nil
+	}
+	if s.WebhookConfig.LookupHost != nil {
+		return s.WebhookConfig.LookupHost(ctx, host)
+	}
+	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+}
+
+// PublicAddr reports whether a is an address on the public internet: not
+// loopback, private, link-local, unspecified, multicast, or shared
+// (carrier-grade NAT), which is where server-side request forgery aims.
+func PublicAddr(a netip.Addr) bool {
+	a = a.Unmap()
+	return a.IsValid() && a.IsGlobalUnicast() && !a.IsPrivate() && !a.IsLoopback() &&
+		!a.IsLinkLocalUnicast() && !sharedAddressSpace.Contains(a)
+}
+
+// sharedAddressSpace is RFC 6598's carrier-grade NAT range: private in all but name.
+var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10")
