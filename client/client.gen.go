@@ -743,7 +743,7 @@ type WebhookDelivery struct {
 	Id        openapi_types.UUID `json:"id"`
 	LastError *string            `json:"lastError,omitempty"`
 
-	// LastStatusCode The endpoint's last HTTP status; absent when it gave none (a timeout
+	// LastStatusCode The endpoint's last HTTP status; absent when it gave none (a timeout, a refused connection).
 	LastStatusCode *int `json:"lastStatusCode,omitempty"`
 
 	// NextAttemptAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
