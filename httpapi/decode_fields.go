@@ -24,11 +24,12 @@ import (
 type kind int
 
 const (
-	kindString kind = iota // a JSON string; null leaves it empty
-	kindNumber             // disburse.Number: a JSON number's text, never a float
-	kindBool               // bool or *bool: true or false
-	kindInt                // int64 or *int64: a whole number
-	kindList               // a slice of structs: an array of objects, read one by one
+	kindString  kind = iota // a JSON string; null leaves it empty
+	kindNumber              // disburse.Number: a JSON number's text, never a float
+	kindBool                // bool or *bool: true or false
+	kindInt                 // int64 or *int64: a whole number
+	kindList                // a slice of structs: an array of objects, read one by one
+	kindStrings             // []string: an array of strings, read whole
 )
 
 var (
@@ -86,6 +87,8 @@ func planOf(t reflect.Type) *structPlan {
 			f.kind = kindBool
 		case ft.Kind() == reflect.Int64:
 			f.kind = kindInt
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String:
+			f.kind = kindStrings
 		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
 			f.kind, f.elements = kindList, planOf(ft.Elem())
 			if f.elements.wrongTypes < 0 {
@@ -209,10 +212,13 @@ func (rd *reader) value(f *fieldPlan, fv reflect.Value) (*disburse.WrongType, er
 		if f.kind == kindNumber {
 			return &disburse.WrongType{Value: "null", Message: must(f.name, "a number"), Null: true}, nil
 		}
-		if f.pointer || f.kind == kindList {
+		if f.pointer || f.kind == kindList || f.kind == kindStrings {
 			fv.SetZero()
 		}
 		return nil, nil
+	}
+	if f.kind == kindStrings {
+		return rd.strings(f, v, fv), nil
 	}
 	switch {
 	case f.kind == kindString && k == '"':
@@ -239,7 +245,30 @@ func (rd *reader) value(f *fieldPlan, fv reflect.Value) (*disburse.WrongType, er
 // takes names, for a wrong type's message, the JSON value each kind takes.
 var takes = map[kind]string{
 	kindString: "a string", kindNumber: "a number", kindBool: "true or false",
-	kindInt: "a whole number", kindList: "an array",
+	kindInt: "a whole number", kindList: "an array", kindStrings: "an array of strings",
+}
+
+// strings reads an array of strings into the slice fv, or returns its
+// wrong type: anything else, or an array holding anything but strings.
+func (rd *reader) strings(f *fieldPlan, v jsontext.Value, fv reflect.Value) *disburse.WrongType {
+	wrong := &disburse.WrongType{Value: valueText(v), Message: must(f.name, takes[f.kind])}
+	if v.Kind() != '[' {
+		return wrong
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(v))
+	if _, err := dec.ReadToken(); err != nil { // '['
+		return wrong
+	}
+	list := reflect.MakeSlice(fv.Type(), 0, 4)
+	for dec.PeekKind() != ']' {
+		e, err := dec.ReadValue()
+		if err != nil || e.Kind() != '"' {
+			return wrong
+		}
+		list = reflect.Append(list, reflect.ValueOf(unquote(e, nil)).Convert(fv.Type().Elem()))
+	}
+	fv.Set(list)
+	return nil
 }
 
 // set stores x in fv, or in a new value fv points to.

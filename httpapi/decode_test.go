@@ -103,6 +103,9 @@ func TestDecodeFailures(t *testing.T) {
 		{"every wrong type of the settings", `{"referralsEnabled":"yes","reversalPeriodDays":1.5,"reversalPeriodSeconds":"60"}`, newSettings,
 			[]failure{{"ReferralsEnabled", "yes", nil}, {"ReversalPeriodDays", "1.5", nil}, {"ReversalPeriodSeconds", "60", nil}}},
 		{"an array for a string", `{"name":[1]}`, newBatch, []failure{{"Name", "array", nil}}},
+		{"a string for a list of strings", `{"url":"https://example.com","events":"batch.closed"}`, newWebhook,
+			[]failure{{"Events", "batch.closed", nil}}},
+		{"a number in a list of strings", `{"events":["batch.closed",5]}`, newWebhook, []failure{{"Events", "array", nil}}},
 		{
 			// Every wrong type goes on to the domain, but the referral
 			// fields', which it checks only when the organisation has
@@ -137,6 +140,23 @@ func TestDecodeFailures(t *testing.T) {
 func newBatch() any    { return new(disburse.BatchInput) }
 func newPayments() any { return new(disburse.AddPaymentsInput) }
 func newSettings() any { return new(settingsRequest) }
+func newWebhook() any  { return new(webhookRequest) }
+
+// TestDecodeListOfStrings: an array of strings is read whole, null leaves
+// it empty.
+func TestDecodeListOfStrings(t *testing.T) {
+	var got webhookRequest
+	if err := decodeBody(`{"url":"https://example.com","events":["batch.closed","payment.settled"]}`, DefaultMaxBodyBytes, &got); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"batch.closed", "payment.settled"}, got.Events); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	got = webhookRequest{Events: []string{"x"}}
+	if err := decodeBody(`{"events":null}`, DefaultMaxBodyBytes, &got); err != nil || got.Events != nil {
+		t.Errorf("null: events %v, err %v", got.Events, err)
+	}
+}
 
 func TestDecodeTooLarge(t *testing.T) {
 	err := decodeBody(`{"name":"`+strings.Repeat("x", 100)+`"}`, 50, new(disburse.BatchInput))

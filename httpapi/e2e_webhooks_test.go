@@ -68,7 +68,8 @@ func startWebhooksOn(t *testing.T, open opener) *harness {
 	srv := &http.Server{Handler: httpapi.New(svc, httpapi.Config{AdminToken: adminToken, Log: slog.New(slog.DiscardHandler)}), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	h := &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, clock: c}
+	h := &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, clock: c,
+		client: &http.Client{Transport: validatingTransport{t}}}
 	t.Cleanup(func() {
 		if !t.Failed() {
 			h.checkLedger()
