@@ -18,6 +18,9 @@ type Store interface {
 	Read(ctx context.Context, fn func(Tx) error) error
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
+	// SchemaCurrent returns nil when the database's migrations are exactly
+	// the ones this build embeds, else an error saying which differs.
+	SchemaCurrent(ctx context.Context) error
 	// Close releases the store's connections.
 	Close() error
 	// TokenByHash is Tx.TokenByHash as one statement outside any
