@@ -46,6 +46,7 @@ type Tx interface {
 
 	PortalTx  // portal_store.go
 	WebhookTx // webhook.go
+	MetricsTx // metrics_store.go
 	InsertOrganisation(ctx context.Context, o Organisation) error
 	Organisation(ctx context.Context, id string) (Organisation, error)
 	// LockOrganisation serialises the adds of an organisation's payments

@@ -51,13 +51,14 @@ type server struct {
 
 	idempotencyLease time.Duration
 	limits           *limiters
+	metrics          *Metrics // nil: none
 }
 
 // New returns the API's handler: the route table on a ServeMux, inside the
 // middleware listed here outermost first.
 func New(svc *disburse.Service, cfg Config) http.Handler {
 	s := &server{svc: svc, adminToken: cfg.AdminToken, maxBody: cfg.MaxBodyBytes, log: cfg.Log, spoolDir: cfg.SpoolDir,
-		idempotencyLease: cfg.IdempotencyLease, limits: newLimiters(cfg.RateLimits)}
+		idempotencyLease: cfg.IdempotencyLease, limits: newLimiters(cfg.RateLimits), metrics: cfg.Metrics}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
 	}

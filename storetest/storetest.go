@@ -63,6 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"ConcurrentWrites", testConcurrentWrites},
 		{"Ping", testPing},
 		{"SchemaCurrent", testSchemaCurrent},
+		{"OperatorGauges", testOperatorGauges},
 	}
 	tests = append(tests, portalTests...) // storetest/portal.go
 	for _, tc := range tests {
