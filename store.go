@@ -18,6 +18,9 @@ type Store interface {
 	Read(ctx context.Context, fn func(Tx) error) error
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
+	// SchemaCurrent returns nil when the database's migrations are exactly
+	// the ones this build embeds, else an error saying which differs.
+	SchemaCurrent(ctx context.Context) error
 	// Close releases the store's connections.
 	Close() error
 	// TokenByHash is Tx.TokenByHash as one statement outside any
@@ -43,6 +46,7 @@ type Tx interface {
 
 	PortalTx  // portal_store.go
 	WebhookTx // webhook.go
+	MetricsTx // metrics_store.go
 	InsertOrganisation(ctx context.Context, o Organisation) error
 	Organisation(ctx context.Context, id string) (Organisation, error)
 	// LockOrganisation serialises the adds of an organisation's payments

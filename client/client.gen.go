@@ -310,13 +310,28 @@ func (e Statement200JSONResponseBodyEntriesLeg) Valid() bool {
 
 // Defines values for Healthz200JSONResponseBodyStatus.
 const (
-	Ok Healthz200JSONResponseBodyStatus = "ok"
+	Healthz200JSONResponseBodyStatusOk Healthz200JSONResponseBodyStatus = "ok"
 )
 
 // Valid indicates whether the value is a known member of the Healthz200JSONResponseBodyStatus enum.
 func (e Healthz200JSONResponseBodyStatus) Valid() bool {
 	switch e {
-	case Ok:
+	case Healthz200JSONResponseBodyStatusOk:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for Readyz200JSONResponseBodyStatus.
+const (
+	Readyz200JSONResponseBodyStatusOk Readyz200JSONResponseBodyStatus = "ok"
+)
+
+// Valid indicates whether the value is a known member of the Readyz200JSONResponseBodyStatus enum.
+func (e Readyz200JSONResponseBodyStatus) Valid() bool {
+	switch e {
+	case Readyz200JSONResponseBodyStatusOk:
 		return true
 	default:
 		return false
@@ -1113,6 +1128,9 @@ type SubmitBatchParams struct {
 // Healthz200JSONResponseBodyStatus defines parameters for Healthz.
 type Healthz200JSONResponseBodyStatus string
 
+// Readyz200JSONResponseBodyStatus defines parameters for Readyz.
+type Readyz200JSONResponseBodyStatus string
+
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
 type ListWebhookDeliveriesParams struct {
 	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
@@ -1574,6 +1592,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /payments/{id} (the `GetPayment` operationId).
 	GetPayment(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Readyz Readiness check
+	//
+	// 200 when the database answers and its migrations are exactly the ones this build embeds; 503 `unavailable`, with `Retry-After`, while the database does not answer or its schema is behind (a migration not yet applied) or ahead (migrated by a newer build). Load balancers send traffic by this check; `/healthz` only says the process is alive.
+	//
+	// Corresponds with GET /readyz (the `Readyz` operationId).
+	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhooks The organisation's webhook endpoints, oldest first
 	//
@@ -2360,6 +2385,23 @@ func (c *Client) DeletePayment(ctx context.Context, id ID, reqEditors ...Request
 // Corresponds with GET /payments/{id} (the `GetPayment` operationId).
 func (c *Client) GetPayment(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetPaymentRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Readyz Readiness check
+//
+// 200 when the database answers and its migrations are exactly the ones this build embeds; 503 `unavailable`, with `Retry-After`, while the database does not answer or its schema is behind (a migration not yet applied) or ahead (migrated by a newer build). Load balancers send traffic by this check; `/healthz` only says the process is alive.
+//
+// Corresponds with GET /readyz (the `Readyz` operationId).
+func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadyzRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -3910,6 +3952,33 @@ func NewGetPaymentRequest(server string, id ID) (*http.Request, error) {
 	return req, nil
 }
 
+// NewReadyzRequest constructs an http.Request for the Readyz method
+func NewReadyzRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/readyz")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListWebhooksRequest constructs an http.Request for the ListWebhooks method
 func NewListWebhooksRequest(server string) (*http.Request, error) {
 	var err error
@@ -4627,6 +4696,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /payments/{id} (the `GetPayment` operationId).
 	GetPaymentWithResponse(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*GetPaymentResponse, error)
+
+	// ReadyzWithResponse Readiness check
+	//
+	// 200 when the database answers and its migrations are exactly the ones this build embeds; 503 `unavailable`, with `Retry-After`, while the database does not answer or its schema is behind (a migration not yet applied) or ahead (migrated by a newer build). Load balancers send traffic by this check; `/healthz` only says the process is alive.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /readyz (the `Readyz` operationId).
+	ReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzResponse, error)
 
 	// ListWebhooksWithResponse The organisation's webhook endpoints, oldest first
 	//
@@ -8887,6 +8965,73 @@ func (r GetPaymentResponse) ContentType() string {
 	return ""
 }
 
+// ReadyzResponse200Headers the declared response headers of an HTTP 200 response for Readyz
+type ReadyzResponse200Headers struct {
+	XRequestId string
+}
+
+// ReadyzResponse503Headers the declared response headers of an HTTP 503 response for Readyz
+type ReadyzResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type ReadyzResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Status Readyz200JSONResponseBodyStatus `json:"status"`
+	}
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ReadyzResponse200Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReadyzResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReadyzResponse) GetJSON200() *struct {
+	Status Readyz200JSONResponseBodyStatus `json:"status"`
+} {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ReadyzResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadyzResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadyzResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadyzResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadyzResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListWebhooksResponse401Headers the declared response headers of an HTTP 401 response for ListWebhooks
 type ListWebhooksResponse401Headers struct {
 	WWWAuthenticate *string
@@ -10329,6 +10474,21 @@ func (c *ClientWithResponses) GetPaymentWithResponse(ctx context.Context, id ID,
 		return nil, err
 	}
 	return ParseGetPaymentResponse(rsp)
+}
+
+// ReadyzWithResponse Readiness check
+//
+// 200 when the database answers and its migrations are exactly the ones this build embeds; 503 `unavailable`, with `Retry-After`, while the database does not answer or its schema is behind (a migration not yet applied) or ahead (migrated by a newer build). Load balancers send traffic by this check; `/healthz` only says the process is alive.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /readyz (the `Readyz` operationId).
+func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzResponse, error) {
+	rsp, err := c.Readyz(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadyzResponse(rsp)
 }
 
 // ListWebhooksWithResponse The organisation's webhook endpoints, oldest first
@@ -16025,6 +16185,71 @@ func ParseGetPaymentResponse(rsp *http.Response) (*GetPaymentResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPaymentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseReadyzResponse parses an HTTP response from a ReadyzWithResponse call
+func ParseReadyzResponse(rsp *http.Response) (*ReadyzResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadyzResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Status Readyz200JSONResponseBodyStatus `json:"status"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ReadyzResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReadyzResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

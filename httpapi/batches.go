@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/disburse/disburse"
 )
@@ -82,10 +83,12 @@ func (s *server) addPayments(w http.ResponseWriter, r *http.Request, orgID strin
 func (s *server) submitBatch(w http.ResponseWriter, r *http.Request, orgID string) error {
 	sp := newSpool(s.spoolDir)
 	defer sp.close()
+	start := time.Now()
 	b, err := s.svc.SubmitSpooled(r.Context(), orgID, r.PathValue("id"), sp)
 	if err != nil {
 		return err
 	}
+	s.metrics.observeSubmit(b.Summary.PaymentsCount, start)
 	if !sp.failed() {
 		if spooled, n, err := sp.payments(); err == nil {
 			return writeBatchWithSpooled(w, b, spooled, n)

@@ -15,6 +15,7 @@ import (
 type Metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	submit   submitMetrics // metrics_submit.go
 }
 
 // NewMetrics registers the request metrics on reg.
@@ -33,6 +34,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, labels),
 	}
 	reg.MustRegister(m.requests, m.duration)
+	m.submit = newSubmitMetrics(reg)
 	return m
 }
 

@@ -125,7 +125,7 @@ func TestAuthFailures(t *testing.T) {
 	noAdmin := New(disburse.NewService(pingStore{}), Config{})
 	for _, rt := range (&server{}).routes() {
 		path := strings.NewReplacer("{id}", disburse.NewID(), "{msisdn}", "254712345678").Replace(rt.path)
-		public := rt.path == "/healthz" || rt.path == "/openapi.yaml" || rt.path == "/authentication/getToken"
+		public := rt.path == "/healthz" || rt.path == "/readyz" || rt.path == "/openapi.yaml" || rt.path == "/authentication/getToken"
 		if public {
 			continue
 		}

@@ -57,7 +57,7 @@ func newLimiters(rl RateLimits) *limiters {
 // Health checks and the API document spend none.
 func (l *limiters) pick(r *http.Request) (*ratelimit.Limiter, string) {
 	path := r.URL.Path
-	if path == "/healthz" || path == "/openapi.yaml" {
+	if path == "/healthz" || path == "/readyz" || path == "/openapi.yaml" {
 		return nil, ""
 	}
 	token, ok := bearerToken(r)

@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/disburse/disburse"
@@ -50,13 +51,14 @@ type server struct {
 
 	idempotencyLease time.Duration
 	limits           *limiters
+	metrics          *Metrics // nil: none
 }
 
 // New returns the API's handler: the route table on a ServeMux, inside the
 // middleware listed here outermost first.
 func New(svc *disburse.Service, cfg Config) http.Handler {
 	s := &server{svc: svc, adminToken: cfg.AdminToken, maxBody: cfg.MaxBodyBytes, log: cfg.Log, spoolDir: cfg.SpoolDir,
-		idempotencyLease: cfg.IdempotencyLease, limits: newLimiters(cfg.RateLimits)}
+		idempotencyLease: cfg.IdempotencyLease, limits: newLimiters(cfg.RateLimits), metrics: cfg.Metrics}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
 	}
@@ -119,6 +121,7 @@ type route struct {
 func (s *server) routes() []route {
 	return []route{
 		{"GET", "/healthz", s.healthz},
+		{"GET", "/readyz", s.readyz},
 		{"GET", "/openapi.yaml", serveOpenAPI},
 		{"POST", "/authentication/getToken", s.getToken},
 
@@ -199,13 +202,40 @@ const healthTimeout = time.Second
 
 // healthz answers 200 once the database answers (contract section 9).
 func (s *server) healthz(w http.ResponseWriter, r *http.Request) error {
-	// A load balancer waits for the answer: one second is plenty for a
-	// database that answers, and one that does not is unavailable.
+	if err := s.checkDatabase(r, "health check: the database does not answer", s.svc.Store.Ping); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, healthJSON{Status: "ok"})
+}
+
+// checkDatabase runs check with healthTimeout, and turns its failure into
+// unavailable, with what as the log message and the problem's detail. A load balancer waits for the answer:
+// one second is plenty for a database that answers, and one that does not
+// is unavailable.
+func (s *server) checkDatabase(r *http.Request, what string, check func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
 	defer cancel()
-	if err := s.svc.Store.Ping(ctx); err != nil {
-		s.log.WarnContext(r.Context(), "health check: database does not answer", "err", err)
-		return disburse.Errorf(disburse.CodeUnavailable, "the database does not answer")
+	if err := check(ctx); err != nil {
+		s.log.WarnContext(r.Context(), what, "err", err)
+		_, detail, _ := strings.Cut(what, ": ")
+		return disburse.Errorf(disburse.CodeUnavailable, "%s", detail)
+	}
+	return nil
+}
+
+// readyz answers 200 when the database answers and its migrations are the
+// ones this build embeds: the check a load balancer sends traffic by.
+// healthz only says the process and its database are alive, so that an
+// orchestrator does not restart a replica waiting for a migration.
+func (s *server) readyz(w http.ResponseWriter, r *http.Request) error {
+	ready := func(ctx context.Context) error {
+		if err := s.svc.Store.Ping(ctx); err != nil {
+			return err
+		}
+		return s.svc.Store.SchemaCurrent(ctx)
+	}
+	if err := s.checkDatabase(r, "readiness check: the database does not answer, or its schema is not the one this build expects", ready); err != nil {
+		return err
 	}
 	return writeJSON(w, http.StatusOK, healthJSON{Status: "ok"})
 }

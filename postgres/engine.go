@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"strings"
 
@@ -135,3 +136,6 @@ func (Engine) PaymentPages(ctx context.Context, c sqlstore.Conn, query string, a
 	_, err := c.Exec(ctx, `CLOSE `+paymentCursor)
 	return err
 }
+
+// Migrations returns the embedded migrations (postgres.Migrations).
+func (Engine) Migrations() fs.FS { return Migrations() }

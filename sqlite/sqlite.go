@@ -57,10 +57,7 @@ func Migrate(ctx context.Context, path string) error {
 		return err
 	}
 	defer db.Close()
-	dir, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		return fmt.Errorf("sqlite: migrations: %w", err)
-	}
+	dir := Migrations()
 	// Out of order: 00004 came after 00005..00007 on SQLite (it is empty,
 	// and keeps the version numbers the same as PostgreSQL's), so a file
 	// migrated before it must still take it.
@@ -73,6 +70,18 @@ func Migrate(ctx context.Context, path string) error {
 	}
 	return nil
 }
+
+// Migrations returns the embedded migrations, one goose SQL file each.
+func Migrations() fs.FS {
+	dir, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		panic(err) // the directory is embedded: it exists
+	}
+	return dir
+}
+
+// Migrations returns the embedded migrations (sqlite.Migrations).
+func (Engine) Migrations() fs.FS { return Migrations() }
 
 // openDB opens a pool of at most conns connections to path. Every
 // connection gets its settings from the DSN, so that a connection the pool

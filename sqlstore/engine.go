@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"io/fs"
 )
 
 // Engine is one SQL engine as the store uses it: its syntax (Dialect), how
@@ -37,6 +38,9 @@ type Engine interface {
 	// payments it has read without changing which payments later pages
 	// hold.
 	PaymentPages(ctx context.Context, c Conn, query string, args []any, size int, page PageFunc) error
+	// Migrations returns the engine's embedded goose migrations, which
+	// Store.SchemaCurrent compares with what the database has applied.
+	Migrations() fs.FS
 }
 
 // PageFunc reads one page of payments from rows and closes them; it

@@ -62,6 +62,8 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"ReadIsReadOnly", testReadIsReadOnly},
 		{"ConcurrentWrites", testConcurrentWrites},
 		{"Ping", testPing},
+		{"SchemaCurrent", testSchemaCurrent},
+		{"OperatorGauges", testOperatorGauges},
 	}
 	tests = append(tests, portalTests...) // storetest/portal.go
 	for _, tc := range tests {

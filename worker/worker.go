@@ -83,9 +83,12 @@ func IdempotencyPurge(svc *disburse.Service, interval time.Duration, log *slog.L
 	return Loop{Name: "idempotency-purge", Interval: interval, RunOnce: svc.PurgeIdempotencyKeys, Log: log}
 }
 
+// ReversalName is the reversal loop's Name, by which the metrics find it.
+const ReversalName = "reversal"
+
 // Reversal is the loop that reverses legs whose reversal period has passed.
 func Reversal(svc *disburse.Service, interval time.Duration, log *slog.Logger) Loop {
-	return Loop{Name: "reversal", Interval: interval, RunOnce: svc.ReverseDue, Log: log}
+	return Loop{Name: ReversalName, Interval: interval, RunOnce: svc.ReverseDue, Log: log}
 }
 
 // Delivery is the loop that sends due notifications through n, claiming

@@ -18,7 +18,8 @@ import (
 )
 
 // newRegistry holds what /metrics shows besides the API's requests: the
-// build, the database pools, the Go runtime and the process.
+// build, the database pools, the outboxes, tokens and keys read from the
+// store at each scrape (metrics_gauges.go), the Go runtime and the process.
 func newRegistry(store disburse.Store) *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	version, revision := buildVersion()
@@ -28,7 +29,8 @@ func newRegistry(store disburse.Store) *prometheus.Registry {
 		ConstLabels: prometheus.Labels{"version": version, "revision": revision, "goversion": runtime.Version()},
 	})
 	build.Set(1)
-	reg.MustRegister(build, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(build, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		newStoreGauges(store))
 	if s, ok := store.(*sqlstore.Store); ok {
 		for name, db := range s.Pools() {
 			reg.MustRegister(collectors.NewDBStatsCollector(db, name))
@@ -46,7 +48,7 @@ type metricsServer struct {
 
 func startMetrics(ln net.Listener, reg *prometheus.Registry, log *slog.Logger) *metricsServer {
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
 	m := &metricsServer{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, served: make(chan error, 1)}
 	go func() { m.served <- m.srv.Serve(ln) }()
 	log.Info("metrics serving", "addr", ln.Addr().String())

@@ -21,15 +21,19 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
+const metricsAdmin = "metrics-test-admin-token-long-enough"
+
 // TestMetricsScraped: serve with --metrics-listen answers /metrics there,
-// not on the API's port, with the requests by route, the build and the
-// database pools.
+// not on the API's port, with the requests by route, the build, the
+// database pools, the submit histograms (moved by one submit), the outbox,
+// token and key gauges read from the store, and the reversal sweep
+// counters; /readyz answers 200 on the API's port.
 func TestMetricsScraped(t *testing.T) {
 	api, metrics := freeAddr(t), freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, []string{"--listen", api, "--metrics-listen", metrics,
+		done <- serve(ctx, []string{"--listen", api, "--metrics-listen", metrics, "--admin-token", metricsAdmin,
 			"--database-url", "sqlite:" + filepath.Join(t.TempDir(), "m.db")})
 	}()
 	defer func() {
@@ -59,6 +63,17 @@ func TestMetricsScraped(t *testing.T) {
 	if code, _ := get("http://" + api + "/metrics"); code != 404 {
 		t.Errorf("/metrics on the API's port: %d, want 404", code)
 	}
+	if code, _ := get("http://" + api + "/readyz"); code != 200 {
+		t.Errorf("readyz: %d", code)
+	}
+	// One submit of two payments, for the submit series to move.
+	h := httpClient{t: t, base: "http://" + api}
+	key := h.orgKey(metricsAdmin)
+	token := h.call("POST", "/authentication/getToken", "", `{"apiKey":"`+key+`"}`, 200)["accessToken"].(string)
+	batch := h.call("POST", "/batches", token, `{"name":"metrics"}`, 201)["id"].(string)
+	h.call("POST", "/batches/"+batch+"/payments", token,
+		`{"clearExisting":false,"payments":[{"msisdn":"254712345678","amount":10},{"msisdn":"254712345679","amount":5}]}`, 200)
+	h.call("POST", "/batches/"+batch+"/submit", token, "", 200)
 	code, text := get("http://" + metrics + "/metrics")
 	if code != 200 {
 		t.Fatalf("/metrics: %d", code)
@@ -69,6 +84,23 @@ func TestMetricsScraped(t *testing.T) {
 		`disburse_build_info{goversion="go`,
 		`go_sql_open_connections{db_name="`,
 		`go_goroutines `,
+		"disburse_submit_payments_count 1\n",
+		"disburse_submit_payments_sum 2\n",
+		`disburse_submit_payments_bucket{le="10"} 1`,
+		"disburse_submit_duration_seconds_count 1\n",
+		`disburse_notifications{status="PENDING"} `,
+		`disburse_notifications{status="SENT"} `,
+		`disburse_notifications{status="FAILED"} 0`,
+		"disburse_notifications_oldest_pending_age_seconds ",
+		`disburse_webhook_deliveries{status="PENDING"} 0`,
+		`disburse_webhook_deliveries{status="DELIVERED"} 0`,
+		`disburse_webhook_deliveries{status="FAILED"} 0`,
+		"disburse_webhook_deliveries_oldest_pending_age_seconds 0\n",
+		"disburse_tokens_live 1\n",
+		"disburse_api_keys_active 1\n",
+		"disburse_reversal_sweep_runs_total ",
+		"disburse_reversal_sweep_failures_total 0\n",
+		"disburse_reversal_legs_reversed_total 0\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("/metrics lacks %q", want)

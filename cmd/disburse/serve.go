@@ -75,6 +75,7 @@ func serve(ctx context.Context, args []string) error {
 		}
 	}
 
+	loops := backgroundLoops(svc, &c, log)
 	var metrics *metricsServer
 	apiConfig := httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log,
 		IdempotencyLease: c.IdempotencyLease, RateLimits: c.RateLimits}
@@ -85,6 +86,7 @@ func serve(ctx context.Context, args []string) error {
 		}
 		reg := newRegistry(store)
 		apiConfig.Metrics = httpapi.NewMetrics(reg)
+		loops = countSweeps(reg, loops)
 		metrics = startMetrics(mln, reg, log)
 	}
 	srv := &http.Server{
@@ -96,7 +98,7 @@ func serve(ctx context.Context, args []string) error {
 		MaxHeaderBytes:    c.MaxHeaderBytes,
 	}
 	var workers worker.Group
-	workers.Start(context.WithoutCancel(ctx), backgroundLoops(svc, &c, log)...)
+	workers.Start(context.WithoutCancel(ctx), loops...)
 
 	version, revision := buildVersion()
 	log.Info("disburse serving", "addr", ln.Addr().String(), "database", redact(c.DatabaseURL), "version", version, "revision", revision)
