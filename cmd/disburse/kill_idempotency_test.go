@@ -8,11 +8,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/disburse/disburse/postgres/pgtest"
 )
 
 // TestKill9Idempotent kills `disburse serve` with SIGKILL at a random
@@ -21,20 +18,7 @@ import (
 // batch is submitted exactly once (the float is down by one batch per
 // round, the ledger is sound), and the answer is the submit's, run or
 // replayed. On SQLite and on PostgreSQL.
-func TestKill9Idempotent(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and kills the binary")
-	}
-	bin := buildBinary(t)
-	t.Run("sqlite", func(t *testing.T) {
-		t.Parallel()
-		testKill9Idempotent(t, bin, "sqlite:"+filepath.Join(t.TempDir(), "kill.db"))
-	})
-	t.Run("postgres", func(t *testing.T) {
-		t.Parallel()
-		testKill9Idempotent(t, bin, pgtest.URL(t))
-	})
-}
+func TestKill9Idempotent(t *testing.T) { killOnEachStore(t, testKill9Idempotent) }
 
 func testKill9Idempotent(t *testing.T, bin, url string) {
 	const admin = "kill-nine-idempotent-admin-token"

@@ -24,18 +24,23 @@ import (
 // kill: the ledger check passes, deposits equal float + held + wallets,
 // and a submit that answered 200 left its batch submitted. On SQLite and
 // on PostgreSQL.
-func TestKill9(t *testing.T) {
+func TestKill9(t *testing.T) { killOnEachStore(t, testKill9) }
+
+// killOnEachStore builds the binary once and runs test with it on a new
+// SQLite file and a new PostgreSQL database, side by side.
+func killOnEachStore(t *testing.T, test func(t *testing.T, bin, url string)) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and kills the binary")
 	}
 	bin := buildBinary(t)
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()
-		testKill9(t, bin, "sqlite:"+filepath.Join(t.TempDir(), "kill.db"))
+		test(t, bin, "sqlite:"+filepath.Join(t.TempDir(), "kill.db"))
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
-		testKill9(t, bin, pgtest.URL(t))
+		test(t, bin, pgtest.URL(t))
 	})
 }
 
