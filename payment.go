@@ -293,7 +293,7 @@ func (s *Service) DeletePayment(ctx context.Context, organisationID, id string) 
 			p.ReferralStatus = PaymentDeleted
 		}
 		b.Summary.Change(old, p)
-		if err := tx.UpdatePaymentStates(ctx, []Payment{p}); err != nil {
+		if err := tx.DeleteDraftPayment(ctx, p.ID); err != nil {
 			return err
 		}
 		return tx.UpdateBatch(ctx, b)

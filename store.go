@@ -127,8 +127,12 @@ type Tx interface {
 	// by id: Status, IsMember, SubmittedAt, SettledAt, ReversalDueAt,
 	// CancelledAt, ReferralStatus and ReferralSettledAt.
 	UpdatePaymentStates(ctx context.Context, ps []Payment) error
-	// DeleteDraftPayments marks every DRAFT payment of the batch DELETED.
+	// DeleteDraftPayments marks every DRAFT payment of the batch DELETED,
+	// with its referral leg, and frees its external id.
 	DeleteDraftPayments(ctx context.Context, batchID string) error
+	// DeleteDraftPayment does the same to one payment; ErrNotFound if it
+	// is not a DRAFT payment.
+	DeleteDraftPayment(ctx context.Context, id string) error
 	// LockPendingLegsTo returns, locked, the payments with a PENDING leg
 	// (payment or referral) to msisdn, in every organisation.
 	LockPendingLegsTo(ctx context.Context, msisdn string) ([]Payment, error)

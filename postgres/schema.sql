@@ -172,7 +172,7 @@ CREATE TABLE payments (
     referral_settled_at bigint,
     held boolean GENERATED ALWAYS AS ((status = 'PENDING'::text)) STORED,
     referral_held boolean GENERATED ALWAYS AS ((referral_status = 'PENDING'::text)) STORED,
-    deleted boolean GENERATED ALWAYS AS ((status = 'DELETED'::text)) STORED,
+    held_external_id text,
     CONSTRAINT payments_amount_check CHECK ((amount > 0)),
     CONSTRAINT payments_check CHECK (((status <> ALL (ARRAY['PENDING'::text, 'SETTLED'::text])) OR (submitted_at IS NOT NULL))),
     CONSTRAINT payments_check1 CHECK (((status <> 'PENDING'::text) OR (reversal_due_at IS NOT NULL))),
@@ -187,7 +187,7 @@ CREATE TABLE payments (
     CONSTRAINT payments_pkey PRIMARY KEY (id)
 );
 CREATE INDEX payments_batch ON payments USING btree (batch_id, seq);
-CREATE UNIQUE INDEX payments_external_id ON payments USING btree (organisation_id, external_id) WHERE ((external_id <> ''::text) AND (NOT deleted));
+CREATE UNIQUE INDEX payments_external_id ON payments USING btree (organisation_id, held_external_id) WHERE (held_external_id IS NOT NULL);
 CREATE INDEX payments_held_due ON payments USING btree (reversal_due_at, seq) WHERE (held OR referral_held);
 CREATE INDEX payments_held_msisdn ON payments USING btree (msisdn) WHERE held;
 CREATE INDEX payments_held_referral ON payments USING btree (referral_msisdn) WHERE referral_held;

@@ -144,7 +144,7 @@ CREATE TABLE payments (
     referral_amount     INTEGER NOT NULL CHECK (referral_amount >= 0),
     referral_msisdn     TEXT NOT NULL,
     referral_status     TEXT NOT NULL CHECK (referral_status IN ('', 'DRAFT', 'PENDING', 'CANCELLED', 'SETTLED', 'DELETED')),
-    referral_settled_at INTEGER, held INTEGER GENERATED ALWAYS AS (status = 'PENDING') VIRTUAL, referral_held INTEGER GENERATED ALWAYS AS (referral_status = 'PENDING') VIRTUAL, deleted INTEGER GENERATED ALWAYS AS (status = 'DELETED') VIRTUAL,
+    referral_settled_at INTEGER, held INTEGER GENERATED ALWAYS AS (status = 'PENDING') VIRTUAL, referral_held INTEGER GENERATED ALWAYS AS (referral_status = 'PENDING') VIRTUAL, held_external_id TEXT,
     -- A state implies its timestamps (docs/states.md).
     CHECK (status NOT IN ('PENDING', 'SETTLED') OR submitted_at IS NOT NULL),
     CHECK (status <> 'PENDING' OR reversal_due_at IS NOT NULL),
@@ -255,8 +255,8 @@ CREATE INDEX notifications_recipient ON notifications (recipient, created_at);
 
 CREATE INDEX payments_batch ON payments (batch_id, seq);
 
-CREATE UNIQUE INDEX payments_external_id ON payments (organisation_id, external_id)
-    WHERE external_id <> '' AND NOT deleted;
+CREATE UNIQUE INDEX payments_external_id ON payments (organisation_id, held_external_id)
+    WHERE held_external_id IS NOT NULL;
 
 CREATE INDEX payments_held_due ON payments (reversal_due_at, seq) WHERE held OR referral_held;
 

@@ -44,8 +44,8 @@ func paymentStateColumns(ps []disburse.Payment) []Column {
 
 // InsertPayments inserts in input order, so that the engine-assigned seq,
 // which Payments orders by, is the order of addition. The unique index
-// payments_external_id (migration 00007 on PostgreSQL, 00010 on SQLite)
-// refuses a taken external id: ErrDuplicate, through insertRows.
+// payments_external_id (migration 00016) refuses a taken external id:
+// ErrDuplicate, through insertRows.
 func (t *tx) InsertPayments(ctx context.Context, ps []disburse.Payment) error {
 	cols := append(paymentStateColumns(ps),
 		IDCol("batch_id", func(i int) string { return ps[i].BatchID }),
@@ -55,11 +55,21 @@ func (t *tx) InsertPayments(ctx context.Context, ps []disburse.Payment) error {
 		TextCol("firstname", func(i int) string { return ps[i].Firstname }),
 		TextCol("lastname", func(i int) string { return ps[i].Lastname }),
 		TextCol("external_id", func(i int) string { return ps[i].ExternalID }),
+		OptTextCol("held_external_id", func(i int) string { return heldExternalID(ps[i]) }),
 		TimeCol("created_at", func(i int) time.Time { return ps[i].CreatedAt }),
 		IntCol("referral_amount", func(i int) int64 { return int64(ps[i].ReferralAmount) }),
 		TextCol("referral_msisdn", func(i int) string { return ps[i].ReferralMsisdn }),
 	)
 	return t.insertRows(ctx, "payments", cols, len(ps))
+}
+
+// heldExternalID is what held_external_id starts as: the external id,
+// unless there is none or the payment is inserted deleted.
+func heldExternalID(p disburse.Payment) string {
+	if p.Status == disburse.PaymentDeleted {
+		return ""
+	}
+	return p.ExternalID
 }
 
 func (t *tx) Payment(ctx context.Context, id string) (disburse.Payment, error) {
@@ -87,12 +97,11 @@ func (t *tx) Payments(ctx context.Context, batchID string, f disburse.PaymentFil
 
 func (t *tx) ExternalIDsInUse(ctx context.Context, organisationID string, ids []string, exceptBatchID string) ([]string, error) {
 	ids = distinct(ids)
-	// The conditions repeat the unique index's predicate, so that the
-	// engine may use it. The batch exception is added only when there is
-	// one: an empty id compared with a uuid column fails on PostgreSQL.
-	query := `SELECT DISTINCT p.external_id FROM @rows AS r CROSS JOIN payments p
-		WHERE p.organisation_id = ? AND p.external_id = r.external_id
-		AND p.external_id <> '' AND NOT p.deleted`
+	// The conditions are the unique index's, so that the engine may use
+	// it. The batch exception is added only when there is one: an empty id
+	// compared with a uuid column fails on PostgreSQL.
+	query := `SELECT DISTINCT p.held_external_id FROM @rows AS r CROSS JOIN payments p
+		WHERE p.organisation_id = ? AND p.held_external_id = r.external_id`
 	args := []any{organisationID}
 	if exceptBatchID != "" {
 		query, args = query+` AND p.batch_id <> ?`, append(args, exceptBatchID)
@@ -131,16 +140,21 @@ func (t *tx) UpdatePaymentStates(ctx context.Context, ps []disburse.Payment) err
 	return nil
 }
 
-// DeleteDraftPayments deletes the referral leg with its payment, as the
-// use case deleting one payment does.
+// deleteDrafts marks DRAFT payments DELETED, with their referral legs,
+// and frees their external ids (held_external_id, migration 00016).
+const deleteDrafts = `UPDATE payments SET status = 'DELETED', held_external_id = NULL,
+	referral_status = CASE WHEN referral_status = 'DRAFT' THEN 'DELETED' ELSE referral_status END
+	WHERE status = 'DRAFT' AND `
+
 func (t *tx) DeleteDraftPayments(ctx context.Context, batchID string) error {
-	_, err := t.exec(ctx, `UPDATE payments SET status = 'DELETED',
-		referral_status = CASE WHEN referral_status = 'DRAFT' THEN 'DELETED' ELSE referral_status END
-		WHERE batch_id = ? AND status = 'DRAFT'`, batchID)
-	if err != nil {
+	if _, err := t.exec(ctx, deleteDrafts+`batch_id = ?`, batchID); err != nil {
 		return fmt.Errorf("delete draft payments: %w", err)
 	}
 	return nil
+}
+
+func (t *tx) DeleteDraftPayment(ctx context.Context, id string) error {
+	return t.update(ctx, "draft payment", deleteDrafts+`id = ?`, id)
 }
 
 // LockPendingLegsTo unions two index lookups (one partial index per leg,
