@@ -77,15 +77,17 @@ func settleLegs(m *writeBuffer, org Organisation, p *Payment, members map[string
 }
 
 // resolve applies change to each payment (its rows locked by the caller),
-// writes it all, and then, last, locks each batch (in id order, so two
-// resolvers never wait on each other), adds the payments' changes to its
-// summary and closes it if it is OPEN with nothing left pending.
+// writes it all with the legs' events, and then, last, adds the payments'
+// changes to their batches' summaries in one statement (which locks the
+// batches in id order, so two resolvers never wait on each other) and
+// closes each batch that is OPEN with nothing left pending.
 //
 // The batch row and the holding account's balance are what every
 // registration of a batch's payees writes, so each is locked from its
-// write to the commit: writing them last keeps that to the last few
-// statements, rather than the whole transaction, and concurrent
-// registrations queue for less. It is also the one lock order of every
+// write to the commit: writing them last, in two statements (the balances,
+// then the summaries), keeps the lock to those and the commit, and
+// concurrent registrations queue for less (docs/benchmarks.md, "Issue 16:
+// registration"). It is also the one lock order of every
 // money use case (docs/ledger.md, "Lock order"): payments, accounts, then
 // the batch, so a cancel, a sweep and a registration never wait on each
 // other in a circle, and none resolves a leg another has already locked.
@@ -102,9 +104,10 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments [
 	}
 	slices.SortFunc(ids, strings.Compare)
 	orgs := make(map[string]Organisation)
-	changes := make(map[string]Summary, len(ids))
+	changes := make([]Summary, len(ids))
+	walletsByOrg := make(map[string]map[string]string) // walletsFor depends on the organisation alone
 	var events []WebhookEvent
-	for _, id := range ids {
+	for k, id := range ids {
 		// Unlocked: change reads only what never changes (the payout account).
 		b, err := tx.Batch(ctx, id)
 		if err != nil {
@@ -117,11 +120,12 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments [
 			}
 			orgs[org.ID] = org
 		}
-		var wallets map[string]string
-		if names := walletsFor(org); len(names) > 0 {
+		wallets, ok := walletsByOrg[org.ID]
+		if names := walletsFor(org); !ok && len(names) > 0 {
 			if wallets, err = tx.EnsureWallets(ctx, org.Currency, names, m.now); err != nil {
 				return err
 			}
+			walletsByOrg[org.ID] = wallets
 		}
 		var sum Summary
 		for _, i := range byBatch[id] {
@@ -130,24 +134,27 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments [
 			m.record(&sum, old, payments[i])
 			events = append(events, legEvents(org.ID, old, payments[i], m.now)...)
 		}
-		changes[id] = sum
+		changes[k] = sum
+	}
+	if err := insertEvents(ctx, tx, events...); err != nil {
+		return err
 	}
 	if err := m.flush(ctx, tx); err != nil {
 		return err
 	}
-	for _, id := range ids {
-		b, err := tx.LockBatch(ctx, id)
-		if err != nil {
-			return err
-		}
-		b.Summary = b.Summary.add(changes[id], 1)
+	batches, err := tx.AddToSummaries(ctx, ids, changes)
+	if err != nil {
+		return err
+	}
+	var closed []WebhookEvent
+	for _, b := range batches {
 		if b.Status == BatchOpen && b.Summary.nothingPending() {
 			b.Status, b.ClosedAt = BatchClosed, m.now
-			events = append(events, batchEvent(EventBatchClosed, b, m.now))
-		}
-		if err := tx.UpdateBatch(ctx, b); err != nil {
-			return err
+			if err := tx.UpdateBatch(ctx, b); err != nil {
+				return err
+			}
+			closed = append(closed, batchEvent(EventBatchClosed, b, m.now))
 		}
 	}
-	return insertEvents(ctx, tx, events...)
+	return insertEvents(ctx, tx, closed...)
 }

@@ -103,6 +103,10 @@ type Tx interface {
 	// UpdateBatch writes every mutable field: name, external id, status,
 	// summary and timestamps.
 	UpdateBatch(ctx context.Context, b Batch) error
+	// AddToSummaries adds each change to its batch's stored summary (the
+	// batch ids in order, locking each) and returns the batches as they
+	// then are, in the same order.
+	AddToSummaries(ctx context.Context, ids []string, changes []Summary) ([]Batch, error)
 	// Batches lists an organisation's batches newest first, ties by id.
 	Batches(ctx context.Context, organisationID string, f BatchFilter) ([]Batch, error)
 

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/disburse/disburse"
@@ -47,6 +48,12 @@ type Config struct {
 	Webhooks int
 
 	HTTPLoad bool // measure read endpoints under load instead
+	// Registration measures registrations instead, over Orgs organisations'
+	// submitted batches of Payments payments in all, Register payees (0:
+	// 10,000) for each count of concurrent clients in Clients.
+	Registration bool
+	Orgs         int
+	Clients      []int
 	// WritesDuringSubmit measures small writes of two organisations while
 	// one of them submits a batch of Payments, instead.
 	WritesDuringSubmit bool
@@ -65,7 +72,8 @@ type Config struct {
 
 // Defaults are the issue's: 100,000 payments in requests of 10,000, three
 // pairs; 64 connections for 30 s per endpoint under load.
-var Defaults = Config{Payments: 100_000, Chunk: 10_000, Pairs: 3, Duration: 30 * time.Second, Connections: 64, ProfilePhase: "submit"}
+var Defaults = Config{Payments: 100_000, Chunk: 10_000, Pairs: 3, Duration: 30 * time.Second, Connections: 64, ProfilePhase: "submit",
+	Orgs: 8, Clients: []int{8, 64}}
 
 // Run runs the benchmark cfg describes and writes its report to cfg.Out.
 func Run(ctx context.Context, cfg Config) error {
@@ -96,6 +104,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.WritesDuringSubmit {
 		return runWritesDuringSubmit(ctx, env)
 	}
+	if cfg.Registration {
+		return runRegistration(ctx, env)
+	}
 	return runPayments(ctx, env)
 }
 
@@ -113,6 +124,11 @@ func (c *Config) check() error {
 		return fmt.Errorf("bench: --register must not be negative, not %d", c.Register)
 	case c.HTTPLoad && (c.Duration <= 0 || c.Connections < 1):
 		return errors.New("bench: --duration and --connections must be positive")
+	case c.Registration && (c.Orgs < 1 || len(c.Clients) == 0 || slices.Min(c.Clients) < 1):
+		return errors.New("bench: --orgs and every --clients count must be positive")
+	}
+	if c.Registration && c.Register == 0 {
+		c.Register = 10_000
 	}
 	switch c.ProfilePhase {
 	case "add", "submit", "register", "reverse", "batch", "all":

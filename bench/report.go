@@ -17,19 +17,23 @@ import (
 // paymentsJSON is the payments mode's last line. Times are seconds;
 // the *_runs lists hold every pair's figure, in order, for the medians.
 type paymentsJSON struct {
-	Store           string    `json:"store"`
-	Payments        int       `json:"payments"`
-	Chunk           int       `json:"chunk"`
-	Pairs           int       `json:"pairs"`
-	AddS            float64   `json:"add_s"`
-	AddBaselineS    float64   `json:"add_baseline_s"`
-	AddRatio        float64   `json:"add_ratio"`
-	SubmitS         float64   `json:"submit_s"`
-	SubmitBaselineS float64   `json:"submit_baseline_s"`
-	SubmitRatio     float64   `json:"submit_ratio"`
-	RegisterS       float64   `json:"register_s"`
-	Registered      int       `json:"registered"`
-	RegisterWorkers int       `json:"register_workers"`
+	Store           string  `json:"store"`
+	Payments        int     `json:"payments"`
+	Chunk           int     `json:"chunk"`
+	Pairs           int     `json:"pairs"`
+	AddS            float64 `json:"add_s"`
+	AddBaselineS    float64 `json:"add_baseline_s"`
+	AddRatio        float64 `json:"add_ratio"`
+	SubmitS         float64 `json:"submit_s"`
+	SubmitBaselineS float64 `json:"submit_baseline_s"`
+	SubmitRatio     float64 `json:"submit_ratio"`
+	RegisterS       float64 `json:"register_s"`
+	Registered      int     `json:"registered"`
+	RegisterWorkers int     `json:"register_workers"`
+	// RegisterPerS is the rate of the registrations above: payees of the
+	// first batch alone, so every one writes the same batch and holding
+	// account (--registration measures payees spread over organisations).
+	RegisterPerS    float64   `json:"register_per_s"`
 	ReverseS        float64   `json:"reverse_s"`
 	Reversed        int       `json:"reversed"`
 	PeakRSSMB       float64   `json:"peak_rss_mb"`
@@ -47,10 +51,19 @@ func (r result) json() paymentsJSON {
 		AddS: secs(add), AddBaselineS: secs(addBase), AddRatio: ratio(add, addBase),
 		SubmitS: secs(sub), SubmitBaselineS: secs(subBase), SubmitRatio: ratio(sub, subBase),
 		RegisterS: secs(r.register), Registered: r.registered, RegisterWorkers: r.workers,
-		ReverseS: secs(r.reverse), Reversed: r.reversed,
+		RegisterPerS: perSecond(r.registered, r.register),
+		ReverseS:     secs(r.reverse), Reversed: r.reversed,
 		PeakRSSMB: r.peakRSS, LedgerOK: r.ledgerOK,
 		AddRuns: runs(r.add), AddBaselineRuns: runs(r.addBase), SubmitRuns: runs(r.submit), SubmitBaseRuns: runs(r.subBase),
 	}
+}
+
+// perSecond is n in d as a whole rate; 0 when nothing was timed.
+func perSecond(n int, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(int64(float64(n) / d.Seconds()))
 }
 
 // write prints the table and then, last, the JSON line.

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"math"
 	"strings"
 
@@ -15,6 +16,11 @@ const batchColumns = `id, organisation_id, account_id, name, external_id, status
 	pending_amount, pending_count, settled_amount, settled_count,
 	cancelled_amount, cancelled_count, held_amount,
 	created_at, submitted_at, closed_at`
+
+// summaryColumns are the summary's columns, in the order of summaryArgs.
+var summaryColumns = []string{"payments_amount", "payments_count", "referrals_amount", "draft_amount", "draft_count",
+	"pending_amount", "pending_count", "settled_amount", "settled_count",
+	"cancelled_amount", "cancelled_count", "held_amount"}
 
 // summaryFields are the destinations or values of the summary columns.
 func summaryFields(s *disburse.Summary) []any {
@@ -71,6 +77,45 @@ func (t *tx) UpdateBatch(ctx context.Context, b disburse.Batch) error {
 		pending_amount = ?, pending_count = ?, settled_amount = ?, settled_count = ?,
 		cancelled_amount = ?, cancelled_count = ?, held_amount = ?,
 		submitted_at = ?, closed_at = ? WHERE id = ?`, args...)
+}
+
+// AddToSummaries updates every batch in one statement, from the summaries'
+// columns, so that the rows a registration's batches share are locked for
+// that one statement and the commit.
+func (t *tx) AddToSummaries(ctx context.Context, ids []string, changes []disburse.Summary) ([]disburse.Batch, error) {
+	values := make([][]any, len(changes))
+	for i, c := range changes {
+		values[i] = summaryArgs(c)
+	}
+	cols := []Column{IDCol("id", func(i int) string { return ids[i] })}
+	var set, returning []string
+	for k, name := range summaryColumns {
+		cols = append(cols, IntCol(name, func(i int) int64 { return values[i][k].(int64) }))
+		set = append(set, name+" = batches."+name+" + r."+name)
+	}
+	for name := range strings.SplitSeq(batchColumns, ",") {
+		returning = append(returning, "batches."+strings.TrimSpace(name))
+	}
+	byID := make(map[string]disburse.Batch, len(ids))
+	_, err := t.bulk(ctx, `UPDATE batches SET `+strings.Join(set, ", ")+` FROM @rows AS r WHERE batches.id = r.id
+		RETURNING `+strings.Join(returning, ", "),
+		nil, len(ids), cols, func(r *sql.Rows) error {
+			b, err := scanBatch(r)
+			byID[b.ID] = b
+			return err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("add to batch summaries: %w", err)
+	}
+	out := make([]disburse.Batch, len(ids))
+	for i, id := range ids {
+		b, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("add to batch summaries: batch %s: %w", id, disburse.ErrNotFound)
+		}
+		out[i] = b
+	}
+	return out, nil
 }
 
 // Batches lists newest first; ties by id, descending too, so that of two

@@ -37,11 +37,44 @@ func testBatch(t *testing.T, s disburse.Store) {
 	for name, fn := range map[string]func(disburse.Tx) error{
 		"LockBatch":   func(tx disburse.Tx) error { _, err := tx.LockBatch(ctx, missing); return err },
 		"UpdateBatch": func(tx disburse.Tx) error { m := b; m.ID = missing; return tx.UpdateBatch(ctx, m) },
+		"AddToSummaries": func(tx disburse.Tx) error {
+			_, err := tx.AddToSummaries(ctx, []string{b.ID, missing}, make([]disburse.Summary, 2))
+			return err
+		},
 	} {
 		if err := s.Write(ctx, fn); err == nil {
 			t.Errorf("%s of a missing batch: no error", name)
 		}
 	}
+}
+
+// testAddToSummaries: each change is added, field by field, to its own
+// batch, and the batches come back as stored, in the order asked.
+func testAddToSummaries(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	one, two := w.batch("one", t0), w.batch("two", t0)
+	one.Summary = disburse.Summary{PaymentsAmount: 100, PaymentsCount: 10, ReferralsAmount: 5, DraftAmount: 0, DraftCount: 0,
+		PendingAmount: 60, PendingCount: 6, SettledAmount: 40, SettledCount: 4, CancelledAmount: 0, CancelledCount: 0, HeldAmount: 65}
+	two.Summary = disburse.Summary{PaymentsAmount: 7, PaymentsCount: 1, PendingAmount: 7, PendingCount: 1, HeldAmount: 7}
+	write(t, s, func(tx disburse.Tx) error {
+		if err := tx.InsertBatch(ctx, one); err != nil {
+			return err
+		}
+		return tx.InsertBatch(ctx, two)
+	})
+	settleOne := disburse.Summary{PendingAmount: -10, PendingCount: -1, SettledAmount: 10, SettledCount: 1, HeldAmount: -15}
+	reverseTwo := disburse.Summary{PendingAmount: -7, PendingCount: -1, CancelledAmount: 7, CancelledCount: 1, HeldAmount: -7}
+	var got []disburse.Batch
+	write(t, s, func(tx disburse.Tx) (err error) {
+		got, err = tx.AddToSummaries(ctx, []string{two.ID, one.ID}, []disburse.Summary{reverseTwo, settleOne})
+		return err
+	})
+	one.Summary = disburse.Summary{PaymentsAmount: 100, PaymentsCount: 10, ReferralsAmount: 5,
+		PendingAmount: 50, PendingCount: 5, SettledAmount: 50, SettledCount: 5, HeldAmount: 50}
+	two.Summary = disburse.Summary{PaymentsAmount: 7, PaymentsCount: 1, CancelledAmount: 7, CancelledCount: 1}
+	same(t, "AddToSummaries", []disburse.Batch{two, one}, got)
+	same(t, "stored", one, get(t, s, func(tx disburse.Tx) (disburse.Batch, error) { return tx.Batch(ctx, one.ID) }))
 }
 
 func testBatches(t *testing.T, s disburse.Store) {

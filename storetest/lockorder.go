@@ -71,6 +71,11 @@ func (t recordingTx) UpdateBatch(ctx context.Context, b disburse.Batch) error {
 	return t.Tx.UpdateBatch(ctx, b)
 }
 
+func (t recordingTx) AddToSummaries(ctx context.Context, ids []string, changes []disburse.Summary) ([]disburse.Batch, error) {
+	t.log.add(lockBatch)
+	return t.Tx.AddToSummaries(ctx, ids, changes)
+}
+
 func (t recordingTx) LockAccount(ctx context.Context, id string) (disburse.Account, error) {
 	t.log.add(lockAccounts)
 	return t.Tx.LockAccount(ctx, id)

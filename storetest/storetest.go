@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"Member", testMember},
 		{"Members", testMembers},
 		{"Batch", testBatch},
+		{"AddToSummaries", testAddToSummaries},
 		{"Batches", testBatches},
 		{"InsertPaymentsKeepsOrder", testInsertPaymentsKeepsOrder},
 		{"Payment", testPayment},

@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/disburse/disburse/bench"
 )
@@ -32,6 +34,19 @@ func benchFlags(cfg *bench.Config, args []string) error {
 	fs.IntVar(&cfg.Webhooks, "webhooks", 0, "webhook endpoints (every event) each organisation registers, so that events' deliveries are written too")
 	fs.BoolVar(&cfg.HTTPLoad, "http-load", false, "measure GET /batches/{id}, GET /batches?take=100 and GET /healthz under load instead")
 	fs.BoolVar(&cfg.WritesDuringSubmit, "writes-during-submit", false, "measure POST /batches by the submitting organisation and by another one while a batch of --payments is submitted, instead")
+	fs.BoolVar(&cfg.Registration, "registration", false, "measure registrations instead: --orgs organisations' submitted batches of --payments in all, --register payees (default 10,000) for each count of --clients")
+	fs.IntVar(&cfg.Orgs, "orgs", cfg.Orgs, "with --registration: organisations")
+	fs.Func("clients", "with --registration: comma-separated counts of concurrent clients, one round each (default 8,64)", func(v string) error {
+		cfg.Clients = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return err
+			}
+			cfg.Clients = append(cfg.Clients, n)
+		}
+		return nil
+	})
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "with --http-load: how long each endpoint is measured")
 	fs.IntVar(&cfg.Connections, "connections", cfg.Connections, "with --http-load: concurrent connections")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of --profile-phase to this file")

@@ -1,0 +1,231 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/disburse/disburse"
+)
+
+// The --registration mode measures how fast payees register when the
+// database holds what a busy service holds: Orgs organisations have each
+// submitted one batch, together Payments payments, half to members
+// (settled at submit) and half pending to non-members. Each non-member
+// has 1 to 3 pending legs across the organisations: payee p has 1 + p%3,
+// its j-th in organisation (p+j) % Orgs. Then, for each count of clients
+// in Clients, the next Register non-members register through POST
+// /admin/members with that many requests in flight; each registration
+// settles that payee's legs in every organisation at once.
+
+// registrationWorld is what the mode set up: the organisations, their
+// submitted batches and the pending legs each payee has.
+type registrationWorld struct {
+	orgs    []*org
+	batches []string
+	legs    int // pending legs in all
+	payees  int // non-members with pending legs
+}
+
+// registrationRound is one count of clients' registrations.
+type registrationRound struct {
+	Clients    int     `json:"clients"`
+	Registered int     `json:"registered"`
+	Seconds    float64 `json:"seconds"`
+	PerS       float64 `json:"per_s"`
+}
+
+// registrationPayee is the msisdn of the mode's non-member p.
+func registrationPayee(p int) string { return msisdn(firstNonMember + p) }
+
+func runRegistration(ctx context.Context, e *env) error {
+	cfg := e.cfg
+	w, err := buildRegistrationWorld(ctx, e)
+	if err != nil {
+		return err
+	}
+	perRound := min(cfg.Register, w.payees/len(cfg.Clients))
+	if perRound < 1 {
+		return fmt.Errorf("bench: %d payees are too few for %d rounds of registrations", w.payees, len(cfg.Clients))
+	}
+	var rounds []registrationRound
+	next := 0
+	for _, clients := range cfg.Clients {
+		msisdns := make([]string, perRound)
+		for i := range msisdns {
+			msisdns[i] = registrationPayee(next + i)
+		}
+		e.say("registering %d payees with %d clients", perRound, clients)
+		stop, err := e.profile("register")
+		if err != nil {
+			return err
+		}
+		took, err := register(ctx, e.client, msisdns, clients)
+		stop()
+		if err != nil {
+			return err
+		}
+		next += perRound
+		rounds = append(rounds, registrationRound{Clients: clients, Registered: perRound,
+			Seconds: round3(took.Seconds()), PerS: perSecond(perRound, took)})
+	}
+	if err := w.checkSettled(ctx, e, next); err != nil {
+		return err
+	}
+	e.say("auditing the ledger")
+	ok, problems, err := checkLedger(ctx, e.client)
+	if err != nil {
+		return err
+	}
+	for _, p := range problems {
+		e.say("ledger: %s", p)
+	}
+	if err := writeRegistration(e, w, rounds, ok); err != nil {
+		return err
+	}
+	return ledgerError(ok, problems)
+}
+
+// legsOf is the organisations of payee p's pending legs.
+func (w *registrationWorld) legsOf(p int) []int {
+	out := make([]int, 1+p%3)
+	for j := range out {
+		out[j] = (p + j) % len(w.orgs)
+	}
+	return out
+}
+
+// buildRegistrationWorld creates the organisations, registers the members,
+// and adds and submits each organisation's batch through the API.
+func buildRegistrationWorld(ctx context.Context, e *env) (*registrationWorld, error) {
+	cfg := e.cfg
+	w := &registrationWorld{payees: cfg.Payments / 4}
+	// Each organisation's batch: its non-members' legs, each after a
+	// payment to a member.
+	legs := make([][]string, cfg.Orgs)
+	w.orgs = make([]*org, cfg.Orgs)
+	for p := range w.payees {
+		for j := range 1 + p%3 {
+			k := (p + j) % cfg.Orgs
+			legs[k] = append(legs[k], registrationPayee(p))
+			w.legs++
+		}
+	}
+	members := min(maxMembers, cfg.Payments/2)
+	e.say("%s: %d organisations, %d payments, %d pending legs to %d payees", engineOf(cfg.DatabaseURL), cfg.Orgs, 2*w.legs, w.legs, w.payees)
+	for k := range w.orgs {
+		float := disburse.Money(len(legs[k])) * 2 * 100_00
+		o, err := setup(ctx, e, float, 0)
+		if err != nil {
+			return nil, err
+		}
+		w.orgs[k] = o
+	}
+	memberList := make([]string, members)
+	for i := range memberList {
+		memberList[i] = msisdn(i)
+	}
+	if _, err := register(ctx, e.client, memberList, 64); err != nil {
+		return nil, err
+	}
+	for k, o := range w.orgs {
+		id, err := createBatch(ctx, e.client, o, "registration "+strconv.Itoa(k))
+		if err != nil {
+			return nil, err
+		}
+		payees := make([]string, 0, 2*len(legs[k]))
+		for i, payee := range legs[k] {
+			payees = append(payees, memberList[i%members], payee)
+		}
+		for from := 0; from < len(payees); from += cfg.Chunk {
+			body := registrationBody(k, payees, from, min(from+cfg.Chunk, len(payees)))
+			if _, err := e.client.call(ctx, "POST", "/batches/"+id+"/payments", o.token, body, 200, nil); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := e.client.call(ctx, "POST", "/batches/"+id+"/submit", o.token, nil, 200, nil); err != nil {
+			return nil, err
+		}
+		w.batches = append(w.batches, id)
+		e.say("organisation %d: %d payments submitted", k+1, len(payees))
+	}
+	return w, nil
+}
+
+// registrationBody is the JSON of POST /batches/{id}/payments for
+// payments [from, to) of organisation k's batch.
+func registrationBody(k int, payees []string, from, to int) []byte {
+	b := make([]byte, 0, (to-from)*100+64)
+	b = append(b, `{"clearExisting":false,"payments":[`...)
+	for i := from; i < to; i++ {
+		if i > from {
+			b = append(b, ',')
+		}
+		b = fmt.Appendf(b, `{"msisdn":"%s","amount":%s,"externalId":"r%d-%d"}`, payees[i], disburse.Money(10_00+i%9000), k, i)
+	}
+	return append(b, "]}"...)
+}
+
+// checkSettled checks, through the API, that each batch has exactly the
+// legs of the first registered payees settled besides its members'.
+func (w *registrationWorld) checkSettled(ctx context.Context, e *env, registered int) error {
+	settledLegs := make([]int64, len(w.orgs))
+	for p := range registered {
+		for _, k := range w.legsOf(p) {
+			settledLegs[k]++
+		}
+	}
+	for k, o := range w.orgs {
+		s, err := batch(ctx, e.client, o, w.batches[k])
+		if err != nil {
+			return err
+		}
+		legs := s.Summary.PaymentsCount / 2
+		if s.Summary.SettledCount != legs+settledLegs[k] || s.Summary.PendingCount != legs-settledLegs[k] {
+			return fmt.Errorf("batch %s: %d settled and %d pending of %d, want %d and %d", w.batches[k],
+				s.Summary.SettledCount, s.Summary.PendingCount, s.Summary.PaymentsCount, legs+settledLegs[k], legs-settledLegs[k])
+		}
+	}
+	return nil
+}
+
+// registrationJSON is the --registration mode's last line. RegisterPerS is
+// the slowest round's rate: the one a target must hold for every count of
+// clients.
+type registrationJSON struct {
+	Store        string              `json:"store"`
+	Mode         string              `json:"mode"`
+	Payments     int                 `json:"payments"`
+	PendingLegs  int                 `json:"pending_legs"`
+	Orgs         int                 `json:"orgs"`
+	Payees       int                 `json:"payees"`
+	RegisterPerS float64             `json:"register_per_s"`
+	Rounds       []registrationRound `json:"rounds"`
+	LedgerOK     bool                `json:"ledger_ok"`
+	PeakRSSMB    float64             `json:"peak_rss_mb"`
+}
+
+func writeRegistration(e *env, w *registrationWorld, rounds []registrationRound, ok bool) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "Disburse registrations: %s, %d organisations, %d payments, %d pending legs to %d payees\n\n",
+		engineOf(e.cfg.DatabaseURL), len(w.orgs), 2*w.legs, w.legs, w.payees)
+	t := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(t, "clients\tregistered\ttime\trate")
+	rates := make([]float64, len(rounds))
+	for i, r := range rounds {
+		fmt.Fprintf(t, "%d\t%d\t%.3f s\t%.0f a second\n", r.Clients, r.Registered, r.Seconds, r.PerS)
+		rates[i] = r.PerS
+	}
+	t.Flush()
+	fmt.Fprintf(&b, "\nledger: %s\n\n", okText(ok))
+	j := registrationJSON{Store: engineOf(e.cfg.DatabaseURL), Mode: "registration", Payments: 2 * w.legs, PendingLegs: w.legs,
+		Orgs: len(w.orgs), Payees: w.payees, RegisterPerS: slices.Min(rates), Rounds: rounds, LedgerOK: ok, PeakRSSMB: peakRSSMB()}
+	if err := writeJSONLine(&b, j); err != nil {
+		return err
+	}
+	_, err := e.cfg.Out.Write(b.Bytes())
+	return err
+}
