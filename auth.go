@@ -24,7 +24,7 @@ func (s *Service) CreateAPIKeyBy(ctx context.Context, actor Actor, organisationI
 		return APIKey{}, "", notFound("organisation")
 	}
 	secret := NewSecret(apiKeyPrefix)
-	key := APIKey{ID: NewID(), OrganisationID: organisationID, Hash: HashSecret(secret), Prefix: secret[:len(apiKeyPrefix)+6], CreatedAt: s.now()}
+	key := APIKey{ID: NewID(), OrganisationID: organisationID, Hash: HashSecret(secret), Prefix: secret[:len(apiKeyPrefix)+6], CreatedAt: s.now(), Secret: secret}
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		if _, err := tx.Organisation(ctx, organisationID); err != nil {
 			return orNotFound(err, "organisation")

@@ -18,8 +18,10 @@ import (
 // once; a retry with the same key and the same request gets the first
 // answer back. The claim on the key is taken in a short transaction of
 // its own, so that a second request sees it in flight; the work's own
-// transaction marks the key done, so that the key and the work commit
-// together or not at all; the answer is kept just after.
+// transaction marks the key done and keeps the answer made from what it
+// wrote (or, for a submit, a reference to rebuild it from), so that the
+// key, its answer and the work commit together or not at all. The answer
+// the handler wrote is kept again just after.
 
 // OperatorScope is the scope of the operator API's keys; an organisation's
 // keys are scoped to its id.
@@ -40,10 +42,6 @@ const MaxIdempotencyKeyLen = 255
 const (
 	CodeIdempotencyKeyReused  Code = "idempotency_key_reused"  // 422: the key was used for another request
 	CodeIdempotencyInProgress Code = "idempotency_in_progress" // 409: the key's first request still runs
-	// CodeIdempotencyAnswerLost: 409, the key's request ran and committed
-	// but its process stopped before keeping the answer, which cannot be
-	// rebuilt (docs/idempotency.md).
-	CodeIdempotencyAnswerLost Code = "idempotency_answer_lost"
 )
 
 // ValidIdempotencyKey checks a key: 1 to 255 printable ASCII characters.
@@ -73,7 +71,10 @@ type IdempotentRequest struct {
 	// Render, when set, makes the request's answer from what its
 	// transaction wrote, so that the answer is kept in that transaction:
 	// a process that stops after the commit leaves a key that replays.
-	// It reports false when what was written does not make an answer.
+	// It reports false when what was written does not make an answer,
+	// and the transaction then fails rather than commit without one.
+	// A request needs Render or RefKind: a key done with neither is an
+	// internal error on replay.
 	Render func(Written) (Answer, bool)
 }
 
@@ -85,7 +86,17 @@ type Written struct {
 	Organisation *Organisation
 	Accounts     []Account
 	Transfers    []Transfer
-	Member       *Member // a member inserted
+	// Member is the member registered: the one inserted, or, when the
+	// msisdn was a member already (MemberExisted), the one read back.
+	Member        *Member
+	MemberExisted bool
+	// APIKey is the key issued, with its Secret in clear: the answer,
+	// which is sealed, is the one place it is kept.
+	APIKey *APIKey
+	// Webhook is the last endpoint inserted or updated, with its secret.
+	Webhook *WebhookEndpoint
+	// Delivery is the delivery sent again, as read back after.
+	Delivery *WebhookDelivery
 }
 
 // Claim is a request's hold on its key: Claimed runs the request's work
@@ -117,6 +128,15 @@ type Replay struct {
 }
 
 var errTakenOver = Errorf(CodeIdempotencyInProgress, "another request with this Idempotency-Key took over after this one ran past its time")
+
+// errNoAnswer fails a claimed request's transaction whose route could not
+// make its answer from what it wrote: its work rolls back with its key,
+// rather than commit a key that would replay nothing.
+var errNoAnswer = errors.New("idempotency: no answer made from what the transaction wrote")
+
+// errDoneUnanswered is a key done with neither an answer nor a reference,
+// which no request commits (claimStore.Write).
+var errDoneUnanswered = errors.New("idempotency: a key done without an answer or a reference to rebuild it from")
 
 // BeginIdempotent claims req's key for this request (a nil Replay), or
 // returns the answer the key already has, or fails: 422 for a key used
@@ -159,7 +179,7 @@ func (s *Service) BeginIdempotent(ctx context.Context, req IdempotentRequest) (*
 			case k.LeaseUntil.After(now):
 				return Errorf(CodeIdempotencyInProgress, "a request with this Idempotency-Key is still running; retry once it has answered")
 			case k.Done:
-				return Errorf(CodeIdempotencyAnswerLost, "the request with this Idempotency-Key ran and its changes were kept, but its answer was lost; read the resource to see them")
+				return errDoneUnanswered
 			default: // its request died before its work committed: run it here
 				return tx.TakeOverIdempotencyKey(ctx, c.scope, c.keyHash, c.owner, now.Add(lease))
 			}
@@ -197,6 +217,9 @@ type claimStore struct {
 
 func (cs claimStore) Write(ctx context.Context, fn func(Tx) error) error {
 	c := cs.c
+	if c.render == nil && c.refKind == "" {
+		return errNoAnswer // neither kept nor rebuilt: nothing to replay
+	}
 	return cs.Store.Write(ctx, func(tx Tx) error {
 		// First, so that on PostgreSQL the key's row stays locked until the
 		// work commits: a retry that finds the lease over waits for it.
@@ -215,7 +238,9 @@ func (cs claimStore) Write(ctx context.Context, fn func(Tx) error) error {
 		}
 		a, ok := c.render(w.written)
 		if !ok {
-			return nil
+			// The key commits with its answer or not at all: a key done
+			// without one could replay nothing.
+			return errNoAnswer
 		}
 		sealed, err := c.sealAnswer(a.Header, a.Body)
 		if err != nil {
@@ -226,9 +251,13 @@ func (cs claimStore) Write(ctx context.Context, fn func(Tx) error) error {
 }
 
 // writtenTx is a Tx that notes what a claimed request writes, for Render.
+// Where a use case reads back what it wrote (a delivery it sent again, a
+// member registered already), the read after the write is noted too.
 type writtenTx struct {
 	Tx
-	written Written
+	written    Written
+	registered string // the msisdn an InsertMember found a member already
+	retried    string // the delivery RetryWebhookDelivery made due again
 }
 
 func (w *writtenTx) InsertBatch(ctx context.Context, b Batch) error {
@@ -281,10 +310,64 @@ func (w *writtenTx) InsertTransfers(ctx context.Context, ts []Transfer) error {
 
 func (w *writtenTx) InsertMember(ctx context.Context, m Member) (bool, error) {
 	inserted, err := w.Tx.InsertMember(ctx, m)
-	if err == nil && inserted {
+	switch {
+	case err != nil:
+	case inserted:
 		w.written.Member = &m
+	default:
+		w.registered = m.Msisdn
 	}
 	return inserted, err
+}
+
+// Member notes the member read back after an insert found it registered.
+func (w *writtenTx) Member(ctx context.Context, msisdn string) (Member, error) {
+	m, err := w.Tx.Member(ctx, msisdn)
+	if err == nil && msisdn == w.registered && w.written.Member == nil {
+		w.written.Member, w.written.MemberExisted = &m, true
+	}
+	return m, err
+}
+
+func (w *writtenTx) InsertAPIKey(ctx context.Context, k APIKey) error {
+	err := w.Tx.InsertAPIKey(ctx, k)
+	if err == nil {
+		w.written.APIKey = &k
+	}
+	return err
+}
+
+func (w *writtenTx) InsertWebhookEndpoint(ctx context.Context, e WebhookEndpoint) error {
+	err := w.Tx.InsertWebhookEndpoint(ctx, e)
+	if err == nil {
+		w.written.Webhook = &e
+	}
+	return err
+}
+
+func (w *writtenTx) UpdateWebhookEndpoint(ctx context.Context, e WebhookEndpoint) error {
+	err := w.Tx.UpdateWebhookEndpoint(ctx, e)
+	if err == nil {
+		w.written.Webhook = &e
+	}
+	return err
+}
+
+func (w *writtenTx) RetryWebhookDelivery(ctx context.Context, id string, now time.Time) error {
+	err := w.Tx.RetryWebhookDelivery(ctx, id, now)
+	if err == nil {
+		w.retried = id
+	}
+	return err
+}
+
+// WebhookDelivery notes the delivery read back after it was sent again.
+func (w *writtenTx) WebhookDelivery(ctx context.Context, id string) (WebhookDelivery, error) {
+	d, err := w.Tx.WebhookDelivery(ctx, id)
+	if err == nil && id == w.retried {
+		w.written.Delivery = &d
+	}
+	return d, err
 }
 
 // FinishIdempotent keeps a's answer with c's key. A 5xx answer is not

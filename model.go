@@ -52,6 +52,10 @@ type APIKey struct {
 	Prefix         string // the first characters, for display
 	CreatedAt      time.Time
 	RevokedAt      time.Time // zero while active
+	// Secret is the key in clear, set only on the key just issued, for its
+	// one answer (sealed with an Idempotency-Key's answer, if the request
+	// had one). No store keeps it, and no read fills it.
+	Secret string
 }
 
 // Token is an access token, stored hashed, tied to the key that issued it so

@@ -191,7 +191,6 @@ func (e PaymentStatus) Valid() bool {
 // Defines values for ProblemCode.
 const (
 	ProblemCodeBatchEmpty            ProblemCode = "batch_empty"
-	ProblemCodeIdempotencyAnswerLost ProblemCode = "idempotency_answer_lost"
 	ProblemCodeIdempotencyInProgress ProblemCode = "idempotency_in_progress"
 	ProblemCodeIdempotencyKeyReused  ProblemCode = "idempotency_key_reused"
 	ProblemCodeInsufficientFloat     ProblemCode = "insufficient_float"
@@ -209,8 +208,6 @@ const (
 func (e ProblemCode) Valid() bool {
 	switch e {
 	case ProblemCodeBatchEmpty:
-		return true
-	case ProblemCodeIdempotencyAnswerLost:
 		return true
 	case ProblemCodeIdempotencyInProgress:
 		return true
@@ -907,8 +904,11 @@ type DepositParams struct {
 	// `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
 	// Keys are the organisation's own; the operator API's are the operator's.
 	// A submit's replay is rebuilt from the batch: its payments as they
-	// are at the replay. 1 to 255 printable ASCII characters, else a 400
-	// on `Idempotency-Key`.
+	// are at the replay. An answer that shows a secret once (an API key,
+	// a webhook's signing secret) is replayed with it: the answer is kept
+	// in the transaction of the work, encrypted with a key only the
+	// Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+	// 400 on `Idempotency-Key`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
@@ -935,8 +935,11 @@ type RegisterMemberParams struct {
 	// `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
 	// Keys are the organisation's own; the operator API's are the operator's.
 	// A submit's replay is rebuilt from the batch: its payments as they
-	// are at the replay. 1 to 255 printable ASCII characters, else a 400
-	// on `Idempotency-Key`.
+	// are at the replay. An answer that shows a secret once (an API key,
+	// a webhook's signing secret) is replayed with it: the answer is kept
+	// in the transaction of the work, encrypted with a key only the
+	// Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+	// 400 on `Idempotency-Key`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
@@ -971,8 +974,11 @@ type CreateOrganisationParams struct {
 	// `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
 	// Keys are the organisation's own; the operator API's are the operator's.
 	// A submit's replay is rebuilt from the batch: its payments as they
-	// are at the replay. 1 to 255 printable ASCII characters, else a 400
-	// on `Idempotency-Key`.
+	// are at the replay. An answer that shows a secret once (an API key,
+	// a webhook's signing secret) is replayed with it: the answer is kept
+	// in the transaction of the work, encrypted with a key only the
+	// Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+	// 400 on `Idempotency-Key`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
@@ -993,8 +999,11 @@ type CreateAccountParams struct {
 	// `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
 	// Keys are the organisation's own; the operator API's are the operator's.
 	// A submit's replay is rebuilt from the batch: its payments as they
-	// are at the replay. 1 to 255 printable ASCII characters, else a 400
-	// on `Idempotency-Key`.
+	// are at the replay. An answer that shows a secret once (an API key,
+	// a webhook's signing secret) is replayed with it: the answer is kept
+	// in the transaction of the work, encrypted with a key only the
+	// Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+	// 400 on `Idempotency-Key`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
@@ -1009,8 +1018,11 @@ type CreateApiKeyParams struct {
 	// `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
 	// Keys are the organisation's own; the operator API's are the operator's.
 	// A submit's replay is rebuilt from the batch: its payments as they
-	// are at the replay. 1 to 255 printable ASCII characters, else a 400
-	// on `Idempotency-Key`.
+	// are at the replay. An answer that shows a secret once (an API key,
+	// a webhook's signing secret) is replayed with it: the answer is kept
+	// in the transaction of the work, encrypted with a key only the
+	// Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+	// 400 on `Idempotency-Key`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
@@ -1061,8 +1073,11 @@ type CreateBatchParams struct {
 	// `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
 	// Keys are the organisation's own; the operator API's are the operator's.
 	// A submit's replay is rebuilt from the batch: its payments as they
-	// are at the replay. 1 to 255 printable ASCII characters, else a 400
-	// on `Idempotency-Key`.
+	// are at the replay. An answer that shows a secret once (an API key,
+	// a webhook's signing secret) is replayed with it: the answer is kept
+	// in the transaction of the work, encrypted with a key only the
+	// Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+	// 400 on `Idempotency-Key`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
@@ -1077,8 +1092,11 @@ type CancelBatchParams struct {
 	// `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
 	// Keys are the organisation's own; the operator API's are the operator's.
 	// A submit's replay is rebuilt from the batch: its payments as they
-	// are at the replay. 1 to 255 printable ASCII characters, else a 400
-	// on `Idempotency-Key`.
+	// are at the replay. An answer that shows a secret once (an API key,
+	// a webhook's signing secret) is replayed with it: the answer is kept
+	// in the transaction of the work, encrypted with a key only the
+	// Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+	// 400 on `Idempotency-Key`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
@@ -1104,8 +1122,11 @@ type AddPaymentsParams struct {
 	// `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
 	// Keys are the organisation's own; the operator API's are the operator's.
 	// A submit's replay is rebuilt from the batch: its payments as they
-	// are at the replay. 1 to 255 printable ASCII characters, else a 400
-	// on `Idempotency-Key`.
+	// are at the replay. An answer that shows a secret once (an API key,
+	// a webhook's signing secret) is replayed with it: the answer is kept
+	// in the transaction of the work, encrypted with a key only the
+	// Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+	// 400 on `Idempotency-Key`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
@@ -1120,8 +1141,11 @@ type SubmitBatchParams struct {
 	// `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
 	// Keys are the organisation's own; the operator API's are the operator's.
 	// A submit's replay is rebuilt from the batch: its payments as they
-	// are at the replay. 1 to 255 printable ASCII characters, else a 400
-	// on `Idempotency-Key`.
+	// are at the replay. An answer that shows a secret once (an API key,
+	// a webhook's signing secret) is replayed with it: the answer is kept
+	// in the transaction of the work, encrypted with a key only the
+	// Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+	// 400 on `Idempotency-Key`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 

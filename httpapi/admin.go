@@ -60,11 +60,11 @@ func (s *server) createAccount(w http.ResponseWriter, r *http.Request) error {
 
 // createAPIKey shows the key once; only its hash is kept (contract section 3).
 func (s *server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
-	key, secret, err := s.svc.CreateAPIKey(r.Context(), r.PathValue("id"))
+	key, _, err := s.svc.CreateAPIKey(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusCreated, apiKeyJSON{ID: key.ID, APIKey: secret})
+	return writeJSON(w, http.StatusCreated, toAPIKey(key))
 }
 
 func (s *server) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
@@ -102,11 +102,7 @@ func (s *server) registerMember(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	status := http.StatusOK
-	if created {
-		status = http.StatusCreated
-	}
-	return writeJSON(w, status, toMember(m))
+	return writeJSON(w, memberStatus(created), toMember(m))
 }
 
 func (s *server) statement(w http.ResponseWriter, r *http.Request) error {

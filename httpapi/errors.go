@@ -30,7 +30,6 @@ var statusOf = map[disburse.Code]int{
 
 	disburse.CodeIdempotencyKeyReused:  http.StatusUnprocessableEntity,
 	disburse.CodeIdempotencyInProgress: http.StatusConflict,
-	disburse.CodeIdempotencyAnswerLost: http.StatusConflict,
 	codeRateLimited:                    http.StatusTooManyRequests,
 }
 

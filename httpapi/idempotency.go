@@ -28,9 +28,6 @@ type replayKind int
 const (
 	replayKept   replayKind = iota // the answer is kept, byte for byte
 	replaySubmit                   // rebuilt: the batch with every payment, which may be a million
-	// replayBatch: kept, and rebuilt from the batch when the process
-	// stopped between the work's commit and keeping the answer (a cancel).
-	replayBatch
 )
 
 // idemHandler is a handler run under an Idempotency-Key: s is a copy of
@@ -73,11 +70,8 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, scope string
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	req := disburse.IdempotentRequest{Scope: scope, Key: values[0], Method: r.Method, Path: r.URL.Path, Body: body, Lease: s.idempotencyLease,
 		Render: answerRenderers[r.Pattern]}
-	switch kind {
-	case replaySubmit:
+	if kind == replaySubmit {
 		req.RefKind, req.RefID = refSubmit, r.PathValue("id")
-	case replayBatch:
-		req.RefKind, req.RefID = refBatch, r.PathValue("id")
 	}
 	claim, replay, err := s.svc.BeginIdempotent(r.Context(), req)
 	if err != nil {
@@ -107,19 +101,19 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, scope string
 }
 
 // finish keeps the answer; a failure to keep it is logged, since the
-// client has its answer already. A retry then finds the key done without
-// an answer, and is told so (docs/idempotency.md).
+// client has its answer already, and the key has the one made in the
+// work's transaction (or, for a submit, the batch to rebuild it from).
+// A 4xx whose keeping fails, where nothing committed, runs again on a
+// retry once the lease is over.
 func (s *server) finish(ctx context.Context, r *http.Request, c *disburse.Claim, a disburse.Answer) {
 	if err := s.svc.FinishIdempotent(ctx, c, a); err != nil {
 		s.log.ErrorContext(ctx, "keeping an idempotent answer failed", "request_id", requestIDFrom(r.Context()), "path", r.URL.Path, "err", err)
 	}
 }
 
-// What a replay rebuilds an answer from (IdempotencyKey.RefKind).
-const (
-	refSubmit = "submit" // the batch and its payments
-	refBatch  = "batch"  // the batch, when its answer was not kept
-)
+// refSubmit is what a submit's replay rebuilds its answer from
+// (IdempotencyKey.RefKind): the batch and its payments.
+const refSubmit = "submit"
 
 // replay writes a key's answer again, marked Idempotent-Replayed.
 func (s *server) replay(w http.ResponseWriter, r *http.Request, scope string, rp *disburse.Replay) error {
@@ -133,12 +127,9 @@ func (s *server) replay(w http.ResponseWriter, r *http.Request, scope string, rp
 			return s.svc.PaymentPages(r.Context(), scope, b.ID, visit)
 		})
 	}
-	if rp.RefKind == refBatch && rp.Status == 0 {
-		b, err := s.svc.Batch(r.Context(), scope, rp.RefID)
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, http.StatusOK, toBatch(b))
+	if rp.Status == 0 { // no answer, nothing to rebuild it from: cannot be
+		w.Header().Del(replayedHeader)
+		return errors.New("idempotency: a key with no answer to replay")
 	}
 	for k, v := range rp.Header {
 		w.Header().Set(k, v)

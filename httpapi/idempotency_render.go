@@ -12,8 +12,10 @@ import (
 // (disburse.Written), so that the answer is kept in the same transaction
 // as the work: a process that stops after the commit leaves a key that
 // replays. Each makes the bytes its handler writes, from the same values.
-// A route without one (an API key's, whose secret never reaches the
-// store) keeps its answer just after the commit (docs/idempotency.md).
+// Every POST that takes a key has one but the submit, whose answer is
+// rebuilt from the batch on replay (docs/idempotency.md). Answers with a
+// secret in clear (an API key, a webhook's signing secret) are made here
+// too: the key's row keeps them sealed by the Idempotency-Key.
 // Keyed by the route's pattern.
 var answerRenderers = map[string]func(disburse.Written) (disburse.Answer, bool){
 	"POST /batches": func(w disburse.Written) (disburse.Answer, bool) {
@@ -31,6 +33,42 @@ var answerRenderers = map[string]func(disburse.Written) (disburse.Answer, bool){
 			return disburse.Answer{}, false
 		}
 		return out.answer(), true
+	},
+	"POST /batches/{id}/cancel": func(w disburse.Written) (disburse.Answer, bool) {
+		if w.Batch == nil {
+			return disburse.Answer{}, false
+		}
+		return jsonAnswer(http.StatusOK, toBatch(*w.Batch))
+	},
+	"POST /webhooks": func(w disburse.Written) (disburse.Answer, bool) {
+		if w.Webhook == nil {
+			return disburse.Answer{}, false
+		}
+		return jsonAnswer(http.StatusCreated, toWebhookWithSecret(*w.Webhook), "Location", "/webhooks/"+w.Webhook.ID)
+	},
+	"POST /webhooks/{id}/rotateSecret": func(w disburse.Written) (disburse.Answer, bool) {
+		if w.Webhook == nil {
+			return disburse.Answer{}, false
+		}
+		return jsonAnswer(http.StatusOK, toWebhookWithSecret(*w.Webhook))
+	},
+	"POST /webhooks/{id}/deliveries/{deliveryId}/retry": func(w disburse.Written) (disburse.Answer, bool) {
+		if w.Delivery == nil {
+			return disburse.Answer{}, false
+		}
+		return jsonAnswer(http.StatusAccepted, toDelivery(*w.Delivery))
+	},
+	"POST /admin/webhooks/{id}/disable": func(w disburse.Written) (disburse.Answer, bool) {
+		if w.Webhook == nil {
+			return disburse.Answer{}, false
+		}
+		return jsonAnswer(http.StatusOK, toAdminWebhook(*w.Webhook))
+	},
+	"POST /admin/organisations/{id}/apiKeys": func(w disburse.Written) (disburse.Answer, bool) {
+		if w.APIKey == nil || w.APIKey.Secret == "" {
+			return disburse.Answer{}, false
+		}
+		return jsonAnswer(http.StatusCreated, toAPIKey(*w.APIKey))
 	},
 	"POST /admin/organisations": func(w disburse.Written) (disburse.Answer, bool) {
 		if w.Organisation == nil {
@@ -57,10 +95,10 @@ var answerRenderers = map[string]func(disburse.Written) (disburse.Answer, bool){
 		return jsonAnswer(http.StatusCreated, toTransfer(w.Transfers[0]))
 	},
 	"POST /admin/members": func(w disburse.Written) (disburse.Answer, bool) {
-		if w.Member == nil { // a member already: nothing changed, and the answer is kept after
+		if w.Member == nil {
 			return disburse.Answer{}, false
 		}
-		return jsonAnswer(http.StatusCreated, toMember(*w.Member))
+		return jsonAnswer(memberStatus(!w.MemberExisted), toMember(*w.Member))
 	},
 }
 
@@ -118,6 +156,21 @@ func (b *bufferedAnswer) answer() disburse.Answer {
 // toTransfer is a deposit's answer (the handler's and its renderer's).
 func toTransfer(t disburse.Transfer) transferJSON {
 	return transferJSON{ID: t.ID, AccountID: t.ToAccountID, Amount: t.Amount, Reference: t.Reference, CreatedAt: dateTime(t.CreatedAt)}
+}
+
+// toAPIKey is an API key's answer, its one showing in clear (the
+// handler's and its renderer's).
+func toAPIKey(k disburse.APIKey) apiKeyJSON {
+	return apiKeyJSON{ID: k.ID, APIKey: k.Secret}
+}
+
+// memberStatus is a registration's status: 201 for a new member, 200 for
+// one registered already, unchanged.
+func memberStatus(created bool) int {
+	if created {
+		return http.StatusCreated
+	}
+	return http.StatusOK
 }
 
 // toMember is a registration's answer (the handler's and its renderer's).

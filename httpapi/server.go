@@ -134,7 +134,7 @@ func (s *server) routes() []route {
 		{"GET", "/batches/{id}/payments", s.org(s.listPayments)},
 		{"POST", "/batches/{id}/payments", s.org(s.orgIdempotent(replayKept, (*server).addPayments))},
 		{"POST", "/batches/{id}/submit", s.org(s.orgIdempotent(replaySubmit, (*server).submitBatch))},
-		{"POST", "/batches/{id}/cancel", s.org(s.orgIdempotent(replayBatch, (*server).cancelBatch))},
+		{"POST", "/batches/{id}/cancel", s.org(s.orgIdempotent(replayKept, (*server).cancelBatch))},
 		{"GET", "/payments/statusCodes", s.org(paymentStatusCodes)},
 		{"GET", "/payments/{id}", s.org(s.getPayment)},
 		{"DELETE", "/payments/{id}", s.org(s.deletePayment)},

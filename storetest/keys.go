@@ -10,8 +10,10 @@ import (
 func testAPIKey(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	w := newWorld(t, s)
-	k := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("dak_one"), Prefix: "dak_on", CreatedAt: t0}
+	k := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("dak_one"), Prefix: "dak_on", CreatedAt: t0,
+		Secret: "dak_one"}
 	write(t, s, func(tx disburse.Tx) error { return tx.InsertAPIKey(ctx, k) })
+	k.Secret = "" // never kept: only its hash is
 	same(t, "APIKey", k, get(t, s, func(tx disburse.Tx) (disburse.APIKey, error) { return tx.APIKey(ctx, k.ID) }))
 	same(t, "APIKeyByHash", k, get(t, s, func(tx disburse.Tx) (disburse.APIKey, error) { return tx.APIKeyByHash(ctx, k.Hash) }))
 
