@@ -2,6 +2,7 @@ package disburse
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -105,7 +106,9 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments [
 	slices.SortFunc(ids, strings.Compare)
 	orgs := make(map[string]Organisation)
 	changes := make([]Summary, len(ids))
-	walletsByOrg := make(map[string]map[string]string) // walletsFor depends on the organisation alone
+	// A wallet is a member's in one currency, whichever organisation pays
+	// it: each is ensured once, however many batches pay into it.
+	wallets := make(map[string]map[string]string) // currency → msisdn → account id
 	var events []WebhookEvent
 	for k, id := range ids {
 		// Unlocked: change reads only what never changes (the payout account).
@@ -120,17 +123,22 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments [
 			}
 			orgs[org.ID] = org
 		}
-		wallets, ok := walletsByOrg[org.ID]
-		if names := walletsFor(org); !ok && len(names) > 0 {
-			if wallets, err = tx.EnsureWallets(ctx, org.Currency, names, m.now); err != nil {
+		if wallets[org.Currency] == nil {
+			wallets[org.Currency] = make(map[string]string)
+		}
+		have := wallets[org.Currency]
+		missing := slices.DeleteFunc(walletsFor(org), func(msisdn string) bool { _, ok := have[msisdn]; return ok })
+		if len(missing) > 0 {
+			ensured, err := tx.EnsureWallets(ctx, org.Currency, missing, m.now)
+			if err != nil {
 				return err
 			}
-			walletsByOrg[org.ID] = wallets
+			maps.Copy(have, ensured)
 		}
 		var sum Summary
 		for _, i := range byBatch[id] {
 			old := payments[i]
-			change(org, b, &payments[i], wallets)
+			change(org, b, &payments[i], have)
 			m.record(&sum, old, payments[i])
 			events = append(events, legEvents(org.ID, old, payments[i], m.now)...)
 		}
