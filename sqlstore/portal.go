@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -171,4 +172,113 @@ func (t *tx) PaymentsAfter(ctx context.Context, batchID, after string, n int) ([
 		return nil, fmt.Errorf("payments after: %w", err)
 	}
 	return collect("payments after", rows, nil, scanRowPayment)
+}
+
+// PaymentTransfers reads by transfers_payment (migration 00014).
+func (t *tx) PaymentTransfers(ctx context.Context, paymentID string) ([]disburse.Transfer, error) {
+	return list(ctx, t, "payment transfers", func(r *sql.Rows) (disburse.Transfer, error) {
+		var tr disburse.Transfer
+		var kind, leg string
+		err := r.Scan(&tr.ID, &tr.FromAccountID, &tr.ToAccountID, &tr.Amount, &kind, opt(&tr.PaymentID), opt(&leg), &tr.Reference, at(&tr.CreatedAt))
+		tr.Kind, tr.Leg = disburse.TransferKind(kind), disburse.Leg(leg)
+		return tr, err
+	}, `SELECT id, from_account_id, to_account_id, amount, kind, payment_id, leg, reference, created_at
+		FROM transfers WHERE payment_id = ? ORDER BY created_at, id`, paymentID)
+}
+
+// NotificationsPage pages by id from the cursor, newest first, and reads
+// only the page's rows whatever the filter, by the indexes of migration
+// 00014:
+//
+//   - no filter: the primary key;
+//   - a recipient: notifications_recipient (recipient, id); a recipient
+//     has few rows, so status and channel are checked on them. They are
+//     written as status || ” so that neither engine takes the channel
+//     index for them instead;
+//   - status, channel or both: notifications_channel (channel, status,
+//     id), read once for each pair the filter allows (at most six),
+//     each from the cursor and at most a page, then merged by id.
+func (t *tx) NotificationsPage(ctx context.Context, f disburse.NotificationFilter) ([]disburse.Notification, error) {
+	n := limit(f.Limit)
+	before := func(where []string, args []any) ([]string, []any) {
+		if f.Before == "" {
+			return where, args
+		}
+		return append(where, "n.id < ?"), append(args, f.Before)
+	}
+	page := func(where []string, args []any) (string, []any) {
+		where, args = before(where, args)
+		query := `SELECT ` + notificationColumns + ` FROM notifications n`
+		if len(where) > 0 {
+			query += ` WHERE ` + strings.Join(where, " AND ")
+		}
+		return query + ` ORDER BY n.id DESC LIMIT ?`, append(args, n)
+	}
+	var query string
+	var args []any
+	switch {
+	case f.Recipient != "":
+		where := []string{"n.recipient = ?"}
+		args = []any{f.Recipient}
+		if f.Status != "" {
+			where, args = append(where, "n.status || '' = ?"), append(args, string(f.Status))
+		}
+		if f.Channel != "" {
+			where, args = append(where, "n.channel || '' = ?"), append(args, string(f.Channel))
+		}
+		query, args = page(where, args)
+	case f.Status == "" && f.Channel == "":
+		query, args = page(nil, nil)
+	default:
+		statuses, channels := disburse.NotificationStatuses(), disburse.Channels()
+		if f.Status != "" {
+			statuses = []disburse.NotificationStatus{f.Status}
+		}
+		if f.Channel != "" {
+			channels = []disburse.Channel{f.Channel}
+		}
+		var parts []string
+		for _, c := range channels {
+			for _, st := range statuses {
+				q, a := page([]string{"n.channel = ?", "n.status = ?"}, []any{string(c), string(st)})
+				parts, args = append(parts, `SELECT * FROM (`+q+`) AS p`+strconv.Itoa(len(parts))), append(args, a...)
+			}
+		}
+		query = parts[0]
+		if len(parts) > 1 {
+			query, args = strings.Join(parts, ` UNION ALL `)+` ORDER BY id DESC LIMIT ?`, append(args, n)
+		}
+	}
+	return list(ctx, t, "notifications page", scanNotification, query, args...)
+}
+
+const uploadColumns = `id, organisation_id, batch_id, phase, done, total, rows_read, created_at, updated_at`
+
+func (t *tx) InsertUpload(ctx context.Context, u disburse.Upload) error {
+	return t.insert(ctx, "upload", `INSERT INTO portal_uploads (`+uploadColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		u.ID, u.OrganisationID, u.BatchID, string(u.Phase), u.Done, u.Total, u.Rows, micros(u.CreatedAt), micros(u.UpdatedAt))
+}
+
+func (t *tx) UpdateUpload(ctx context.Context, u disburse.Upload) error {
+	return t.update(ctx, "upload", `UPDATE portal_uploads SET phase = ?, done = ?, total = ?, rows_read = ?, updated_at = ? WHERE id = ?`,
+		string(u.Phase), u.Done, u.Total, u.Rows, micros(u.UpdatedAt), u.ID)
+}
+
+func (t *tx) Upload(ctx context.Context, id string) (disburse.Upload, error) {
+	var u disburse.Upload
+	var phase string
+	err := t.queryRow(ctx, `SELECT `+uploadColumns+` FROM portal_uploads WHERE id = ?`, id).
+		Scan(&u.ID, &u.OrganisationID, &u.BatchID, &phase, &u.Done, &u.Total, &u.Rows, at(&u.CreatedAt), at(&u.UpdatedAt))
+	u.Phase = disburse.UploadPhase(phase)
+	return u, found("upload", err)
+}
+
+func (t *tx) DeleteOldUploads(ctx context.Context, before time.Time, limit int) (int, error) {
+	res, err := t.exec(ctx, `DELETE FROM portal_uploads WHERE id IN (
+		SELECT id FROM portal_uploads WHERE updated_at < ? LIMIT ?)`, micros(before), limit)
+	if err != nil {
+		return 0, fmt.Errorf("delete old uploads: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
 }
