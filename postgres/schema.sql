@@ -132,10 +132,10 @@ CREATE TABLE notifications (
     CONSTRAINT notifications_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'SENT'::text, 'FAILED'::text]))),
     CONSTRAINT notifications_pkey PRIMARY KEY (id)
 );
-CREATE INDEX notifications_channel ON notifications USING btree (channel, status, id);
+CREATE INDEX notifications_done ON notifications USING btree (status, channel, id) WHERE (status <> 'PENDING'::text);
 CREATE INDEX notifications_due ON notifications USING btree (next_attempt_at) WHERE (status = 'PENDING'::text);
 CREATE INDEX notifications_lease_owner ON notifications USING btree (lease_owner) WHERE (lease_owner <> ''::text);
-CREATE INDEX notifications_recipient ON notifications USING btree (recipient, id);
+CREATE INDEX notifications_recipient ON notifications USING btree (recipient, created_at);
 
 CREATE TABLE organisations (
     id uuid NOT NULL,

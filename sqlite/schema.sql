@@ -259,13 +259,13 @@ CREATE INDEX batches_organisation ON batches (organisation_id, created_at DESC, 
 
 CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
 
-CREATE INDEX notifications_channel ON notifications (channel, status, id);
+CREATE INDEX notifications_done ON notifications (status, channel, id) WHERE status <> 'PENDING';
 
 CREATE INDEX notifications_due ON notifications (next_attempt_at) WHERE status = 'PENDING';
 
 CREATE INDEX notifications_lease_owner ON notifications (lease_owner) WHERE lease_owner <> '';
 
-CREATE INDEX notifications_recipient ON notifications (recipient, id);
+CREATE INDEX notifications_recipient ON notifications (recipient, created_at);
 
 CREATE INDEX payments_batch ON payments (batch_id, seq);
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -187,27 +188,30 @@ func (t *tx) PaymentTransfers(ctx context.Context, paymentID string) ([]disburse
 }
 
 // NotificationsPage pages by id from the cursor, newest first, and reads
-// only the page's rows whatever the filter, by the indexes of migration
-// 00014:
+// about a page of rows whatever the filter, by the indexes of migration
+// 00014 and earlier:
 //
 //   - no filter: the primary key;
-//   - a recipient: notifications_recipient (recipient, id); a recipient
-//     has few rows, so status and channel are checked on them. They are
-//     written as status || ” so that neither engine takes the channel
-//     index for them instead;
-//   - status, channel or both: notifications_channel (channel, status,
-//     id), read once for each pair the filter allows (at most six),
-//     each from the cursor and at most a page, then merged by id.
+//   - a recipient: notifications_recipient; a recipient has few rows, so
+//     they are sorted here and status and channel checked on them (written
+//     as status || ” so that no engine takes another index for them);
+//   - status or channel: sent and failed ones by notifications_done
+//     (status, channel, id), read once for each pair the filter allows,
+//     each from the cursor and at most a page; pending ones by
+//     notifications_due, whose rows are few while the delivery worker
+//     keeps up, sorted here (the term on next_attempt_at makes SQLite,
+//     which keeps no statistics, take that index rather than walk the
+//     whole table by id). The parts are merged by id.
+//
+// The term status <> 'PENDING' is written out where notifications_done is
+// meant: SQLite uses a partial index only for a query that states its
+// condition.
 func (t *tx) NotificationsPage(ctx context.Context, f disburse.NotificationFilter) ([]disburse.Notification, error) {
 	n := limit(f.Limit)
-	before := func(where []string, args []any) ([]string, []any) {
-		if f.Before == "" {
-			return where, args
-		}
-		return append(where, "n.id < ?"), append(args, f.Before)
-	}
 	page := func(where []string, args []any) (string, []any) {
-		where, args = before(where, args)
+		if f.Before != "" {
+			where, args = append(where, "n.id < ?"), append(args, f.Before)
+		}
 		query := `SELECT ` + notificationColumns + ` FROM notifications n`
 		if len(where) > 0 {
 			query += ` WHERE ` + strings.Join(where, " AND ")
@@ -238,10 +242,21 @@ func (t *tx) NotificationsPage(ctx context.Context, f disburse.NotificationFilte
 			channels = []disburse.Channel{f.Channel}
 		}
 		var parts []string
-		for _, c := range channels {
-			for _, st := range statuses {
-				q, a := page([]string{"n.channel = ?", "n.status = ?"}, []any{string(c), string(st)})
-				parts, args = append(parts, `SELECT * FROM (`+q+`) AS p`+strconv.Itoa(len(parts))), append(args, a...)
+		part := func(where []string, a []any) {
+			q, a := page(where, a)
+			parts, args = append(parts, `SELECT * FROM (`+q+`) AS p`+strconv.Itoa(len(parts))), append(args, a...)
+		}
+		for _, st := range statuses {
+			if st == disburse.NotificationPending {
+				where, a := []string{"n.status = 'PENDING'", "n.next_attempt_at >= ?"}, []any{int64(math.MinInt64)}
+				if f.Channel != "" {
+					where, a = append(where, "n.channel = ?"), append(a, string(f.Channel))
+				}
+				part(where, a)
+				continue
+			}
+			for _, c := range channels {
+				part([]string{"n.status = ?", "n.channel = ?", "n.status <> 'PENDING'"}, []any{string(st), string(c)})
 			}
 		}
 		query = parts[0]

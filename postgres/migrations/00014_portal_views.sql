@@ -2,14 +2,14 @@
 -- CSV upload.
 --
 -- transfers_payment: a payment's page lists the transfers of its legs.
--- The notifications indexes page the outbox newest first (by id, which is
--- time-ordered) from a cursor, filtered by recipient, status or channel,
--- so the page costs the same on an outbox of millions as on one of ten
--- (sqlstore NotificationsPage says how each filter uses them). The
--- recipient index replaces the one by (recipient, created_at): a submit
--- gives all its notifications one created_at, so only the id orders them.
--- Status is not the first column of an index: the delivery worker's claim
--- (status = 'PENDING', by next_attempt_at) must keep to notifications_due.
+-- notifications_done pages the outbox's sent and failed notifications
+-- newest first (by id, which is time-ordered) from a cursor, by status and
+-- channel, so a page costs the same on an outbox of millions as on one of
+-- ten (sqlstore NotificationsPage says how each filter is read). It leaves
+-- out the pending ones, so that a submit, which writes every notification
+-- pending, pays nothing for it: a notification enters it when it is sent
+-- or given up, one row at a time in the delivery worker. The pending ones
+-- are few while the worker keeps up, and are read by notifications_due.
 --
 -- portal_uploads: how far the server has read an upload, so a page polls
 -- it on whichever replica answers. Rows are purged a day after their last
@@ -18,9 +18,7 @@
 -- +goose Up
 CREATE INDEX transfers_payment ON transfers (payment_id);
 
-DROP INDEX notifications_recipient;
-CREATE INDEX notifications_recipient ON notifications (recipient, id);
-CREATE INDEX notifications_channel ON notifications (channel, status, id);
+CREATE INDEX notifications_done ON notifications (status, channel, id) WHERE status <> 'PENDING';
 
 CREATE TABLE portal_uploads (
     id              uuid PRIMARY KEY,
@@ -37,7 +35,5 @@ CREATE INDEX portal_uploads_updated ON portal_uploads (updated_at);
 
 -- +goose Down
 DROP TABLE portal_uploads;
-DROP INDEX notifications_channel;
-DROP INDEX notifications_recipient;
-CREATE INDEX notifications_recipient ON notifications (recipient, created_at);
+DROP INDEX notifications_done;
 DROP INDEX transfers_payment;
