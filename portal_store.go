@@ -50,10 +50,13 @@ type PortalTx interface {
 	// PaymentTransfers lists the transfers of a payment's legs, oldest
 	// first, by the index of transfers on their payment.
 	PaymentTransfers(ctx context.Context, paymentID string) ([]Transfer, error)
-	// NotificationsPage lists up to f.Limit notifications newest first (by
-	// id, which is time-ordered), narrowed by f, after the notification
-	// f.Before: each filter has an index, so a page costs the same on an
-	// outbox of millions.
+	// NotificationsPage lists up to f.Limit notifications narrowed by f,
+	// after the notification f.After: newest first (by id, which is
+	// time-ordered), but the pending ones alone (f.Status PENDING and no
+	// recipient) in the order they fall due, as the delivery worker takes
+	// them. Each filter is read by an index, so a page costs about the same
+	// on an outbox of millions as on one of ten. A cursor that names no
+	// notification may be ErrNotFound.
 	NotificationsPage(ctx context.Context, f NotificationFilter) ([]Notification, error)
 
 	// InsertUpload starts an upload's progress; an id taken is ErrDuplicate.
@@ -72,7 +75,7 @@ type NotificationFilter struct {
 	Recipient string
 	Status    NotificationStatus
 	Channel   Channel
-	Before    string // a notification id: list the older ones
+	After     string // the last notification of the previous page
 	Limit     int
 }
 

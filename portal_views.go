@@ -175,8 +175,8 @@ func (s *Service) ScopedPaymentTransfers(ctx context.Context, scope, id string) 
 	return p, out, nil
 }
 
-// NotificationsPage lists the outbox newest first, narrowed by f, a page
-// at a time from the cursor f.Before.
+// NotificationsPage lists the outbox narrowed by f, a page at a time from
+// the cursor f.After (Tx.NotificationsPage says in which order).
 func (s *Service) NotificationsPage(ctx context.Context, f NotificationFilter) ([]Notification, error) {
 	var v Validation
 	if !ValidText(f.Recipient) {
@@ -188,11 +188,12 @@ func (s *Service) NotificationsPage(ctx context.Context, f NotificationFilter) (
 	if f.Channel != "" && !slices.Contains(Channels(), f.Channel) {
 		v.Add(-1, "Channel", string(f.Channel), "channel must be SMS or PUSH")
 	}
-	if f.Before != "" && !ValidID(f.Before) {
-		v.Add(-1, "Before", f.Before, "before must be a notification id")
+	if f.After != "" && !ValidID(f.After) {
+		v.Add(-1, "After", f.After, "after must be a notification id")
 	}
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	return read(ctx, s.Store, func(tx Tx) ([]Notification, error) { return tx.NotificationsPage(ctx, f) })
+	list, err := read(ctx, s.Store, func(tx Tx) ([]Notification, error) { return tx.NotificationsPage(ctx, f) })
+	return list, orNotFound(err, "notification") // a cursor no notification has
 }

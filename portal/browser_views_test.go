@@ -130,7 +130,7 @@ func TestBrowserUploadProgressTransfersOutbox(t *testing.T) {
 		screenshot(t, ctx, "notifications")
 		d.run("older notifications", chromedp.Click(chromedp.CSS(`#older-notifications`)))
 		d.until("the older page, with its filters", func(loc string) bool {
-			return strings.Contains(loc, "before=") && strings.Contains(loc, "status=PENDING") && strings.Contains(loc, "channel=SMS")
+			return strings.Contains(loc, "after=") && strings.Contains(loc, "status=PENDING") && strings.Contains(loc, "channel=SMS")
 		})
 		if second := d.text(`#notifications tbody`); second == first || strings.Count(second, "PENDING") != 100 {
 			t.Errorf("the second page repeats the first or is short:\n%s", second)

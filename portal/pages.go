@@ -225,13 +225,14 @@ func (p *portal) registerMember(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// notifications pages the outbox newest first, filtered by recipient,
-// status and channel, from the cursor ?before= (a notification id).
+// notifications pages the outbox, filtered by recipient, status and
+// channel, from the cursor ?after= (the last notification of the page
+// before): newest first, or the pending ones in the order they fall due.
 func (p *portal) notifications(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f := disburse.NotificationFilter{Recipient: strings.TrimSpace(q.Get("recipient")), Status: disburse.NotificationStatus(q.Get("status")),
-		Channel: disburse.Channel(q.Get("channel")), Before: q.Get("before"), Limit: pageSize + 1}
-	pg := page{Title: "Notifications", Filter: map[string]string{"recipient": f.Recipient, "status": string(f.Status), "channel": string(f.Channel), "before": f.Before}}
+		Channel: disburse.Channel(q.Get("channel")), After: q.Get("after"), Limit: pageSize + 1}
+	pg := page{Title: "Notifications", Filter: map[string]string{"recipient": f.Recipient, "status": string(f.Status), "channel": string(f.Channel), "after": f.After}}
 	list, err := p.svc.NotificationsPage(r.Context(), f)
 	if field, _, ok := fieldErrors(err); ok {
 		pg.Field = field

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -78,8 +79,11 @@ func TestNotificationsPaged(t *testing.T) {
 			if i%3 == 0 {
 				n.Channel = disburse.ChannelPush
 			}
-			if i%5 == 0 {
+			switch {
+			case i%5 == 0:
 				n.Status, n.SentAt, n.LastError = disburse.NotificationFailed, time.Time{}, "gateway refused"
+			case i%7 == 0: // pending, due in an order of their own
+				n.Status, n.SentAt, n.NextAttemptAt = disburse.NotificationPending, time.Time{}, now.Add(time.Duration(i*37%100)*time.Minute)
 			}
 			if i%2 == 0 {
 				n.Recipient = "447911123456"
@@ -91,13 +95,22 @@ func TestNotificationsPaged(t *testing.T) {
 		}
 		op := w.signedIn(t, operatorEmail, w.operatorPassword)
 		message := regexp.MustCompile(`<td>message (\d{3})</td>`)
+		var walkIn func(first string, order []int)
 		walk := func(first string, match func(i int) bool) {
 			t.Helper()
-			var want []string
+			var want []int
 			for i := len(ns) - 1; i >= 0; i-- {
 				if match(i) {
-					want = append(want, fmt.Sprintf("%03d", i))
+					want = append(want, i)
 				}
+			}
+			walkIn(first, want)
+		}
+		walkIn = func(first string, order []int) {
+			t.Helper()
+			var want []string
+			for _, i := range order {
+				want = append(want, fmt.Sprintf("%03d", i))
 			}
 			got := op.walk(first, message, len(want)/100+2)
 			if strings.Join(got, " ") != strings.Join(want, " ") {
@@ -105,13 +118,25 @@ func TestNotificationsPaged(t *testing.T) {
 			}
 		}
 		walk("/portal/notifications", func(int) bool { return true })
-		walk("/portal/notifications?status=SENT", func(i int) bool { return i%5 != 0 })
+		sent := func(i int) bool { return i%5 != 0 && i%7 != 0 }
+		walk("/portal/notifications?status=SENT", sent)
 		walk("/portal/notifications?channel=PUSH", func(i int) bool { return i%3 == 0 })
 		walk("/portal/notifications?channel=SMS&status=FAILED", func(i int) bool { return i%3 != 0 && i%5 == 0 })
-		walk("/portal/notifications?recipient=447911123456&status=SENT&channel=SMS", func(i int) bool { return i%2 == 0 && i%5 != 0 && i%3 != 0 })
+		walk("/portal/notifications?recipient=447911123456&status=SENT&channel=SMS", func(i int) bool { return i%2 == 0 && sent(i) && i%3 != 0 })
+		walk("/portal/notifications?recipient=447911123456&status=PENDING", func(i int) bool { return i%2 == 0 && i%5 != 0 && i%7 == 0 })
+		// Pending ones alone: in the order they fall due, ties by id.
+		var pending []int
+		for i := range ns {
+			if ns[i].Status == disburse.NotificationPending {
+				pending = append(pending, i)
+			}
+		}
+		slices.SortStableFunc(pending, func(a, b int) int { return ns[a].NextAttemptAt.Compare(ns[b].NextAttemptAt) })
+		walkIn("/portal/notifications?status=PENDING", pending)
+		op.get("/portal/notifications?status=PENDING").expect(t, http.StatusOK, "In the order they fall due")
 		walk("/portal/notifications?recipient=254700000000", func(int) bool { return false })
-		op.get("/portal/notifications?status=LOST&channel=FAX&before=x").expect(t, http.StatusBadRequest,
-			"status must be PENDING, SENT or FAILED", "channel must be SMS or PUSH", "before must be a notification id")
+		op.get("/portal/notifications?status=LOST&channel=FAX&after=x").expect(t, http.StatusBadRequest,
+			"status must be PENDING, SENT or FAILED", "channel must be SMS or PUSH", "after must be a notification id")
 		op.get("/portal/notifications?status=FAILED").expect(t, http.StatusOK, "gateway refused", `<option selected>FAILED</option>`)
 	})
 }

@@ -133,7 +133,7 @@ CREATE TABLE notifications (
     CONSTRAINT notifications_pkey PRIMARY KEY (id)
 );
 CREATE INDEX notifications_done ON notifications USING btree (status, channel, id) WHERE (status <> 'PENDING'::text);
-CREATE INDEX notifications_due ON notifications USING btree (next_attempt_at) WHERE (status = 'PENDING'::text);
+CREATE INDEX notifications_due ON notifications USING btree (next_attempt_at, id) WHERE (status = 'PENDING'::text);
 CREATE INDEX notifications_lease_owner ON notifications USING btree (lease_owner) WHERE (lease_owner <> ''::text);
 CREATE INDEX notifications_recipient ON notifications USING btree (recipient, created_at);
 

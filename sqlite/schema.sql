@@ -261,7 +261,7 @@ CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
 
 CREATE INDEX notifications_done ON notifications (status, channel, id) WHERE status <> 'PENDING';
 
-CREATE INDEX notifications_due ON notifications (next_attempt_at) WHERE status = 'PENDING';
+CREATE INDEX notifications_due ON notifications (next_attempt_at, id) WHERE status = 'PENDING';
 
 CREATE INDEX notifications_lease_owner ON notifications (lease_owner) WHERE lease_owner <> '';
 

@@ -187,30 +187,35 @@ func (t *tx) PaymentTransfers(ctx context.Context, paymentID string) ([]disburse
 		FROM transfers WHERE payment_id = ? ORDER BY created_at, id`, paymentID)
 }
 
-// NotificationsPage pages by id from the cursor, newest first, and reads
-// about a page of rows whatever the filter, by the indexes of migration
-// 00014 and earlier:
+// NotificationsPage reads about a page of rows whatever the filter, by
+// the indexes of migration 00014 and earlier:
 //
-//   - no filter: the primary key;
+//   - no filter: the primary key, newest first;
 //   - a recipient: notifications_recipient; a recipient has few rows, so
 //     they are sorted here and status and channel checked on them (written
 //     as status || ” so that no engine takes another index for them);
-//   - status or channel: sent and failed ones by notifications_done
-//     (status, channel, id), read once for each pair the filter allows,
-//     each from the cursor and at most a page; pending ones by
-//     notifications_due, whose rows are few while the delivery worker
-//     keeps up, sorted here (the term on next_attempt_at makes SQLite,
-//     which keeps no statistics, take that index rather than walk the
-//     whole table by id). The parts are merged by id.
+//   - pending ones alone: notifications_due (next_attempt_at, id), in
+//     that order, from the cursor's place in it;
+//   - other statuses or a channel: sent and failed ones by
+//     notifications_done (status, channel, id), read once for each pair
+//     the filter allows, each from the cursor and at most a page; pending
+//     ones (for a channel with any status) by notifications_due, sorted
+//     here: quick while the delivery worker keeps up, a sort of the whole
+//     backlog while a large one waits. The term on next_attempt_at makes
+//     SQLite, which keeps no statistics, take that index rather than walk
+//     the whole table by id. The parts are merged by id.
 //
 // The term status <> 'PENDING' is written out where notifications_done is
 // meant: SQLite uses a partial index only for a query that states its
 // condition.
 func (t *tx) NotificationsPage(ctx context.Context, f disburse.NotificationFilter) ([]disburse.Notification, error) {
 	n := limit(f.Limit)
+	if f.Status == disburse.NotificationPending && f.Recipient == "" {
+		return t.pendingPage(ctx, f, n)
+	}
 	page := func(where []string, args []any) (string, []any) {
-		if f.Before != "" {
-			where, args = append(where, "n.id < ?"), append(args, f.Before)
+		if f.After != "" {
+			where, args = append(where, "n.id < ?"), append(args, f.After)
 		}
 		query := `SELECT ` + notificationColumns + ` FROM notifications n`
 		if len(where) > 0 {
@@ -265,6 +270,27 @@ func (t *tx) NotificationsPage(ctx context.Context, f disburse.NotificationFilte
 		}
 	}
 	return list(ctx, t, "notifications page", scanNotification, query, args...)
+}
+
+// pendingPage lists pending notifications in the order they fall due,
+// from the cursor's place: its due time is read first and bound as a
+// value, since SQLite seeks the index by a row value only when it is given
+// one (from a subquery it would walk every row due at the same time).
+func (t *tx) pendingPage(ctx context.Context, f disburse.NotificationFilter, n int64) ([]disburse.Notification, error) {
+	where, args := []string{"n.status = 'PENDING'"}, []any(nil)
+	if f.Channel != "" {
+		where, args = append(where, "n.channel = ?"), append(args, string(f.Channel))
+	}
+	if f.After != "" {
+		var due int64
+		err := t.queryRow(ctx, `SELECT next_attempt_at FROM notifications WHERE id = ?`, f.After).Scan(&due)
+		if err != nil {
+			return nil, found("notifications page", err)
+		}
+		where, args = append(where, "(n.next_attempt_at, n.id) > (?, ?)"), append(args, due, f.After)
+	}
+	return list(ctx, t, "notifications page", scanNotification, `SELECT `+notificationColumns+` FROM notifications n WHERE `+
+		strings.Join(where, " AND ")+` ORDER BY n.next_attempt_at, n.id LIMIT ?`, append(args, n)...)
 }
 
 const uploadColumns = `id, organisation_id, batch_id, phase, done, total, rows_read, created_at, updated_at`

@@ -289,17 +289,37 @@ func testNotificationsPage(t *testing.T, s disburse.Store) {
 		return out
 	}
 	same(t, "newest first", pick(7, 6, 5), page(disburse.NotificationFilter{Limit: 3}))
-	same(t, "the next page", pick(4, 3, 2), page(disburse.NotificationFilter{Limit: 3, Before: ns[5].ID}))
+	same(t, "the next page", pick(4, 3, 2), page(disburse.NotificationFilter{Limit: 3, After: ns[5].ID}))
 	same(t, "by recipient", pick(7, 5, 3, 1), page(disburse.NotificationFilter{Recipient: msisdnUK}))
 	same(t, "by status", pick(6, 3, 0), page(disburse.NotificationFilter{Status: disburse.NotificationSent}))
 	same(t, "by channel", pick(6, 4, 2, 0), page(disburse.NotificationFilter{Channel: disburse.ChannelSMS}))
 	same(t, "all three, paged", pick(1), page(disburse.NotificationFilter{Recipient: msisdnUK, Channel: disburse.ChannelPush,
-		Status: disburse.NotificationPending, Before: ns[5].ID, Limit: 1}))
+		Status: disburse.NotificationPending, After: ns[5].ID, Limit: 1}))
 	same(t, "nothing matches", []string(nil), page(disburse.NotificationFilter{Recipient: msisdnKE2}))
 	full := get(t, s, func(tx disburse.Tx) ([]disburse.Notification, error) {
 		return tx.NotificationsPage(ctx, disburse.NotificationFilter{Limit: 1})
 	})
 	same(t, "a page's rows", []disburse.Notification{ns[7]}, full)
+
+	// Pending ones alone: in the order they fall due (ties by id), paged
+	// from the cursor's place in that order.
+	late, early := notification(msisdnKE2, at(time.Hour)), notification(msisdnKE2, at(-time.Hour))
+	late.Channel = disburse.ChannelPush
+	insertNotifications(t, s, late, early)
+	pendings := []string{early.ID, ns[1].ID, ns[2].ID, ns[4].ID, ns[5].ID, ns[7].ID, late.ID}
+	same(t, "pending, by due time", pendings[:4], page(disburse.NotificationFilter{Status: disburse.NotificationPending, Limit: 4}))
+	same(t, "pending, the next page", pendings[4:], page(disburse.NotificationFilter{Status: disburse.NotificationPending, After: pendings[3], Limit: 4}))
+	same(t, "pending PUSH", []string{ns[1].ID, ns[5].ID, ns[7].ID, late.ID},
+		page(disburse.NotificationFilter{Status: disburse.NotificationPending, Channel: disburse.ChannelPush}))
+	same(t, "PUSH, any status, newest first", []string{late.ID, ns[7].ID, ns[5].ID, ns[3].ID, ns[1].ID},
+		page(disburse.NotificationFilter{Channel: disburse.ChannelPush}))
+	err := s.Read(ctx, func(tx disburse.Tx) error {
+		_, err := tx.NotificationsPage(ctx, disburse.NotificationFilter{Status: disburse.NotificationPending, After: disburse.NewID()})
+		return err
+	})
+	if !errors.Is(err, disburse.ErrNotFound) {
+		t.Errorf("pending after a cursor no notification has: %v, want ErrNotFound", err)
+	}
 }
 
 // testUploads: an upload's progress is written, read back, and purged

@@ -9,7 +9,10 @@
 -- out the pending ones, so that a submit, which writes every notification
 -- pending, pays nothing for it: a notification enters it when it is sent
 -- or given up, one row at a time in the delivery worker. The pending ones
--- are few while the worker keeps up, and are read by notifications_due.
+-- are listed in the order they fall due, by notifications_due, which now
+-- ends in the id: the page pages through it by (next_attempt_at, id), and
+-- the worker's claim, ordered the same way, no longer sorts the many
+-- notifications of one submit, which are all due at once.
 --
 -- portal_uploads: how far the server has read an upload, so a page polls
 -- it on whichever replica answers. Rows are purged a day after their last
@@ -19,6 +22,8 @@
 CREATE INDEX transfers_payment ON transfers (payment_id);
 
 CREATE INDEX notifications_done ON notifications (status, channel, id) WHERE status <> 'PENDING';
+DROP INDEX notifications_due;
+CREATE INDEX notifications_due ON notifications (next_attempt_at, id) WHERE status = 'PENDING';
 
 CREATE TABLE portal_uploads (
     id              TEXT PRIMARY KEY,
@@ -35,5 +40,7 @@ CREATE INDEX portal_uploads_updated ON portal_uploads (updated_at);
 
 -- +goose Down
 DROP TABLE portal_uploads;
+DROP INDEX notifications_due;
+CREATE INDEX notifications_due ON notifications (next_attempt_at) WHERE status = 'PENDING';
 DROP INDEX notifications_done;
 DROP INDEX transfers_payment;
