@@ -118,6 +118,23 @@ func (d *driver) until(what string, ok func(location string) bool) {
 	}
 }
 
+// waitText waits until the element sel holds want: after a click whose
+// answer replaces the page, the old page may still be there for a while.
+func (d *driver) waitText(sel, want string) {
+	d.t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		s, err := d.tryText(sel)
+		if err == nil && strings.Contains(s, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			d.fail("wait for "+sel, fmt.Errorf("it reads %q, not %q, after 2 minutes", s, want))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 func (d *driver) signIn(email, password string) {
 	d.t.Helper()
 	d.run("sign in as "+email,
