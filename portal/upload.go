@@ -21,6 +21,13 @@ const maxUploadBytes = 512 << 20
 // them are counted.
 const maxShownFailures = 1000
 
+// addChunk is how many rows the second pass adds at a time (fewer when
+// the service's limit per request is lower): the upload's peak memory
+// follows it, while its time hardly does (docs/benchmarks.md, "The
+// portal"). The first pass checks a request's worth at a time, so that an
+// external id used twice within one is refused before anything is added.
+const addChunk = 20_000
+
 // progressEvery is how often at most an upload writes its progress
 // between phases; the page polls it about as often.
 const progressEvery = 300 * time.Millisecond
@@ -37,8 +44,8 @@ type uploadResult struct {
 // streamed to a temporary file as it arrives (never held in memory), then
 // read twice, a chunk of rows at a time: first every row is checked by the
 // same domain checks as the API's add-payments (Service.CheckPayments),
-// and only if all pass is it read again and added (Service.AddPayments,
-// which checks again what needs the stored batch). How far it has got is
+// and only if all pass is it read again and added, addChunk rows at a time
+// (Service.AddPayments, which checks again what needs the stored batch). How far it has got is
 // written to the database as it goes, for the page to poll (uploadStatus).
 func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 	org, err := ownBatchOnly(r)
@@ -93,7 +100,7 @@ func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 	}
 	added := 0
 	prog.set(disburse.UploadAdding, 0, int64(res.Rows), int64(res.Rows))
-	err = eachChunk(spool, chunk, &uploadResult{}, func(_ *csvpayments.Reader, chunk []csvpayments.Row) error {
+	err = eachChunk(spool, min(chunk, addChunk), &uploadResult{}, func(_ *csvpayments.Reader, chunk []csvpayments.Row) error {
 		clear := false
 		_, _, err := p.svc.AddPayments(r.Context(), org, b.ID, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: csvpayments.Payments(chunk)})
 		var e *disburse.Error
