@@ -125,7 +125,6 @@ func TestBrowserUploadProgressTransfersOutbox(t *testing.T) {
 		if n := strings.Count(first, "PENDING"); n != 100 {
 			t.Errorf("the first page shows %d PENDING notifications, want 100", n)
 		}
-		screenshot(t, ctx, "notifications")
 		d.run("older notifications", chromedp.Click(chromedp.CSS(`#older-notifications`)))
 		d.until("the older page, with its filters", func(loc string) bool {
 			return strings.Contains(loc, "after=") && strings.Contains(loc, "status=PENDING") && strings.Contains(loc, "channel=SMS")
@@ -142,5 +141,6 @@ func TestBrowserUploadProgressTransfersOutbox(t *testing.T) {
 		if one := d.text(`#notifications tbody`); strings.Count(one, "254712000007") != 1 {
 			t.Errorf("the recipient filter shows:\n%s", one)
 		}
+		screenshot(t, ctx, "notifications")
 	})
 }
