@@ -180,6 +180,9 @@ const (
 	ChannelPush Channel = "PUSH"
 )
 
+// Channels lists every channel.
+func Channels() []Channel { return []Channel{ChannelSMS, ChannelPush} }
+
 // NotificationStatus is where a notification is in its delivery.
 type NotificationStatus string
 
@@ -188,6 +191,11 @@ const (
 	NotificationSent    NotificationStatus = "SENT"    // the provider accepted it
 	NotificationFailed  NotificationStatus = "FAILED"  // gave up after the last attempt
 )
+
+// NotificationStatuses lists every notification status.
+func NotificationStatuses() []NotificationStatus {
+	return []NotificationStatus{NotificationPending, NotificationSent, NotificationFailed}
+}
 
 // Notification is an outbox row, written in the transaction that moved the money.
 type Notification struct {

@@ -47,6 +47,36 @@ type PortalTx interface {
 	// they were added, starting after the payment after (empty: from the
 	// first): a page costs the same however far into the batch it is.
 	PaymentsAfter(ctx context.Context, batchID, after string, limit int) ([]Payment, error)
+	// PaymentTransfers lists the transfers of a payment's legs, oldest
+	// first, by the index of transfers on their payment.
+	PaymentTransfers(ctx context.Context, paymentID string) ([]Transfer, error)
+	// NotificationsPage lists up to f.Limit notifications narrowed by f,
+	// after the notification f.After: newest first (by id, which is
+	// time-ordered), but the pending ones alone (f.Status PENDING and no
+	// recipient) in the order they fall due, as the delivery worker takes
+	// them. Each filter is read by an index, so a page costs about the same
+	// on an outbox of millions as on one of ten. A cursor that names no
+	// notification may be ErrNotFound.
+	NotificationsPage(ctx context.Context, f NotificationFilter) ([]Notification, error)
+
+	// InsertUpload starts an upload's progress; an id taken is ErrDuplicate.
+	InsertUpload(ctx context.Context, u Upload) error
+	// UpdateUpload writes an upload's phase and counts.
+	UpdateUpload(ctx context.Context, u Upload) error
+	Upload(ctx context.Context, id string) (Upload, error)
+	// DeleteOldUploads deletes up to limit uploads last changed before
+	// before and returns how many it deleted.
+	DeleteOldUploads(ctx context.Context, before time.Time, limit int) (int, error)
+}
+
+// NotificationFilter narrows the portal's list of notifications; an empty
+// field does not narrow it.
+type NotificationFilter struct {
+	Recipient string
+	Status    NotificationStatus
+	Channel   Channel
+	After     string // the last notification of the previous page
+	Limit     int
 }
 
 // PortalBatchFilter narrows the operator's list of batches.

@@ -1,6 +1,9 @@
 package disburse
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // Scope is the organisation a portal user may see: their own, or every
 // organisation ("") for an operator.
@@ -14,38 +17,39 @@ func (u PortalUser) Scope() string {
 // inScope reports whether a row of organisationID is within scope.
 func inScope(scope, organisationID string) bool { return scope == "" || scope == organisationID }
 
+// scopedRow reads the row id with get, in tx, and returns it when its
+// organisation (org) is within scope; else, as for a missing one, not
+// found (what names it).
+func scopedRow[T any](ctx context.Context, tx Tx, scope, id, what string, get func(context.Context, string) (T, error), org func(T) string) (T, error) {
+	var zero T
+	if !ValidID(id) {
+		return zero, notFound(what)
+	}
+	v, err := get(ctx, id)
+	if err != nil {
+		return zero, orNotFound(err, what)
+	}
+	if !inScope(scope, org(v)) {
+		return zero, notFound(what)
+	}
+	return v, nil
+}
+
+func batchOrganisation(b Batch) string     { return b.OrganisationID }
+func paymentOrganisation(p Payment) string { return p.OrganisationID }
+
 // ScopedBatch returns the batch id when it is within scope; else, as for a
 // missing one, not found.
 func (s *Service) ScopedBatch(ctx context.Context, scope, id string) (Batch, error) {
-	if !ValidID(id) {
-		return Batch{}, notFound("batch")
-	}
 	return read(ctx, s.Store, func(tx Tx) (Batch, error) {
-		b, err := tx.Batch(ctx, id)
-		if err != nil {
-			return Batch{}, orNotFound(err, "batch")
-		}
-		if !inScope(scope, b.OrganisationID) {
-			return Batch{}, notFound("batch")
-		}
-		return b, nil
+		return scopedRow(ctx, tx, scope, id, "batch", tx.Batch, batchOrganisation)
 	})
 }
 
 // ScopedPayment returns the payment id when it is within scope.
 func (s *Service) ScopedPayment(ctx context.Context, scope, id string) (Payment, error) {
-	if !ValidID(id) {
-		return Payment{}, notFound("payment")
-	}
 	return read(ctx, s.Store, func(tx Tx) (Payment, error) {
-		p, err := tx.Payment(ctx, id)
-		if err != nil {
-			return Payment{}, orNotFound(err, "payment")
-		}
-		if !inScope(scope, p.OrganisationID) {
-			return Payment{}, notFound("payment")
-		}
-		return p, nil
+		return scopedRow(ctx, tx, scope, id, "payment", tx.Payment, paymentOrganisation)
 	})
 }
 
@@ -104,18 +108,8 @@ func (s *Service) APIKeys(ctx context.Context, organisationID string) ([]APIKey,
 
 // ScopedAPIKey returns the key id when it is within scope.
 func (s *Service) ScopedAPIKey(ctx context.Context, scope, id string) (APIKey, error) {
-	if !ValidID(id) {
-		return APIKey{}, notFound("API key")
-	}
 	return read(ctx, s.Store, func(tx Tx) (APIKey, error) {
-		k, err := tx.APIKey(ctx, id)
-		if err != nil {
-			return APIKey{}, orNotFound(err, "API key")
-		}
-		if !inScope(scope, k.OrganisationID) {
-			return APIKey{}, notFound("API key")
-		}
-		return k, nil
+		return scopedRow(ctx, tx, scope, id, "API key", tx.APIKey, func(k APIKey) string { return k.OrganisationID })
 	})
 }
 
@@ -131,4 +125,75 @@ func (s *Service) AccountOrganisation(ctx context.Context, id string) (string, e
 		}
 		return a.OrganisationID, nil
 	})
+}
+
+// LegTransfer is one transfer of a payment's leg with both its accounts,
+// for the portal's payment page.
+type LegTransfer struct {
+	Transfer
+	From, To Account
+}
+
+// ScopedPaymentTransfers returns the payment id, when it is within scope,
+// and the transfers of its legs, oldest first, in one snapshot.
+func (s *Service) ScopedPaymentTransfers(ctx context.Context, scope, id string) (Payment, []LegTransfer, error) {
+	var p Payment
+	var out []LegTransfer
+	err := s.Store.Read(ctx, func(tx Tx) error {
+		var err error
+		if p, err = scopedRow(ctx, tx, scope, id, "payment", tx.Payment, paymentOrganisation); err != nil {
+			return err
+		}
+		ts, err := tx.PaymentTransfers(ctx, id)
+		if err != nil {
+			return err
+		}
+		accounts := map[string]Account{} // a payment's legs move between a few accounts
+		account := func(id string) (Account, error) {
+			if a, ok := accounts[id]; ok {
+				return a, nil
+			}
+			a, err := tx.Account(ctx, id)
+			accounts[id] = a
+			return a, err
+		}
+		out = make([]LegTransfer, len(ts))
+		for i, t := range ts {
+			out[i].Transfer = t
+			if out[i].From, err = account(t.FromAccountID); err != nil {
+				return err
+			}
+			if out[i].To, err = account(t.ToAccountID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Payment{}, nil, err
+	}
+	return p, out, nil
+}
+
+// NotificationsPage lists the outbox narrowed by f, a page at a time from
+// the cursor f.After (Tx.NotificationsPage says in which order).
+func (s *Service) NotificationsPage(ctx context.Context, f NotificationFilter) ([]Notification, error) {
+	var v Validation
+	if !ValidText(f.Recipient) {
+		v.Add(-1, "Recipient", f.Recipient, textMessage("recipient"))
+	}
+	if f.Status != "" && !slices.Contains(NotificationStatuses(), f.Status) {
+		v.Add(-1, "Status", string(f.Status), "status must be PENDING, SENT or FAILED")
+	}
+	if f.Channel != "" && !slices.Contains(Channels(), f.Channel) {
+		v.Add(-1, "Channel", string(f.Channel), "channel must be SMS or PUSH")
+	}
+	if f.After != "" && !ValidID(f.After) {
+		v.Add(-1, "After", f.After, "after must be a notification id")
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	list, err := read(ctx, s.Store, func(tx Tx) ([]Notification, error) { return tx.NotificationsPage(ctx, f) })
+	return list, orNotFound(err, "notification") // a cursor no notification has
 }

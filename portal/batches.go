@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/disburse/disburse"
 )
@@ -80,6 +81,9 @@ func (p *portal) batchPage(w http.ResponseWriter, r *http.Request, status int, p
 	}
 	pg.Title, pg.Batch, pg.Payments, pg.Organisation = "Batch "+b.Name, b, payments, org
 	pg.Filter = map[string]string{"after": after}
+	if b.Status == disburse.BatchDraft {
+		pg.UploadID = disburse.NewID() // the next upload's, so the page can poll its progress
+	}
 	if len(payments) > pageSize {
 		pg.Payments, pg.NextCursor = payments[:pageSize], payments[pageSize-1].ID
 	}
@@ -128,12 +132,37 @@ func (p *portal) cancel(w http.ResponseWriter, r *http.Request) error {
 	return p.batchPage(w, r, http.StatusOK, page{Message: "The batch is " + string(b.Status) + "."})
 }
 
+// leg is one leg of a payment as its page shows it: its state and the
+// ledger transfers that moved its money.
+type leg struct {
+	Name, To                              string
+	Amount                                disburse.Money
+	Status                                disburse.PaymentStatus
+	SettledAt, ReversalDueAt, CancelledAt time.Time
+	Transfers                             []disburse.LegTransfer
+}
+
+// payment draws a payment with its legs and each leg's transfers, for
+// an operator or the payment's own organisation (else 404).
 func (p *portal) payment(w http.ResponseWriter, r *http.Request) error {
-	pay, err := p.svc.ScopedPayment(r.Context(), user(r).Scope(), r.PathValue("id"))
+	pay, transfers, err := p.svc.ScopedPaymentTransfers(r.Context(), user(r).Scope(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	p.render(w, r, http.StatusOK, "payment", page{Title: "Payment to " + pay.Msisdn, Payment: pay})
+	legs := []leg{{Name: "payment", To: pay.Msisdn, Amount: pay.Amount, Status: pay.Status,
+		SettledAt: pay.SettledAt, ReversalDueAt: pay.ReversalDueAt, CancelledAt: pay.CancelledAt}}
+	if pay.HasReferral() {
+		legs = append(legs, leg{Name: "referral", To: pay.ReferralMsisdn, Amount: pay.ReferralAmount, Status: pay.ReferralStatus,
+			SettledAt: pay.ReferralSettledAt, ReversalDueAt: pay.ReversalDueAt})
+	}
+	for _, t := range transfers {
+		i := 0
+		if t.Leg == disburse.LegReferral && len(legs) > 1 {
+			i = 1
+		}
+		legs[i].Transfers = append(legs[i].Transfers, t)
+	}
+	p.render(w, r, http.StatusOK, "payment", page{Title: "Payment to " + pay.Msisdn, Payment: pay, Legs: legs})
 	return nil
 }
 

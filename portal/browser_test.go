@@ -62,6 +62,96 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	}
 }
 
+// driver drives one chromium tab through the portal.
+type driver struct {
+	t    *testing.T
+	ctx  context.Context
+	base string
+}
+
+// fail stops the test, showing where the browser is and what it shows.
+func (d *driver) fail(what string, err error) {
+	d.t.Helper()
+	loc, _ := chromedp.Run(d.ctx, chromedp.Location())
+	body, _ := chromedp.Run(d.ctx, chromedp.Text(chromedp.CSS("body")))
+	d.t.Fatalf("%s: %v\nat %s:\n%s", what, err, loc, body)
+}
+
+func (d *driver) run(what string, actions ...chromedp.Action[chromedp.Void]) {
+	d.t.Helper()
+	if err := chromedp.Do(d.ctx, actions...); err != nil {
+		d.fail(what, err)
+	}
+}
+
+// text reads an element's text in the page's own JavaScript: a DOM node
+// id from before a form's answer replaced the page would be stale. No
+// such element reads as "".
+func (d *driver) text(sel string) string {
+	d.t.Helper()
+	s, err := d.tryText(sel)
+	if err != nil {
+		d.fail("read "+sel, err)
+	}
+	return s
+}
+
+func (d *driver) tryText(sel string) (string, error) {
+	js := fmt.Sprintf(`(document.querySelector(%q) || {innerText: ""}).innerText`, sel)
+	return chromedp.Run(d.ctx, chromedp.Evaluate[string](js))
+}
+
+// until waits for the page at a location that ok accepts, fully loaded.
+func (d *driver) until(what string, ok func(location string) bool) {
+	d.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		loc, err := chromedp.Run(d.ctx, chromedp.Location())
+		state, _ := chromedp.Run(d.ctx, chromedp.Evaluate[string](`document.readyState`))
+		if err == nil && ok(loc) && state == "complete" {
+			return
+		}
+		if time.Now().After(deadline) {
+			d.fail(what, fmt.Errorf("still at %s (%s) after 30 s", loc, state))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitText waits until the element sel holds want: after a click whose
+// answer replaces the page, the old page may still be there for a while.
+func (d *driver) waitText(sel, want string) {
+	d.t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		s, err := d.tryText(sel)
+		if err == nil && strings.Contains(s, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			d.fail("wait for "+sel, fmt.Errorf("it reads %q, not %q, after 2 minutes", s, want))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (d *driver) signIn(email, password string) {
+	d.t.Helper()
+	d.run("sign in as "+email,
+		chromedp.Navigate(d.base+"/portal/"),
+		chromedp.WaitVisible(chromedp.CSS(`input[name=email]`)),
+		chromedp.SendKeys(chromedp.CSS(`input[name=email]`), email),
+		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), password),
+		chromedp.Click(chromedp.CSS(`#signin`)),
+		chromedp.WaitVisible(chromedp.CSS(`form.signout`)),
+	)
+}
+
+func (d *driver) signOut() {
+	d.t.Helper()
+	d.run("sign out", chromedp.Click(chromedp.CSS(`form.signout button`)), chromedp.WaitVisible(chromedp.CSS(`#signin`)))
+}
+
 // TestBrowser drives a real chromium through the portal: the operator
 // signs in and changes the settings, then an organisation user uploads a
 // CSV with a bad line, sees the failure, uploads a good one and submits.
@@ -70,39 +160,8 @@ func TestBrowser(t *testing.T) {
 		ctx := chromium(t)
 		w := newWorld(t, open)
 		base := w.srv.URL
-		fail := func(what string, err error) {
-			t.Helper()
-			loc, _ := chromedp.Run(ctx, chromedp.Location())
-			body, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
-			t.Fatalf("%s: %v\nat %s:\n%s", what, err, loc, body)
-		}
-		run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
-			t.Helper()
-			if err := chromedp.Do(ctx, actions...); err != nil {
-				fail(what, err)
-			}
-		}
-		// text reads an element's text in the page's own JavaScript: a DOM
-		// node id from before a form's answer replaced the page would be stale.
-		text := func(sel string) string {
-			t.Helper()
-			js := fmt.Sprintf(`(document.querySelector(%q) || {innerText: ""}).innerText`, sel)
-			s, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
-			if err != nil {
-				fail("read "+sel, err)
-			}
-			return s
-		}
-		signIn := func(email, password string) {
-			run("sign in as "+email,
-				chromedp.Navigate(base+"/portal/"),
-				chromedp.WaitVisible(chromedp.CSS(`input[name=email]`)),
-				chromedp.SendKeys(chromedp.CSS(`input[name=email]`), email),
-				chromedp.SendKeys(chromedp.CSS(`input[name=password]`), password),
-				chromedp.Click(chromedp.CSS(`#signin`)),
-				chromedp.WaitVisible(chromedp.CSS(`form.signout`)),
-			)
-		}
+		d := &driver{t: t, ctx: ctx, base: base}
+		run, text, signIn := d.run, d.text, d.signIn
 
 		signIn(operatorEmail, w.operatorPassword)
 		screenshot(t, ctx, "organisations")
@@ -171,7 +230,7 @@ func TestBrowser(t *testing.T) {
 		if m := text(`p.message`); !strings.Contains(m, "revoked") {
 			t.Errorf("after revoking the page says %q", m)
 		}
-		run("sign out", chromedp.Click(chromedp.CSS(`form.signout button`)), chromedp.WaitVisible(chromedp.CSS(`#signin`)))
+		d.signOut()
 
 		signIn(userEmail, w.userPassword)
 		dir := t.TempDir()
@@ -221,7 +280,7 @@ func TestBrowser(t *testing.T) {
 		batchURL := strings.TrimSuffix(submitURL, "/submit")
 
 		// The payees register (the operator's members page): the batch closes.
-		run("sign out", chromedp.Click(chromedp.CSS(`form.signout button`)), chromedp.WaitVisible(chromedp.CSS(`#signin`)))
+		d.signOut()
 		signIn(operatorEmail, w.operatorPassword)
 		for _, msisdn := range []string{"254712345678", "447911123456"} {
 			run("register "+msisdn,

@@ -16,8 +16,18 @@ import (
 // upload posts csv as the file of the batch's upload form.
 func (b *browser) upload(batchID, csv string) answer {
 	b.t.Helper()
+	return b.uploadAs(batchID, "", csv)
+}
+
+// uploadAs uploads with the upload id uploadID, as the batch page's form
+// sends it, when it is not empty.
+func (b *browser) uploadAs(batchID, uploadID, csv string) answer {
+	b.t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
+	if uploadID != "" {
+		mw.WriteField("upload", uploadID)
+	}
 	fw, _ := mw.CreateFormFile("file", "payments.csv")
 	fw.Write([]byte(csv))
 	mw.Close()
@@ -25,6 +35,30 @@ func (b *browser) upload(batchID, csv string) answer {
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Origin", b.origin)
 	return b.do(req)
+}
+
+// walk follows a list's rel="next" links from first, at most maxPages
+// pages, and returns the first group of item's every match, in order.
+func (b *browser) walk(first string, item *regexp.Regexp, maxPages int) []string {
+	b.t.Helper()
+	next := regexp.MustCompile(`href="([^"]+)" rel="next"`)
+	var seen []string
+	path := first
+	for pages := 0; path != ""; pages++ {
+		if pages == maxPages {
+			b.t.Fatalf("%s: more than %d pages", first, maxPages)
+		}
+		res := b.get(path)
+		res.expect(b.t, http.StatusOK)
+		for _, m := range item.FindAllStringSubmatch(res.body, -1) {
+			seen = append(seen, m[1])
+		}
+		path = ""
+		if m := next.FindStringSubmatch(res.body); m != nil {
+			path = strings.ReplaceAll(m[1], "&amp;", "&")
+		}
+	}
+	return seen
 }
 
 // createBatch creates a batch through the form and returns its id.
@@ -74,6 +108,12 @@ func TestOrganisationUserPaysFromCSV(t *testing.T) {
 		}
 		b.get("/portal/batches/"+id).expect(t, http.StatusOK, `<strong id="batch-status">CLOSED</strong>`)
 		b.get("/portal/payments/"+payments[0].ID).expect(t, http.StatusOK, "SETTLED", "254712345678")
+		// Each leg's transfers: a member paid at once; a non-member held, then settled.
+		b.get("/portal/payments/"+payments[0].ID).expect(t, http.StatusOK, `<table class="transfers" id="transfers-payment">`,
+			"<td>PAY</td><td>float: ", "</td><td>wallet 254712345678</td><td class=\"num\">150.00</td>")
+		b.get("/portal/payments/"+payments[1].ID).expect(t, http.StatusOK, "<td>HOLD</td><td>float: ", "</td><td>holding</td><td class=\"num\">75.50</td>",
+			"<td>SETTLE</td><td>holding</td><td>wallet 447911123456</td>")
+		w.signedIn(t, operatorEmail, w.operatorPassword).get("/portal/payments/"+payments[1].ID).expect(t, http.StatusOK, "<td>HOLD</td>", "<td>SETTLE</td>")
 
 		other := b.createBatch("to cancel")
 		b.upload(other, "msisdn,amount\n254712345678,1\n").expect(t, http.StatusOK)
@@ -98,24 +138,7 @@ func TestPaymentsPaged(t *testing.T) {
 			fmt.Fprintf(&csv, "254712345678,1,p%03d\n", i)
 		}
 		b.upload(id, csv.String()).expect(t, http.StatusOK, "250 payment(s) added")
-		next := regexp.MustCompile(`href="(/portal/batches/[^"]+\?after=[^"]+)" rel="next"`)
-		ext := regexp.MustCompile(`<td>(p\d{3})</td>`)
-		var seen []string
-		path := "/portal/batches/" + id
-		for pages := 0; path != ""; pages++ {
-			if pages > 3 {
-				t.Fatal("more pages than 250 payments fill")
-			}
-			res := b.get(path)
-			res.expect(t, http.StatusOK)
-			for _, m := range ext.FindAllStringSubmatch(res.body, -1) {
-				seen = append(seen, m[1])
-			}
-			path = ""
-			if m := next.FindStringSubmatch(res.body); m != nil {
-				path = strings.ReplaceAll(m[1], "&amp;", "&")
-			}
-		}
+		seen := b.walk("/portal/batches/"+id, regexp.MustCompile(`<td>(p\d{3})</td>`), 3)
 		if len(seen) != 250 || seen[0] != "p000" || seen[249] != "p249" {
 			t.Fatalf("paging visited %d payments, from %v", len(seen), seen[:min(3, len(seen))])
 		}

@@ -225,22 +225,28 @@ func (p *portal) registerMember(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// notifications shows the newest of the outbox that match the filters.
+// notifications pages the outbox, filtered by recipient, status and
+// channel, from the cursor ?after= (the last notification of the page
+// before): newest first, or the pending ones in the order they fall due.
 func (p *portal) notifications(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	recipient, status := strings.TrimSpace(q.Get("recipient")), q.Get("status")
-	list, err := p.svc.Notifications(r.Context(), recipient)
+	f := disburse.NotificationFilter{Recipient: strings.TrimSpace(q.Get("recipient")), Status: disburse.NotificationStatus(q.Get("status")),
+		Channel: disburse.Channel(q.Get("channel")), After: q.Get("after"), Limit: pageSize + 1}
+	pg := page{Title: "Notifications", Filter: map[string]string{"recipient": f.Recipient, "status": string(f.Status), "channel": string(f.Channel), "after": f.After}}
+	list, err := p.svc.NotificationsPage(r.Context(), f)
+	if field, _, ok := fieldErrors(err); ok {
+		pg.Field = field
+		p.render(w, r, http.StatusBadRequest, "notifications", pg)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	var shown []disburse.Notification
-	for i := len(list) - 1; i >= 0 && len(shown) < 500; i-- {
-		if status == "" || string(list[i].Status) == status {
-			shown = append(shown, list[i])
-		}
+	pg.Notifications = list
+	if len(list) > pageSize {
+		pg.Notifications, pg.NextCursor = list[:pageSize], list[pageSize-1].ID
 	}
-	p.render(w, r, http.StatusOK, "notifications", page{Title: "Notifications", Notifications: shown,
-		Filter: map[string]string{"recipient": recipient, "status": status}})
+	p.render(w, r, http.StatusOK, "notifications", pg)
 	return nil
 }
 

@@ -110,6 +110,7 @@ func (p *portal) routes() []route {
 		{"POST", "/portal/batches", anyUser, p.createBatch},
 		{"GET", "/portal/batches/{id}", anyUser, p.batch},
 		{"POST", "/portal/batches/{id}/upload", anyUser, p.upload},
+		{"GET", "/portal/uploads/{id}", anyUser, p.uploadStatus},
 		{"POST", "/portal/batches/{id}/submit", anyUser, p.submit},
 		{"POST", "/portal/batches/{id}/cancel", anyUser, p.cancel},
 		{"GET", "/portal/payments/{id}", anyUser, p.payment},

@@ -2,9 +2,11 @@ package portal
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +45,9 @@ type page struct {
 	CheckedAt     time.Time
 	Audit         []disburse.AuditEntry
 	Upload        *uploadResult
+	Legs          []leg
+	UploadID      string           // a new upload's id, for its progress
+	Progress      *disburse.Upload // an upload's progress
 }
 
 var funcs = template.FuncMap{
@@ -61,6 +66,54 @@ var funcs = template.FuncMap{
 		return d.String()
 	},
 	"operator": func(u disburse.PortalUser) bool { return u.Role == disburse.RoleOperator },
+	// nextQuery is the query of a list's next page: its filters, with
+	// the cursor key set to cursor.
+	"nextQuery": func(filter map[string]string, key, cursor string) template.URL {
+		q := url.Values{}
+		for k, v := range filter {
+			if v != "" && k != key {
+				q.Set(k, v)
+			}
+		}
+		q.Set(key, cursor)
+		return template.URL(q.Encode())
+	},
+	// progressText says where an upload is, in words.
+	"progressText": func(u disburse.Upload) string {
+		switch u.Phase {
+		case disburse.UploadReceiving:
+			return fmt.Sprintf("Receiving the file: %s of %s", megabytes(u.Done), megabytes(u.Total))
+		case disburse.UploadChecking:
+			return fmt.Sprintf("Checking the rows: %s read, %d %% of the file", thousands(u.Rows), u.Percent())
+		case disburse.UploadAdding:
+			return fmt.Sprintf("Adding the payments: %s of %s added", thousands(u.Done), thousands(u.Total))
+		}
+		return fmt.Sprintf("Done: %s rows read.", thousands(u.Rows))
+	},
+	// account names an account of a transfer in words: whose it is.
+	"account": func(a disburse.Account) string {
+		switch a.Kind {
+		case disburse.AccountPayout:
+			return "float: " + a.Name
+		case disburse.AccountHolding:
+			return "holding"
+		case disburse.AccountWallet:
+			return "wallet " + a.Msisdn
+		}
+		return strings.ToLower(string(a.Kind))
+	},
+}
+
+// megabytes shows a size in MB, one decimal.
+func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }
+
+// thousands writes n with a comma between each three digits.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // parsePages parses each page with the layout: one template set per page,

@@ -32,9 +32,29 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids := map[string]string{
-			"/portal/organisations/": w.org.ID, "/portal/keys/": key.ID, "/portal/accounts/": w.orgAccount.ID,
-			"/portal/batches/": b.ID, "/portal/payments/": added[0].ID,
+		// A submitted payment too: its page lists its legs' transfers.
+		paid, err := w.svc.CreateBatch(ctx, w.org.ID, disburse.BatchInput{Name: "Acme paid batch"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, paidPayments, err := w.svc.AddPayments(ctx, w.org.ID, paid.ID, disburse.AddPaymentsInput{ClearExisting: &clearExisting,
+			Payments: []disburse.PaymentInput{{Msisdn: "447911123456", Amount: "7"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.svc.Deposit(ctx, w.orgAccount.ID, "100", "float"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.svc.Submit(ctx, w.org.ID, paid.ID); err != nil {
+			t.Fatal(err)
+		}
+		upload, err := w.svc.StartUpload(ctx, disburse.Upload{ID: disburse.NewID(), OrganisationID: w.org.ID, BatchID: b.ID, Phase: disburse.UploadChecking})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string][]string{
+			"/portal/organisations/": {w.org.ID}, "/portal/keys/": {key.ID}, "/portal/accounts/": {w.orgAccount.ID},
+			"/portal/batches/": {b.ID, paid.ID}, "/portal/payments/": {added[0].ID, paidPayments[0].ID}, "/portal/uploads/": {upload.ID},
 		}
 		intruder := w.signedIn(t, otherEmail, w.otherPassword)
 		walked := 0
@@ -42,34 +62,39 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 			if rt.Public || rt.Path == "/portal/signout" {
 				continue
 			}
-			path := strings.ReplaceAll(rt.Path, "{$}", "")
-			if strings.Contains(path, "{id}") {
-				for prefix, id := range ids {
-					if strings.HasPrefix(path, prefix) {
-						path = strings.Replace(path, "{id}", id, 1)
+			paths := []string{strings.ReplaceAll(rt.Path, "{$}", "")}
+			if strings.Contains(rt.Path, "{id}") {
+				paths = nil
+				for prefix, list := range ids {
+					if strings.HasPrefix(rt.Path, prefix) {
+						for _, id := range list {
+							paths = append(paths, strings.Replace(rt.Path, "{id}", id, 1))
+						}
 					}
 				}
-				if strings.Contains(path, "{id}") {
+				if len(paths) == 0 {
 					t.Fatalf("route %s %s: the test has no id of Acme's for it", rt.Method, rt.Path)
 				}
 			}
-			var res answer
-			form := url.Values{"name": {"x"}, "amount": {"1"}, "reversalPeriodDays": {"1"}, "msisdn": {"254712345678"}}
-			if rt.Method == "GET" {
-				res = intruder.get(path + "?organisation=" + w.org.ID)
-			} else {
-				res = intruder.post(path, form)
-			}
 			walked++
-			switch {
-			case strings.Contains(rt.Path, "{id}") || rt.OperatorOnly:
-				if res.status != http.StatusNotFound {
-					t.Errorf("%s %s as another organisation: %d, want 404", rt.Method, path, res.status)
+			for _, path := range paths {
+				var res answer
+				form := url.Values{"name": {"x"}, "amount": {"1"}, "reversalPeriodDays": {"1"}, "msisdn": {"254712345678"}}
+				if rt.Method == "GET" {
+					res = intruder.get(path + "?organisation=" + w.org.ID)
+				} else {
+					res = intruder.post(path, form)
 				}
-			default:
-				for _, secret := range []string{"Acme", w.org.ID, b.ID} {
-					if strings.Contains(res.body, secret) {
-						t.Errorf("%s %s as another organisation shows %q", rt.Method, path, secret)
+				switch {
+				case strings.Contains(rt.Path, "{id}") || rt.OperatorOnly:
+					if res.status != http.StatusNotFound {
+						t.Errorf("%s %s as another organisation: %d, want 404", rt.Method, path, res.status)
+					}
+				default:
+					for _, secret := range []string{"Acme", w.org.ID, b.ID, paid.ID} {
+						if strings.Contains(res.body, secret) {
+							t.Errorf("%s %s as another organisation shows %q", rt.Method, path, secret)
+						}
 					}
 				}
 			}

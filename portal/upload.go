@@ -1,15 +1,16 @@
 package portal
 
 import (
-	"encoding/csv"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"strings"
+	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/csvpayments"
 )
 
 // maxUploadBytes bounds a CSV upload: a million payments of long names
@@ -20,35 +21,32 @@ const maxUploadBytes = 512 << 20
 // them are counted.
 const maxShownFailures = 1000
 
+// addChunk is how many rows the second pass adds at a time (fewer when
+// the service's limit per request is lower): the upload's peak memory
+// follows it, while its time hardly does (docs/benchmarks.md, "The
+// portal"). The first pass checks a request's worth at a time, so that an
+// external id used twice within one is refused before anything is added.
+const addChunk = 20_000
+
+// progressEvery is how often at most an upload writes its progress
+// between phases; the page polls it about as often.
+const progressEvery = 300 * time.Millisecond
+
 // uploadResult is what the batch page shows after an upload.
 type uploadResult struct {
 	Rows         int
-	Failures     []uploadFailure
+	Failures     []csvpayments.Failure
 	FailureCount int
 	Truncated    bool
 }
 
-// uploadFailure is one failure, placed by line and column of the file.
-type uploadFailure struct {
-	Line    int
-	Column  string
-	Value   string
-	Message string
-}
-
-// columns maps a CSV header (any case) to the payment field it fills,
-// and the domain's field names back to the header a user wrote.
-var columns = map[string]string{
-	"msisdn": "Msisdn", "amount": "Amount", "firstname": "Firstname", "lastname": "Lastname",
-	"externalid": "ExternalId", "referralamount": "ReferralAmount", "referralmsisdn": "ReferralMsisdn",
-}
-
 // upload adds the payments of a CSV file to a DRAFT batch. The file is
 // streamed to a temporary file as it arrives (never held in memory), then
-// read twice: first every row is checked, a chunk at a time, by the same
-// domain checks as the API's add-payments (Service.CheckPayments), and
-// only if all pass is it read again and added a chunk at a time
-// (Service.AddPayments, which checks again what needs the stored batch).
+// read twice, a chunk of rows at a time: first every row is checked by the
+// same domain checks as the API's add-payments (Service.CheckPayments),
+// and only if all pass is it read again and added, addChunk rows at a time
+// (Service.AddPayments, which checks again what needs the stored batch). How far it has got is
+// written to the database as it goes, for the page to poll (uploadStatus).
 func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 	org, err := ownBatchOnly(r)
 	if err != nil {
@@ -63,7 +61,10 @@ func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxUploadBytes)
-	spool, err := spoolUpload(r)
+	prog := &progress{p: p, ctx: r.Context(), u: disburse.Upload{OrganisationID: org, BatchID: b.ID,
+		Phase: disburse.UploadReceiving, Total: max(r.ContentLength, 0)}}
+	defer prog.finish()
+	spool, size, err := spoolUpload(r, prog)
 	if err != nil {
 		return p.batchPage(w, r, http.StatusBadRequest, page{Errors: []string{err.Error()}})
 	}
@@ -74,11 +75,13 @@ func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 		chunk = disburse.DefaultLimits.MaxPaymentsPerRequest
 	}
 	res := &uploadResult{}
-	err = readChunks(spool, chunk, res, func(rows []disburse.PaymentInput, lines []int) error {
-		err := p.svc.CheckPayments(rows, o.ReferralsEnabled)
+	prog.set(disburse.UploadChecking, 0, size, 0)
+	err = eachChunk(spool, chunk, res, func(rows *csvpayments.Reader, chunk []csvpayments.Row) error {
+		prog.set(disburse.UploadChecking, rows.Offset(), size, int64(res.Rows))
+		err := p.svc.CheckPayments(csvpayments.Payments(chunk), o.ReferralsEnabled)
 		var e *disburse.Error
 		if errors.As(err, &e) && e.Code == disburse.CodeInvalid {
-			res.addFailures(e, lines)
+			res.add(csvpayments.Placed(e, chunk)...)
 			return nil
 		}
 		return err
@@ -87,7 +90,7 @@ func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if res.FailureCount == 0 && res.Rows == 0 {
-		res.add(uploadFailure{Line: 1, Column: "file", Message: "the file holds no payments"})
+		res.add(csvpayments.Failure{Line: 1, Column: "file", Message: "the file holds no payments"})
 	}
 	if res.FailureCount > 0 {
 		return p.batchPage(w, r, http.StatusBadRequest, page{Upload: res})
@@ -96,16 +99,18 @@ func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	added := 0
-	err = readChunks(spool, chunk, &uploadResult{}, func(rows []disburse.PaymentInput, lines []int) error {
+	prog.set(disburse.UploadAdding, 0, int64(res.Rows), int64(res.Rows))
+	err = eachChunk(spool, min(chunk, addChunk), &uploadResult{}, func(_ *csvpayments.Reader, chunk []csvpayments.Row) error {
 		clear := false
-		_, _, err := p.svc.AddPayments(r.Context(), org, b.ID, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: rows})
+		_, _, err := p.svc.AddPayments(r.Context(), org, b.ID, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: csvpayments.Payments(chunk)})
 		var e *disburse.Error
 		if errors.As(err, &e) && e.Code == disburse.CodeInvalid {
-			res.addFailures(e, lines)
+			res.add(csvpayments.Placed(e, chunk)...)
 			return errStop
 		}
 		if err == nil {
-			added += len(rows)
+			added += len(chunk)
+			prog.set(disburse.UploadAdding, int64(added), int64(res.Rows), int64(res.Rows))
 		}
 		return err
 	})
@@ -124,167 +129,167 @@ func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 
 var errStop = errors.New("stop")
 
+// eachChunk reads the CSV from its start a chunk of n rows at a time and
+// calls fn with each. The header's failures and the lines that are not
+// rows go to res, which counts every line read.
+func eachChunk(f io.Reader, n int, res *uploadResult, fn func(*csvpayments.Reader, []csvpayments.Row) error) error {
+	rows, failures := csvpayments.Open(f)
+	res.add(failures...)
+	if rows == nil {
+		return nil
+	}
+	for {
+		chunk, notRows, err := rows.Next(n)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		res.Rows += len(chunk) + len(notRows)
+		res.add(notRows...)
+		if len(chunk) > 0 {
+			if err := fn(rows, chunk); err != nil {
+				return err
+			}
+		}
+	}
+}
+
 // spoolUpload copies the multipart part named file to an unlinked
-// temporary file and returns it, positioned at its start.
-func spoolUpload(r *http.Request) (*os.File, error) {
+// temporary file and returns it, positioned at its start, and its size.
+// A part named upload before it (the page's upload id) starts the
+// progress the page polls.
+func spoolUpload(r *http.Request, prog *progress) (*os.File, int64, error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return nil, errors.New("send the file as a form upload (multipart/form-data)")
+		return nil, 0, errors.New("send the file as a form upload (multipart/form-data)")
 	}
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
-			return nil, errors.New("choose a CSV file to upload")
+			return nil, 0, errors.New("choose a CSV file to upload")
 		}
 		if err != nil {
-			return nil, errors.New("the upload was cut off or is too large")
+			return nil, 0, errors.New("the upload was cut off or is too large")
 		}
-		if part.FormName() != "file" {
+		switch part.FormName() {
+		case "upload":
+			id, _ := io.ReadAll(io.LimitReader(part, 64))
+			prog.start(string(id))
+			continue
+		case "file":
+		default:
 			continue
 		}
 		f, err := os.CreateTemp("", "disburse-upload-*.csv")
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		_ = os.Remove(f.Name()) // unlinked: gone when closed, whatever happens
-		if _, err := io.Copy(f, part); err != nil {
+		n, err := io.Copy(f, &countingReader{r: part, prog: prog})
+		if err != nil {
 			f.Close()
-			return nil, errors.New("the upload was cut off or is too large")
+			return nil, 0, errors.New("the upload was cut off or is too large")
 		}
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			f.Close()
-			return nil, err
+			return nil, 0, err
 		}
-		return f, nil
+		return f, n, nil
 	}
 }
 
-// readChunks reads the CSV in chunks of n payments and calls fn with each
-// and the file line each row began on. Rows it cannot read (a bad header,
-// a wrong number of fields, broken quoting) are failures in res.
-func readChunks(f io.Reader, n int, res *uploadResult, fn func([]disburse.PaymentInput, []int) error) error {
-	cr := csv.NewReader(f)
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	header, err := cr.Read()
-	if err == io.EOF {
-		return nil
+// countingReader reports the bytes of the file received so far.
+type countingReader struct {
+	r    io.Reader
+	n    int64
+	prog *progress
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n += int64(n)
+	c.prog.set(disburse.UploadReceiving, c.n, c.prog.u.Total, 0)
+	return n, err
+}
+
+// progress writes an upload's progress to the database: at each change of
+// phase, and within a phase at most every progressEvery. It is only shown,
+// never relied on: a failure to write it stops the writing, not the
+// upload.
+type progress struct {
+	p    *portal
+	ctx  context.Context
+	u    disburse.Upload
+	on   bool
+	last time.Time
+}
+
+// start records the upload id, when it is one; an id the database holds
+// already (a page sent twice) is not tracked.
+func (g *progress) start(id string) {
+	if g.on || !disburse.ValidID(id) {
+		return
 	}
+	g.u.ID = id
+	u, err := g.p.svc.StartUpload(g.ctx, g.u)
 	if err != nil {
-		res.add(uploadFailure{Line: 1, Column: "header", Message: "the header line cannot be read: " + csvProblem(err)})
-		return nil
+		if !errors.Is(err, disburse.ErrDuplicate) {
+			g.p.log.Warn("portal: upload progress", "err", err)
+		}
+		return
 	}
-	fields := make([]string, len(header))
-	seen := map[string]bool{}
-	for i, h := range header {
-		name := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
-		field, ok := columns[name]
-		switch {
-		case !ok:
-			res.add(uploadFailure{Line: 1, Column: h, Value: h, Message: "unknown column; the columns are msisdn, amount, firstname, lastname, externalId, referralAmount, referralMsisdn"})
-		case seen[field]:
-			res.add(uploadFailure{Line: 1, Column: h, Value: h, Message: "this column appears twice"})
-		}
-		seen[field], fields[i] = true, field
+	g.u, g.on, g.last = u, true, time.Now()
+}
+
+func (g *progress) set(phase disburse.UploadPhase, done, total, rows int64) {
+	if !g.on {
+		return
 	}
-	for _, need := range []string{"Msisdn", "Amount"} {
-		if !seen[need] {
-			res.add(uploadFailure{Line: 1, Column: "header", Message: "the header has no " + strings.ToLower(need) + " column"})
-		}
+	changed := phase != g.u.Phase
+	g.u.Phase, g.u.Done, g.u.Total = phase, done, total
+	g.u.Rows = max(g.u.Rows, rows)
+	if changed || time.Since(g.last) >= progressEvery {
+		g.save()
 	}
-	if res.FailureCount > 0 {
-		return nil
+}
+
+func (g *progress) save() {
+	g.last = time.Now()
+	if err := g.p.svc.SaveUpload(g.ctx, &g.u); err != nil {
+		g.on = false
+		g.p.log.Warn("portal: upload progress", "err", err)
 	}
-	rows := make([]disburse.PaymentInput, 0, min(n, 10_000))
-	lines := make([]int, 0, min(n, 10_000))
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		line, _ := cr.FieldPos(0)
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				line = pe.StartLine
-			}
-			res.Rows++
-			res.add(uploadFailure{Line: line, Column: "row", Message: csvProblem(err)})
-			continue
-		}
-		res.Rows++
-		if len(rec) != len(fields) {
-			res.add(uploadFailure{Line: line, Column: "row", Message: fmt.Sprintf("the row has %d fields, the header %d", len(rec), len(fields))})
-			continue
-		}
-		var in disburse.PaymentInput
-		for i, v := range rec {
-			v = strings.TrimSpace(v)
-			switch fields[i] {
-			case "Msisdn":
-				in.Msisdn = v
-			case "Amount":
-				in.Amount = disburse.Number(v)
-			case "Firstname":
-				in.Firstname = v
-			case "Lastname":
-				in.Lastname = v
-			case "ExternalId":
-				in.ExternalID = v
-			case "ReferralAmount":
-				in.ReferralAmount = disburse.Number(v)
-			case "ReferralMsisdn":
-				in.ReferralMsisdn = v
-			}
-		}
-		rows, lines = append(rows, in), append(lines, line)
-		if len(rows) == n {
-			if err := fn(rows, lines); err != nil {
-				return err
-			}
-			rows, lines = rows[:0], lines[:0]
-		}
+}
+
+// finish marks the upload answered, whatever the answer.
+func (g *progress) finish() {
+	if g.on {
+		g.u.Phase = disburse.UploadDone
+		g.save()
 	}
-	if len(rows) > 0 {
-		return fn(rows, lines)
+}
+
+// uploadStatus shows how far an upload has got: the page polls it (htmx)
+// while the upload is read; any replica can answer, since the progress is
+// in the database.
+func (p *portal) uploadStatus(w http.ResponseWriter, r *http.Request) error {
+	u, err := p.svc.ScopedUpload(r.Context(), user(r).Scope(), r.PathValue("id"))
+	if err != nil {
+		return err
 	}
+	p.render(w, r, http.StatusOK, "upload", page{Title: "Upload", Progress: &u})
 	return nil
 }
 
-// csvProblem says what encoding/csv found, without its line prefix.
-func csvProblem(err error) string {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-// addFailures places a validation error's failures by line and column:
-// a payment's index is its row in the chunk.
-func (res *uploadResult) addFailures(e *disburse.Error, lines []int) {
-	for _, f := range e.Fields {
-		uf := uploadFailure{Column: csvColumn(f.FieldName), Value: f.FieldValue, Message: f.ErrorMessage}
-		if f.Index != nil && *f.Index < len(lines) {
-			uf.Line = lines[*f.Index]
+func (res *uploadResult) add(failures ...csvpayments.Failure) {
+	for _, f := range failures {
+		res.FailureCount++
+		if len(res.Failures) < maxShownFailures {
+			res.Failures = append(res.Failures, f)
+		} else {
+			res.Truncated = true
 		}
-		res.add(uf)
 	}
-}
-
-func (res *uploadResult) add(f uploadFailure) {
-	res.FailureCount++
-	if len(res.Failures) < maxShownFailures {
-		res.Failures = append(res.Failures, f)
-	} else {
-		res.Truncated = true
-	}
-}
-
-// csvColumn is the CSV header of a domain field name: ExternalId is externalId.
-func csvColumn(field string) string {
-	if field == "" {
-		return ""
-	}
-	return strings.ToLower(field[:1]) + field[1:]
 }

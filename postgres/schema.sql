@@ -132,7 +132,8 @@ CREATE TABLE notifications (
     CONSTRAINT notifications_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'SENT'::text, 'FAILED'::text]))),
     CONSTRAINT notifications_pkey PRIMARY KEY (id)
 );
-CREATE INDEX notifications_due ON notifications USING btree (next_attempt_at) WHERE (status = 'PENDING'::text);
+CREATE INDEX notifications_done ON notifications USING btree (status, channel, id) WHERE (status <> 'PENDING'::text);
+CREATE INDEX notifications_due ON notifications USING btree (next_attempt_at, id) WHERE (status = 'PENDING'::text);
 CREATE INDEX notifications_lease_owner ON notifications USING btree (lease_owner) WHERE (lease_owner <> ''::text);
 CREATE INDEX notifications_recipient ON notifications USING btree (recipient, created_at);
 
@@ -203,6 +204,26 @@ CREATE TABLE portal_sessions (
 );
 CREATE INDEX portal_sessions_expires ON portal_sessions USING btree (expires_at);
 
+CREATE TABLE portal_uploads (
+    id uuid NOT NULL,
+    organisation_id uuid NOT NULL,
+    batch_id uuid NOT NULL,
+    phase text NOT NULL,
+    done bigint NOT NULL,
+    total bigint NOT NULL,
+    rows_read bigint NOT NULL,
+    created_at bigint NOT NULL,
+    updated_at bigint NOT NULL,
+    CONSTRAINT portal_uploads_done_check CHECK ((done >= 0)),
+    CONSTRAINT portal_uploads_phase_check CHECK ((phase = ANY (ARRAY['RECEIVING'::text, 'CHECKING'::text, 'ADDING'::text, 'DONE'::text]))),
+    CONSTRAINT portal_uploads_rows_read_check CHECK ((rows_read >= 0)),
+    CONSTRAINT portal_uploads_total_check CHECK ((total >= 0)),
+    CONSTRAINT portal_uploads_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES batches(id),
+    CONSTRAINT portal_uploads_organisation_id_fkey FOREIGN KEY (organisation_id) REFERENCES organisations(id),
+    CONSTRAINT portal_uploads_pkey PRIMARY KEY (id)
+);
+CREATE INDEX portal_uploads_updated ON portal_uploads USING btree (updated_at);
+
 CREATE TABLE portal_users (
     id uuid NOT NULL,
     email text NOT NULL,
@@ -248,6 +269,7 @@ CREATE TABLE transfers (
     CONSTRAINT transfers_leg_check CHECK ((leg = ANY (ARRAY['PAYMENT'::text, 'REFERRAL'::text]))),
     CONSTRAINT transfers_pkey PRIMARY KEY (id)
 );
+CREATE INDEX transfers_payment ON transfers USING btree (payment_id);
 CREATE INDEX transfers_to_wallet ON transfers USING btree (to_account_id) WHERE (kind = ANY (ARRAY['PAY'::text, 'SETTLE'::text]));
 
 CREATE TABLE webhook_deliveries (

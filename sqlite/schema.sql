@@ -163,6 +163,18 @@ CREATE TABLE portal_sessions (
     expires_at   INTEGER NOT NULL
 ) STRICT;
 
+CREATE TABLE portal_uploads (
+    id              TEXT PRIMARY KEY,
+    organisation_id TEXT NOT NULL REFERENCES organisations (id),
+    batch_id        TEXT NOT NULL REFERENCES batches (id),
+    phase           TEXT NOT NULL CHECK (phase IN ('RECEIVING', 'CHECKING', 'ADDING', 'DONE')),
+    done            INTEGER NOT NULL CHECK (done >= 0),
+    total           INTEGER NOT NULL CHECK (total >= 0),
+    rows_read       INTEGER NOT NULL CHECK (rows_read >= 0),
+    created_at      INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL
+) STRICT;
+
 CREATE TABLE portal_users (
     id              TEXT PRIMARY KEY,
     email           TEXT NOT NULL UNIQUE,
@@ -247,7 +259,9 @@ CREATE INDEX batches_organisation ON batches (organisation_id, created_at DESC, 
 
 CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
 
-CREATE INDEX notifications_due ON notifications (next_attempt_at) WHERE status = 'PENDING';
+CREATE INDEX notifications_done ON notifications (status, channel, id) WHERE status <> 'PENDING';
+
+CREATE INDEX notifications_due ON notifications (next_attempt_at, id) WHERE status = 'PENDING';
 
 CREATE INDEX notifications_lease_owner ON notifications (lease_owner) WHERE lease_owner <> '';
 
@@ -266,9 +280,13 @@ CREATE INDEX payments_held_referral ON payments (referral_msisdn) WHERE referral
 
 CREATE INDEX portal_sessions_expires ON portal_sessions (expires_at);
 
+CREATE INDEX portal_uploads_updated ON portal_uploads (updated_at);
+
 CREATE INDEX tokens_api_key ON tokens (api_key_id);
 
 CREATE INDEX tokens_expires ON tokens (expires_at);
+
+CREATE INDEX transfers_payment ON transfers (payment_id);
 
 CREATE INDEX transfers_to_wallet ON transfers (to_account_id) WHERE kind IN ('PAY', 'SETTLE');
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -171,4 +173,153 @@ func (t *tx) PaymentsAfter(ctx context.Context, batchID, after string, n int) ([
 		return nil, fmt.Errorf("payments after: %w", err)
 	}
 	return collect("payments after", rows, nil, scanRowPayment)
+}
+
+// PaymentTransfers reads by transfers_payment (migration 00014).
+func (t *tx) PaymentTransfers(ctx context.Context, paymentID string) ([]disburse.Transfer, error) {
+	return list(ctx, t, "payment transfers", func(r *sql.Rows) (disburse.Transfer, error) {
+		var tr disburse.Transfer
+		var kind, leg string
+		err := r.Scan(&tr.ID, &tr.FromAccountID, &tr.ToAccountID, &tr.Amount, &kind, opt(&tr.PaymentID), opt(&leg), &tr.Reference, at(&tr.CreatedAt))
+		tr.Kind, tr.Leg = disburse.TransferKind(kind), disburse.Leg(leg)
+		return tr, err
+	}, `SELECT id, from_account_id, to_account_id, amount, kind, payment_id, leg, reference, created_at
+		FROM transfers WHERE payment_id = ? ORDER BY created_at, id`, paymentID)
+}
+
+// NotificationsPage reads about a page of rows whatever the filter, by
+// the indexes of migration 00014 and earlier:
+//
+//   - no filter: the primary key, newest first;
+//   - a recipient: notifications_recipient; a recipient has few rows, so
+//     they are sorted here and status and channel checked on them (written
+//     as status || ” so that no engine takes another index for them);
+//   - pending ones alone: notifications_due (next_attempt_at, id), in
+//     that order, from the cursor's place in it;
+//   - other statuses or a channel: sent and failed ones by
+//     notifications_done (status, channel, id), read once for each pair
+//     the filter allows, each from the cursor and at most a page; pending
+//     ones (for a channel with any status) by notifications_due, sorted
+//     here: quick while the delivery worker keeps up, a sort of the whole
+//     backlog while a large one waits. The term on next_attempt_at makes
+//     SQLite, which keeps no statistics, take that index rather than walk
+//     the whole table by id. The parts are merged by id.
+//
+// The term status <> 'PENDING' is written out where notifications_done is
+// meant: SQLite uses a partial index only for a query that states its
+// condition.
+func (t *tx) NotificationsPage(ctx context.Context, f disburse.NotificationFilter) ([]disburse.Notification, error) {
+	n := limit(f.Limit)
+	if f.Status == disburse.NotificationPending && f.Recipient == "" {
+		return t.pendingPage(ctx, f, n)
+	}
+	page := func(where []string, args []any) (string, []any) {
+		if f.After != "" {
+			where, args = append(where, "n.id < ?"), append(args, f.After)
+		}
+		query := `SELECT ` + notificationColumns + ` FROM notifications n`
+		if len(where) > 0 {
+			query += ` WHERE ` + strings.Join(where, " AND ")
+		}
+		return query + ` ORDER BY n.id DESC LIMIT ?`, append(args, n)
+	}
+	var query string
+	var args []any
+	switch {
+	case f.Recipient != "":
+		where := []string{"n.recipient = ?"}
+		args = []any{f.Recipient}
+		if f.Status != "" {
+			where, args = append(where, "n.status || '' = ?"), append(args, string(f.Status))
+		}
+		if f.Channel != "" {
+			where, args = append(where, "n.channel || '' = ?"), append(args, string(f.Channel))
+		}
+		query, args = page(where, args)
+	case f.Status == "" && f.Channel == "":
+		query, args = page(nil, nil)
+	default:
+		statuses, channels := disburse.NotificationStatuses(), disburse.Channels()
+		if f.Status != "" {
+			statuses = []disburse.NotificationStatus{f.Status}
+		}
+		if f.Channel != "" {
+			channels = []disburse.Channel{f.Channel}
+		}
+		var parts []string
+		part := func(where []string, a []any) {
+			q, a := page(where, a)
+			parts, args = append(parts, `SELECT * FROM (`+q+`) AS p`+strconv.Itoa(len(parts))), append(args, a...)
+		}
+		for _, st := range statuses {
+			if st == disburse.NotificationPending {
+				where, a := []string{"n.status = 'PENDING'", "n.next_attempt_at >= ?"}, []any{int64(math.MinInt64)}
+				if f.Channel != "" {
+					where, a = append(where, "n.channel = ?"), append(a, string(f.Channel))
+				}
+				part(where, a)
+				continue
+			}
+			for _, c := range channels {
+				part([]string{"n.status = ?", "n.channel = ?", "n.status <> 'PENDING'"}, []any{string(st), string(c)})
+			}
+		}
+		query = parts[0]
+		if len(parts) > 1 {
+			query, args = strings.Join(parts, ` UNION ALL `)+` ORDER BY id DESC LIMIT ?`, append(args, n)
+		}
+	}
+	return list(ctx, t, "notifications page", scanNotification, query, args...)
+}
+
+// pendingPage lists pending notifications in the order they fall due,
+// from the cursor's place: its due time is read first and bound as a
+// value, since SQLite seeks the index by a row value only when it is given
+// one (from a subquery it would walk every row due at the same time).
+func (t *tx) pendingPage(ctx context.Context, f disburse.NotificationFilter, n int64) ([]disburse.Notification, error) {
+	where, args := []string{"n.status = 'PENDING'"}, []any(nil)
+	if f.Channel != "" {
+		where, args = append(where, "n.channel = ?"), append(args, string(f.Channel))
+	}
+	if f.After != "" {
+		var due int64
+		err := t.queryRow(ctx, `SELECT next_attempt_at FROM notifications WHERE id = ?`, f.After).Scan(&due)
+		if err != nil {
+			return nil, found("notifications page", err)
+		}
+		where, args = append(where, "(n.next_attempt_at, n.id) > (?, ?)"), append(args, due, f.After)
+	}
+	return list(ctx, t, "notifications page", scanNotification, `SELECT `+notificationColumns+` FROM notifications n WHERE `+
+		strings.Join(where, " AND ")+` ORDER BY n.next_attempt_at, n.id LIMIT ?`, append(args, n)...)
+}
+
+const uploadColumns = `id, organisation_id, batch_id, phase, done, total, rows_read, created_at, updated_at`
+
+func (t *tx) InsertUpload(ctx context.Context, u disburse.Upload) error {
+	return t.insert(ctx, "upload", `INSERT INTO portal_uploads (`+uploadColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		u.ID, u.OrganisationID, u.BatchID, string(u.Phase), u.Done, u.Total, u.Rows, micros(u.CreatedAt), micros(u.UpdatedAt))
+}
+
+func (t *tx) UpdateUpload(ctx context.Context, u disburse.Upload) error {
+	return t.update(ctx, "upload", `UPDATE portal_uploads SET phase = ?, done = ?, total = ?, rows_read = ?, updated_at = ? WHERE id = ?`,
+		string(u.Phase), u.Done, u.Total, u.Rows, micros(u.UpdatedAt), u.ID)
+}
+
+func (t *tx) Upload(ctx context.Context, id string) (disburse.Upload, error) {
+	var u disburse.Upload
+	var phase string
+	err := t.queryRow(ctx, `SELECT `+uploadColumns+` FROM portal_uploads WHERE id = ?`, id).
+		Scan(&u.ID, &u.OrganisationID, &u.BatchID, &phase, &u.Done, &u.Total, &u.Rows, at(&u.CreatedAt), at(&u.UpdatedAt))
+	u.Phase = disburse.UploadPhase(phase)
+	return u, found("upload", err)
+}
+
+func (t *tx) DeleteOldUploads(ctx context.Context, before time.Time, limit int) (int, error) {
+	res, err := t.exec(ctx, `DELETE FROM portal_uploads WHERE id IN (
+		SELECT id FROM portal_uploads WHERE updated_at < ? LIMIT ?)`, micros(before), limit)
+	if err != nil {
+		return 0, fmt.Errorf("delete old uploads: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
 }

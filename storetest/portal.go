@@ -21,6 +21,9 @@ var portalTests = []struct {
 	{"AllBatches", testAllBatches},
 	{"PaymentsAfter", testPaymentsAfter},
 	{"APIKeys", testAPIKeys},
+	{"PaymentTransfers", testPaymentTransfers},
+	{"NotificationsPage", testNotificationsPage},
+	{"Uploads", testUploads},
 }
 
 func newPortalUser(w world, email string, role disburse.Role) disburse.PortalUser {
@@ -220,4 +223,130 @@ func testAPIKeys(t *testing.T, s disburse.Store) {
 		return errors.Join(tx.InsertAPIKey(ctx, k1), tx.InsertAPIKey(ctx, k2), tx.InsertAPIKey(ctx, k3))
 	})
 	same(t, "APIKeys", []disburse.APIKey{k2, k1}, get(t, s, func(tx disburse.Tx) ([]disburse.APIKey, error) { return tx.APIKeys(ctx, w.org.ID) }))
+}
+
+// testPaymentTransfers: a payment's transfers, both legs, oldest first;
+// another payment's and deposits are not among them.
+func testPaymentTransfers(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	w.deposit(t, s, 10_000)
+	b := w.insertBatch(t, s, "legs")
+	p := withReferral(payment(b, msisdnKE, 300), msisdnUK, 50)
+	other := payment(b, msisdnKE2, 200)
+	insertPayments(t, s, p, other)
+	move := func(from, to string, amount disburse.Money, kind disburse.TransferKind, pay disburse.Payment, leg disburse.Leg, when time.Duration) disburse.Transfer {
+		return disburse.Transfer{ID: disburse.NewID(), FromAccountID: from, ToAccountID: to, Amount: amount, Kind: kind,
+			PaymentID: pay.ID, Leg: leg, CreatedAt: at(when)}
+	}
+	hold := move(w.payout.ID, w.holding.ID, 300, disburse.TransferHold, p, disburse.LegPayment, time.Minute)
+	holdRef := move(w.payout.ID, w.holding.ID, 50, disburse.TransferHold, p, disburse.LegReferral, time.Minute)
+	otherHold := move(w.payout.ID, w.holding.ID, 200, disburse.TransferHold, other, disburse.LegPayment, time.Minute)
+	reverse := move(w.holding.ID, w.payout.ID, 300, disburse.TransferReverse, p, disburse.LegPayment, time.Hour)
+	write(t, s, func(tx disburse.Tx) error {
+		return tx.InsertTransfers(ctx, []disburse.Transfer{hold, holdRef, otherHold})
+	})
+	write(t, s, func(tx disburse.Tx) error { return tx.InsertTransfers(ctx, []disburse.Transfer{reverse}) })
+	got := get(t, s, func(tx disburse.Tx) ([]disburse.Transfer, error) { return tx.PaymentTransfers(ctx, p.ID) })
+	want := []disburse.Transfer{hold, holdRef, reverse}
+	if hold.ID > holdRef.ID { // one time: by id
+		want[0], want[1] = holdRef, hold
+	}
+	same(t, "PaymentTransfers", want, got)
+	same(t, "PaymentTransfers of a payment with none", []disburse.Transfer(nil),
+		get(t, s, func(tx disburse.Tx) ([]disburse.Transfer, error) { return tx.PaymentTransfers(ctx, disburse.NewID()) }))
+}
+
+// testNotificationsPage: newest first by id, each filter alone and
+// together, paged by the cursor.
+func testNotificationsPage(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	var ns []disburse.Notification // oldest first: ids are time-ordered
+	for i := range 8 {
+		n := notification(msisdnKE, t0) // one created_at, as a submit gives them
+		if i%2 == 1 {
+			n.Recipient, n.Channel = msisdnUK, disburse.ChannelPush
+		}
+		if i%3 == 0 {
+			n.Status, n.SentAt = disburse.NotificationSent, at(time.Second)
+		}
+		ns = append(ns, n)
+	}
+	insertNotifications(t, s, ns...)
+	page := func(f disburse.NotificationFilter) []string {
+		got := get(t, s, func(tx disburse.Tx) ([]disburse.Notification, error) { return tx.NotificationsPage(ctx, f) })
+		out := make([]string, len(got))
+		for i, n := range got {
+			out[i] = n.ID
+		}
+		return out
+	}
+	pick := func(idx ...int) []string {
+		out := make([]string, len(idx))
+		for i, j := range idx {
+			out[i] = ns[j].ID
+		}
+		return out
+	}
+	same(t, "newest first", pick(7, 6, 5), page(disburse.NotificationFilter{Limit: 3}))
+	same(t, "the next page", pick(4, 3, 2), page(disburse.NotificationFilter{Limit: 3, After: ns[5].ID}))
+	same(t, "by recipient", pick(7, 5, 3, 1), page(disburse.NotificationFilter{Recipient: msisdnUK}))
+	same(t, "by status", pick(6, 3, 0), page(disburse.NotificationFilter{Status: disburse.NotificationSent}))
+	same(t, "by channel", pick(6, 4, 2, 0), page(disburse.NotificationFilter{Channel: disburse.ChannelSMS}))
+	same(t, "all three, paged", pick(1), page(disburse.NotificationFilter{Recipient: msisdnUK, Channel: disburse.ChannelPush,
+		Status: disburse.NotificationPending, After: ns[5].ID, Limit: 1}))
+	same(t, "nothing matches", []string(nil), page(disburse.NotificationFilter{Recipient: msisdnKE2}))
+	full := get(t, s, func(tx disburse.Tx) ([]disburse.Notification, error) {
+		return tx.NotificationsPage(ctx, disburse.NotificationFilter{Limit: 1})
+	})
+	same(t, "a page's rows", []disburse.Notification{ns[7]}, full)
+
+	// Pending ones alone: in the order they fall due (ties by id), paged
+	// from the cursor's place in that order.
+	late, early := notification(msisdnKE2, at(time.Hour)), notification(msisdnKE2, at(-time.Hour))
+	late.Channel = disburse.ChannelPush
+	insertNotifications(t, s, late, early)
+	pendings := []string{early.ID, ns[1].ID, ns[2].ID, ns[4].ID, ns[5].ID, ns[7].ID, late.ID}
+	same(t, "pending, by due time", pendings[:4], page(disburse.NotificationFilter{Status: disburse.NotificationPending, Limit: 4}))
+	same(t, "pending, the next page", pendings[4:], page(disburse.NotificationFilter{Status: disburse.NotificationPending, After: pendings[3], Limit: 4}))
+	same(t, "pending PUSH", []string{ns[1].ID, ns[5].ID, ns[7].ID, late.ID},
+		page(disburse.NotificationFilter{Status: disburse.NotificationPending, Channel: disburse.ChannelPush}))
+	same(t, "PUSH, any status, newest first", []string{late.ID, ns[7].ID, ns[5].ID, ns[3].ID, ns[1].ID},
+		page(disburse.NotificationFilter{Channel: disburse.ChannelPush}))
+	err := s.Read(ctx, func(tx disburse.Tx) error {
+		_, err := tx.NotificationsPage(ctx, disburse.NotificationFilter{Status: disburse.NotificationPending, After: disburse.NewID()})
+		return err
+	})
+	if !errors.Is(err, disburse.ErrNotFound) {
+		t.Errorf("pending after a cursor no notification has: %v, want ErrNotFound", err)
+	}
+}
+
+// testUploads: an upload's progress is written, read back, and purged
+// after its last change; an id taken is ErrDuplicate.
+func testUploads(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	b := w.insertBatch(t, s, "upload")
+	u := disburse.Upload{ID: disburse.NewID(), OrganisationID: w.org.ID, BatchID: b.ID, Phase: disburse.UploadReceiving,
+		Total: 1000, CreatedAt: t0, UpdatedAt: t0}
+	write(t, s, func(tx disburse.Tx) error { return tx.InsertUpload(ctx, u) })
+	if err := s.Write(ctx, func(tx disburse.Tx) error { return tx.InsertUpload(ctx, u) }); !errors.Is(err, disburse.ErrDuplicate) {
+		t.Errorf("the same upload twice: %v, want ErrDuplicate", err)
+	}
+	same(t, "Upload", u, get(t, s, func(tx disburse.Tx) (disburse.Upload, error) { return tx.Upload(ctx, u.ID) }))
+	u.Phase, u.Done, u.Total, u.Rows, u.UpdatedAt = disburse.UploadAdding, 40, 90, 90, at(time.Hour)
+	write(t, s, func(tx disburse.Tx) error { return tx.UpdateUpload(ctx, u) })
+	same(t, "Upload after UpdateUpload", u, get(t, s, func(tx disburse.Tx) (disburse.Upload, error) { return tx.Upload(ctx, u.ID) }))
+	old := disburse.Upload{ID: disburse.NewID(), OrganisationID: w.org.ID, BatchID: b.ID, Phase: disburse.UploadDone, CreatedAt: t0, UpdatedAt: t0}
+	write(t, s, func(tx disburse.Tx) error { return tx.InsertUpload(ctx, old) })
+	var n int
+	write(t, s, func(tx disburse.Tx) (err error) { n, err = tx.DeleteOldUploads(ctx, at(time.Minute), 10); return err })
+	if n != 1 {
+		t.Errorf("DeleteOldUploads deleted %d, want the 1 unchanged since t0", n)
+	}
+	notFound(t, s, "a purged upload", func(tx disburse.Tx) error { _, err := tx.Upload(ctx, old.ID); return err })
+	if err := s.Write(ctx, func(tx disburse.Tx) error { return tx.UpdateUpload(ctx, old) }); !errors.Is(err, disburse.ErrNotFound) {
+		t.Errorf("UpdateUpload of a purged upload: %v, want ErrNotFound", err)
+	}
 }

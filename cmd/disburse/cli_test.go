@@ -213,7 +213,7 @@ func TestCLIUploadRefusesBadFile(t *testing.T) {
 		}
 		extra := write("extra.csv", "msisdn,amount,iban\n254712345678,1,x\n")
 		_, errOut, code = cli(t, srv, "batches", "upload", "--file", extra, "--name", "November")
-		if code != exitValidation || !strings.Contains(errOut, `unknown column(s) "iban"; the columns are msisdn,amount,firstname,lastname,externalId,referralAmount,referralMsisdn`) {
+		if code != exitValidation || !strings.Contains(errOut, `line 1, column iban: unknown column; the columns are msisdn,amount,firstname,lastname,externalId,referralAmount,referralMsisdn`) {
 			t.Errorf("extra column: exit %d: %s", code, errOut)
 		}
 		if bs := listBatches(t, srv); len(bs) != 0 {

@@ -155,6 +155,7 @@ func backgroundLoops(svc *disburse.Service, c *config, log *slog.Logger) []worke
 		worker.TokenPurge(svc, c.WorkerInterval, log),
 		worker.IdempotencyPurge(svc, c.WorkerInterval, log),
 		{Name: "portal-session-purge", Interval: c.WorkerInterval, RunOnce: svc.PurgePortalSessions, Log: log},
+		{Name: "portal-upload-purge", Interval: c.WorkerInterval, RunOnce: svc.PurgeUploads, Log: log},
 		worker.Reversal(svc, c.WorkerInterval, log),
 		worker.Delivery(svc, provider, owner, policy, c.WorkerInterval, log),
 		worker.Webhooks(svc, notify.NewWebhook(c.WebhookAllowPrivate), httpapi.WebhookRenderer{}, owner, disburse.DefaultWebhookPolicy, c.WorkerInterval, log),

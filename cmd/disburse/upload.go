@@ -16,6 +16,7 @@ import (
 	"github.com/disburse/disburse"
 	apiclient "github.com/disburse/disburse/client"
 	"github.com/disburse/disburse/client/wire"
+	"github.com/disburse/disburse/internal/csvpayments"
 )
 
 // An upload is all or nothing for the file, and safe to run again:
@@ -120,35 +121,36 @@ func validateFile(path string, chunk int, report io.Writer) (int, error) {
 		return 0, &exitError{exitValidation, err}
 	}
 	svc := disburse.NewService(nil) // its rules and default limits; no store
-	var failures []rowFailure
+	var failures, unread []csvpayments.Failure
 	seen := map[string]int{} // external ids across requests: each is unique in the file
 	total := 0
 	for {
-		batch, err := rows.next(chunk)
+		batch, notRows, err := rows.Next(chunk)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return 0, &exitError{exitValidation, err}
 		}
+		unread = append(unread, notRows...)
 		total += len(batch)
-		bad, err := checkRows(svc, batch, rows.hasRefs)
+		bad, err := checkRows(svc, batch, rows.HasReferrals())
 		if err != nil {
 			return 0, err
 		}
 		failures = append(failures, bad...)
 		for _, r := range batch {
-			if r.in.ExternalID == "" {
+			if r.Payment.ExternalID == "" {
 				continue
 			}
-			if first, dup := seen[r.in.ExternalID]; dup {
-				failures = append(failures, rowFailure{r.line, "externalId", "externalId is used by line " + strconv.Itoa(first) + " too"})
+			if first, dup := seen[r.Payment.ExternalID]; dup {
+				failures = append(failures, csvpayments.Failure{Line: r.Line, Column: "externalId", Message: "externalId is used by line " + strconv.Itoa(first) + " too"})
 			} else {
-				seen[r.in.ExternalID] = r.line
+				seen[r.Payment.ExternalID] = r.Line
 			}
 		}
 	}
-	failures = append(rows.failed, failures...)
+	failures = append(unread, failures...)
 	if len(failures) > 0 {
 		for _, f := range failures {
 			fmt.Fprintln(report, f)
@@ -202,7 +204,7 @@ func sendRows(ctx context.Context, api *apiclient.API, errOut io.Writer, batchID
 	defer progress.finish()
 	seen := 0
 	for {
-		chunk, err := rows.next(size)
+		chunk, _, err := rows.Next(size) // a file that validateFile passed has only rows
 		if err == io.EOF {
 			return nil
 		}
@@ -230,11 +232,11 @@ func sendRows(ctx context.Context, api *apiclient.API, errOut io.Writer, batchID
 				for _, f := range e.Fields {
 					line := 0
 					if f.Index != nil {
-						line = chunk[*f.Index].line
+						line = chunk[*f.Index].Line
 					}
-					fmt.Fprintln(errOut, rowFailure{line, f.FieldName, f.ErrorMessage})
+					fmt.Fprintln(errOut, csvpayments.Failure{Line: line, Column: f.FieldName, Message: f.ErrorMessage})
 				}
-				return &exitError{exitValidation, fmt.Errorf("the service refused rows from line %d on; the batch keeps the rows before (rerun to resume)", chunk[0].line)}
+				return &exitError{exitValidation, fmt.Errorf("the service refused rows from line %d on; the batch keeps the rows before (rerun to resume)", chunk[0].Line)}
 			}
 			return serviceError(err)
 		}
@@ -244,22 +246,22 @@ func sendRows(ctx context.Context, api *apiclient.API, errOut io.Writer, batchID
 
 // toWire is a checked row as the client sends it; a row without an
 // externalId gets one from the file's hash and its line.
-func toWire(r csvRow, hash string) apiclient.PaymentInput {
-	p := apiclient.PaymentInput{Msisdn: r.in.Msisdn, Amount: wire.MustAmount(string(r.in.Amount))}
+func toWire(r csvpayments.Row, hash string) apiclient.PaymentInput {
+	p := apiclient.PaymentInput{Msisdn: r.Payment.Msisdn, Amount: wire.MustAmount(string(r.Payment.Amount))}
 	opt := func(s string) *string {
 		if s == "" {
 			return nil
 		}
 		return &s
 	}
-	p.Firstname, p.Lastname, p.ReferralMsisdn = opt(r.in.Firstname), opt(r.in.Lastname), opt(r.in.ReferralMsisdn)
-	if r.in.ReferralAmount != "" {
-		a := wire.MustAmount(string(r.in.ReferralAmount))
+	p.Firstname, p.Lastname, p.ReferralMsisdn = opt(r.Payment.Firstname), opt(r.Payment.Lastname), opt(r.Payment.ReferralMsisdn)
+	if r.Payment.ReferralAmount != "" {
+		a := wire.MustAmount(string(r.Payment.ReferralAmount))
 		p.ReferralAmount = &a
 	}
-	ext := r.in.ExternalID
+	ext := r.Payment.ExternalID
 	if ext == "" {
-		ext = hash + "-" + strconv.Itoa(r.line)
+		ext = hash + "-" + strconv.Itoa(r.Line)
 	}
 	p.ExternalId = &ext
 	return p

@@ -1,5 +1,6 @@
 // The portal's few scripts. Every page works without them; they add a
-// copy button for a new API key and a progress bar while a CSV uploads.
+// copy button for a new API key and a progress bar while a CSV uploads
+// and is read.
 "use strict";
 
 document.addEventListener("click", function (ev) {
@@ -9,18 +10,28 @@ document.addEventListener("click", function (ev) {
   navigator.clipboard.writeText(text).then(function () { b.textContent = "Copied"; });
 });
 
-// The upload goes by XMLHttpRequest so that its progress can be shown;
-// the answer is a whole page, which replaces this one.
+// The upload goes by XMLHttpRequest so that its progress can be shown:
+// the bar follows the bytes sent, then, once the file is up, the server's
+// reading of it (checking every row, then adding them), which htmx polls
+// from /portal/uploads/{id} until the answer comes. The answer is a whole
+// page, which replaces this one.
 document.addEventListener("submit", function (ev) {
   var form = ev.target;
   if (form.id !== "upload-form" || !window.FormData) return;
   ev.preventDefault();
   var bar = document.getElementById("upload-progress");
+  var status = document.getElementById("upload-status");
   bar.hidden = false;
   var xhr = new XMLHttpRequest();
   xhr.open("POST", form.action);
   xhr.upload.addEventListener("progress", function (e) {
     if (e.lengthComputable) bar.value = Math.round(100 * e.loaded / e.total);
+  });
+  xhr.upload.addEventListener("load", function () {
+    if (!window.htmx || !status) return;
+    bar.hidden = true;
+    status.hidden = false;
+    htmx.ajax("GET", status.dataset.poll, {target: status, swap: "outerHTML ignoreTitle:true", select: "#upload-status"});
   });
   xhr.addEventListener("load", function () {
     document.open();
