@@ -140,14 +140,17 @@ func listenGiven(fs *flag.FlagSet) bool {
 	return given
 }
 
-// backgroundLoops are the reversal sweep and notification delivery.
+// backgroundLoops are the reversal sweep, notification and webhook
+// delivery, and the purges.
 func backgroundLoops(svc *disburse.Service, c *config, log *slog.Logger) []worker.Loop {
 	var provider disburse.Notifier = notify.Log{Logger: log}
 	if c.NotifyProvider == "http" {
-		provider = notify.HTTP{URL: c.NotifyURL}
+		provider = notify.NewHTTP(c.NotifyURL, c.DeliveryConcurrency)
 	}
 	policy := disburse.DefaultDeliveryPolicy
-	policy.MaxAttempts = c.NotifyAttempts
+	policy.MaxAttempts, policy.Concurrency = c.NotifyAttempts, c.DeliveryConcurrency
+	webhooks := disburse.DefaultWebhookPolicy
+	webhooks.Concurrency = c.DeliveryConcurrency
 	host, _ := os.Hostname()
 	owner := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), disburse.NewID()[24:])
 	return []worker.Loop{
@@ -157,7 +160,7 @@ func backgroundLoops(svc *disburse.Service, c *config, log *slog.Logger) []worke
 		{Name: "portal-session-purge", Interval: c.WorkerInterval, RunOnce: svc.PurgePortalSessions, Log: log},
 		worker.Reversal(svc, c.WorkerInterval, log),
 		worker.Delivery(svc, provider, owner, policy, c.WorkerInterval, log),
-		worker.Webhooks(svc, notify.NewWebhook(c.WebhookAllowPrivate), httpapi.WebhookRenderer{}, owner, disburse.DefaultWebhookPolicy, c.WorkerInterval, log),
+		worker.Webhooks(svc, notify.NewWebhook(c.WebhookAllowPrivate), httpapi.WebhookRenderer{}, owner, webhooks, c.WorkerInterval, log),
 	}
 }
 
