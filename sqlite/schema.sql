@@ -247,7 +247,7 @@ CREATE INDEX batches_organisation ON batches (organisation_id, created_at DESC, 
 
 CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
 
-CREATE INDEX notifications_due ON notifications (next_attempt_at) WHERE status = 'PENDING';
+CREATE INDEX notifications_due ON notifications (next_attempt_at, id) WHERE status = 'PENDING';
 
 CREATE INDEX notifications_lease_owner ON notifications (lease_owner) WHERE lease_owner <> '';
 
@@ -272,7 +272,7 @@ CREATE INDEX tokens_expires ON tokens (expires_at);
 
 CREATE INDEX transfers_to_wallet ON transfers (to_account_id) WHERE kind IN ('PAY', 'SETTLE');
 
-CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'PENDING';
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, id) WHERE status = 'PENDING';
 
 CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, created_at);
 

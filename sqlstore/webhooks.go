@@ -212,8 +212,10 @@ func (t *tx) UpdateWebhookDeliveries(ctx context.Context, ds []disburse.WebhookD
 	return int(n), nil
 }
 
+// ReleaseWebhookDeliveries repeats the lease index's condition, as
+// ReleaseNotifications does.
 func (t *tx) ReleaseWebhookDeliveries(ctx context.Context, owner string) error {
-	_, err := t.exec(ctx, `UPDATE webhook_deliveries SET lease_owner = '', lease_until = NULL WHERE lease_owner = ?`, owner)
+	_, err := t.exec(ctx, `UPDATE webhook_deliveries SET lease_owner = '', lease_until = NULL WHERE lease_owner = ? AND lease_owner <> ''`, owner)
 	if err != nil {
 		return fmt.Errorf("release webhook deliveries: %w", err)
 	}
