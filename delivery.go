@@ -1,10 +1,13 @@
 package disburse
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // What the two outboxes, payee notifications and webhooks to
@@ -91,4 +94,24 @@ func fanOut[T any](claimed []T, concurrency int, mayStart func() bool, attempt f
 			}
 		}
 	}
+}
+
+// pace spaces the attempts of one claim at most perSecond apart (0: no
+// limit), so that delivery leaves the process room for the API. Its wait
+// gives way when ctx ends.
+type pace struct{ l *rate.Limiter }
+
+func newPace(perSecond int) pace {
+	if perSecond <= 0 {
+		return pace{}
+	}
+	return pace{rate.NewLimiter(rate.Limit(perSecond), 1)}
+}
+
+// wait blocks until the next attempt may start; false once ctx has ended.
+func (p pace) wait(ctx context.Context) bool {
+	if p.l == nil {
+		return ctx.Err() == nil
+	}
+	return p.l.Wait(ctx) == nil
 }

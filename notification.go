@@ -26,6 +26,8 @@ type DeliveryPolicy struct {
 	// Concurrency is how many sends one process has in flight at once;
 	// 0 or 1 sends one at a time.
 	Concurrency int
+	// Rate is the most sends one process starts a second; 0 is no limit.
+	Rate int
 }
 
 // DefaultDeliveryPolicy: 8 attempts over about 20 minutes; a claim of 500
@@ -52,8 +54,9 @@ const LeaseMargin = 5 * time.Second
 // flight, or nothing could ever be sent.
 func (p DeliveryPolicy) check() error {
 	switch {
-	case p.MaxAttempts < 1 || p.BatchSize < 1 || p.Concurrency < 0:
-		return fmt.Errorf("delivery policy: MaxAttempts %d and BatchSize %d must be at least 1, Concurrency %d not negative", p.MaxAttempts, p.BatchSize, p.Concurrency)
+	case p.MaxAttempts < 1 || p.BatchSize < 1 || p.Concurrency < 0 || p.Rate < 0:
+		return fmt.Errorf("delivery policy: MaxAttempts %d and BatchSize %d must be at least 1, Concurrency %d and Rate %d not negative",
+			p.MaxAttempts, p.BatchSize, p.Concurrency, p.Rate)
 	case p.SendTimeout <= 0:
 		return fmt.Errorf("delivery policy: SendTimeout must be positive")
 	case p.Lease < p.SendTimeout+LeaseMargin:
@@ -105,10 +108,11 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 	// Sends and outcomes are not cut short by shutdown, or a message the
 	// gateway got would be counted as failed and sent again.
 	bg := context.WithoutCancel(ctx)
+	turn := newPace(p.Rate)
 	mayStart := func() bool {
 		// Shutting down, or too little lease left for one more send: the
 		// rest is handed back at once rather than at lease expiry.
-		return ctx.Err() == nil && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil)
+		return turn.wait(ctx) && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil)
 	}
 	attempt := func(msg Notification) Notification {
 		sendErr := send(bg, n, msg, p.SendTimeout)

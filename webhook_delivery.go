@@ -53,6 +53,8 @@ type WebhookPolicy struct {
 	// Concurrency is how many attempts one process has in flight at once,
 	// to any endpoints; 0 or 1 sends one at a time.
 	Concurrency int
+	// Rate is the most attempts one process starts a second; 0 is no limit.
+	Rate int
 	// DisableAfter: an endpoint that has answered nothing but failures
 	// for this long is disabled, with the reason shown to its organisation.
 	DisableAfter time.Duration
@@ -68,8 +70,8 @@ var DefaultWebhookPolicy = WebhookPolicy{
 
 func (p WebhookPolicy) check() error {
 	switch {
-	case p.BatchSize < 1 || p.SendTimeout <= 0 || p.RetryFor <= 0 || p.BaseBackoff <= 0 || p.Concurrency < 0:
-		return fmt.Errorf("webhook policy: BatchSize, SendTimeout, RetryFor and BaseBackoff must be positive, Concurrency not negative")
+	case p.BatchSize < 1 || p.SendTimeout <= 0 || p.RetryFor <= 0 || p.BaseBackoff <= 0 || p.Concurrency < 0 || p.Rate < 0:
+		return fmt.Errorf("webhook policy: BatchSize, SendTimeout, RetryFor and BaseBackoff must be positive, Concurrency and Rate not negative")
 	case p.Lease < p.SendTimeout+LeaseMargin:
 		return fmt.Errorf("webhook policy: Lease %v must cover SendTimeout %v plus %v", p.Lease, p.SendTimeout, LeaseMargin)
 	}
@@ -120,8 +122,9 @@ func (s *Service) DeliverWebhooks(ctx context.Context, sender WebhookSender, ren
 	if err != nil {
 		return 0, errors.Join(err, s.Store.Write(bg, func(tx Tx) error { return tx.ReleaseWebhookDeliveries(bg, owner) }))
 	}
+	turn := newPace(p.Rate)
 	mayStart := func() bool {
-		return ctx.Err() == nil && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil)
+		return turn.wait(ctx) && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil)
 	}
 	attempt := func(a webhookAttempt) webhookAttempt { return s.attemptWebhook(bg, sender, a, p) }
 	record := func(outcomes []webhookAttempt, last bool) (bool, error) {

@@ -51,6 +51,7 @@ type Config struct {
 	// DeliveryConcurrency is the delivery workers' sends in flight, as
 	// serve's --delivery-concurrency.
 	DeliveryConcurrency int
+	DeliveryRate        int // sends a second, as serve's --delivery-rate; 0 is no limit
 	// LoadDuringDelivery measures GET /batches/{id} at Rate requests a
 	// second, alone and then while the outbox of a submit of Payments is
 	// delivered, instead.
@@ -128,8 +129,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("bench: --register must not be negative, not %d", c.Register)
 	case (c.HTTPLoad || c.LoadDuringDelivery) && (c.Duration <= 0 || c.Connections < 1):
 		return errors.New("bench: --duration and --connections must be positive")
-	case c.Deliver < 0 || c.DeliveryConcurrency < 1 || c.Rate < 1:
-		return errors.New("bench: --deliver must not be negative, --delivery-concurrency and --rate must be positive")
+	case c.Deliver < 0 || c.DeliveryRate < 0 || c.DeliveryConcurrency < 1 || c.Rate < 1:
+		return errors.New("bench: --deliver and --delivery-rate must not be negative, --delivery-concurrency and --rate must be positive")
 	}
 	switch c.ProfilePhase {
 	case "add", "submit", "register", "reverse", "deliver", "batch", "all":

@@ -55,10 +55,11 @@ func newGateway() *gateway {
 // webhookURL is the URL of the bench's i-th webhook endpoint.
 func (g *gateway) webhookURL(i int) string { return fmt.Sprintf("%s%s%d", g.srv.URL, webhookPath, i) }
 
-// deliveryPolicies are serve's defaults with the bench's concurrency.
+// deliveryPolicies are serve's defaults with the bench's concurrency and rate.
 func (e *env) deliveryPolicies() (disburse.DeliveryPolicy, disburse.WebhookPolicy) {
 	n, w := disburse.DefaultDeliveryPolicy, disburse.DefaultWebhookPolicy
 	n.Concurrency, w.Concurrency = e.cfg.DeliveryConcurrency, e.cfg.DeliveryConcurrency
+	n.Rate, w.Rate = e.cfg.DeliveryRate, e.cfg.DeliveryRate
 	return n, w
 }
 

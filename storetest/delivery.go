@@ -353,6 +353,30 @@ func RunDelivery(t *testing.T, open func(t *testing.T) disburse.Store) {
 		}
 	})
 
+	t.Run("RateSpacesTheSends", func(t *testing.T) {
+		// At most 50 sends a second: the six of one claim, sent 4 at a
+		// time, start no closer than 20 ms apart (a bound from below,
+		// which a slow machine only widens).
+		f := newFixture(t, open(t))
+		if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 6)); err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		var starts []time.Time
+		gateway := sender(func(ctx context.Context, n disburse.Notification) error {
+			mu.Lock()
+			defer mu.Unlock()
+			starts = append(starts, time.Now())
+			return nil
+		})
+		p := policy
+		p.Concurrency, p.Rate = 4, 50
+		f.deliver(t, gateway, "a", p, 6)
+		if span := starts[len(starts)-1].Sub(starts[0]); span < 90*time.Millisecond {
+			t.Errorf("6 sends at 50 a second within %v, want at least 100 ms", span)
+		}
+	})
+
 	t.Run("PushForMembersWithTheApp", func(t *testing.T) {
 		f := newFixture(t, open(t))
 		b := f.batchOf(t, 2)

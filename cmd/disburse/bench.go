@@ -32,6 +32,7 @@ func benchFlags(cfg *bench.Config, args []string) error {
 	fs.IntVar(&cfg.Webhooks, "webhooks", 0, "webhook endpoints (every event) each organisation registers, so that events' deliveries are written and delivered too")
 	fs.IntVar(&cfg.Deliver, "deliver", 0, "notifications the delivery phase sends at least (default: the first submit's)")
 	fs.IntVar(&cfg.DeliveryConcurrency, "delivery-concurrency", cfg.DeliveryConcurrency, "sends in flight at once while delivering, as serve's flag")
+	fs.IntVar(&cfg.DeliveryRate, "delivery-rate", cfg.DeliveryRate, "most sends a second while delivering, as serve's flag; 0 is no limit")
 	fs.BoolVar(&cfg.LoadDuringDelivery, "load-during-delivery", false, "measure GET /batches/{id} at --rate, alone and while the outbox of a submit of --payments is delivered, instead")
 	fs.IntVar(&cfg.Rate, "rate", cfg.Rate, "with --load-during-delivery: requests a second, over --connections")
 	fs.BoolVar(&cfg.HTTPLoad, "http-load", false, "measure GET /batches/{id}, GET /batches?take=100 and GET /healthz under load instead")

@@ -26,12 +26,9 @@ type config struct {
 	NotifyProvider string // "log" or "http"
 	NotifyURL      string
 	NotifyAttempts int
-	// DeliveryConcurrency is how many notification sends, and how many
-	// webhook attempts, each process has in flight at once.
-	DeliveryConcurrency int
-	Limits              disburse.Limits // contract 4.1
-	MaxBodyBytes        int64           // contract 4.1: 413 past it
-	Demo                bool
+	Limits         disburse.Limits // contract 4.1
+	MaxBodyBytes   int64           // contract 4.1: 413 past it
+	Demo           bool
 	// WebhookAllowPrivate lets webhook endpoints be plain http on private
 	// addresses (docs/webhooks.md); on with --demo.
 	WebhookAllowPrivate bool
@@ -41,6 +38,11 @@ type config struct {
 	// Idempotency-Keys and request budgets (config_limits.go).
 	IdempotencyLease time.Duration
 	RateLimits       httpapi.RateLimits
+
+	// DeliveryConcurrency is how many notification sends, and how many
+	// webhook attempts, each process has in flight at once; DeliveryRate
+	// the most of each it starts a second (0: no limit).
+	DeliveryConcurrency, DeliveryRate int
 }
 
 // variables maps each setting's flag to its variable. Only these flags read
@@ -58,6 +60,7 @@ var variables = map[string]string{
 	"notify-url":               "DISBURSE_NOTIFY_URL",
 	"notify-attempts":          "DISBURSE_NOTIFY_ATTEMPTS",
 	"delivery-concurrency":     "DISBURSE_DELIVERY_CONCURRENCY",
+	"delivery-rate":            "DISBURSE_DELIVERY_RATE",
 	"max-amount":               "DISBURSE_MAX_AMOUNT",
 	"max-payments-per-request": "DISBURSE_MAX_PAYMENTS_PER_REQUEST",
 	"max-payments-per-batch":   "DISBURSE_MAX_PAYMENTS_PER_BATCH",
@@ -89,6 +92,7 @@ func (c *config) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.NotifyURL, "notify-url", "", "gateway URL of the http provider (DISBURSE_NOTIFY_URL)")
 	fs.IntVar(&c.NotifyAttempts, "notify-attempts", 8, "delivery attempts before a notification is FAILED (DISBURSE_NOTIFY_ATTEMPTS)")
 	fs.IntVar(&c.DeliveryConcurrency, "delivery-concurrency", disburse.DefaultDeliveryConcurrency, "notification sends, and webhook attempts, each process has in flight at once (DISBURSE_DELIVERY_CONCURRENCY)")
+	fs.IntVar(&c.DeliveryRate, "delivery-rate", 0, "most notification sends, and webhook attempts, each process starts a second, for a gateway's quota; 0 is no limit (DISBURSE_DELIVERY_RATE)")
 	c.Limits = disburse.DefaultLimits
 	fs.Var(moneyValue{&c.Limits.MaxAmount}, "max-amount", "largest `amount` of one payment or referral, at most 2 decimals (DISBURSE_MAX_AMOUNT)")
 	fs.IntVar(&c.Limits.MaxPaymentsPerRequest, "max-payments-per-request", c.Limits.MaxPaymentsPerRequest, "payments in one POST /batches/{id}/payments (DISBURSE_MAX_PAYMENTS_PER_REQUEST)")
@@ -158,6 +162,8 @@ func (c *config) check() error {
 		return fmt.Errorf("notify-attempts must be at least 1")
 	case c.DeliveryConcurrency < 1:
 		return fmt.Errorf("delivery-concurrency must be at least 1")
+	case c.DeliveryRate < 0:
+		return fmt.Errorf("delivery-rate must not be negative")
 	case c.Limits.MaxAmount < disburse.MinAmount:
 		return fmt.Errorf("max-amount must be at least %s, the smallest payment", disburse.MinAmount)
 	case c.Limits.MaxPaymentsPerRequest < 1:

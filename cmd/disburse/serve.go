@@ -148,9 +148,9 @@ func backgroundLoops(svc *disburse.Service, c *config, log *slog.Logger) []worke
 		provider = notify.NewHTTP(c.NotifyURL, c.DeliveryConcurrency)
 	}
 	policy := disburse.DefaultDeliveryPolicy
-	policy.MaxAttempts, policy.Concurrency = c.NotifyAttempts, c.DeliveryConcurrency
+	policy.MaxAttempts, policy.Concurrency, policy.Rate = c.NotifyAttempts, c.DeliveryConcurrency, c.DeliveryRate
 	webhooks := disburse.DefaultWebhookPolicy
-	webhooks.Concurrency = c.DeliveryConcurrency
+	webhooks.Concurrency, webhooks.Rate = c.DeliveryConcurrency, c.DeliveryRate
 	host, _ := os.Hostname()
 	owner := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), disburse.NewID()[24:])
 	return []worker.Loop{
