@@ -55,8 +55,10 @@ func RunWebhooks(t *testing.T, open func(t *testing.T) disburse.Store) {
 	}
 }
 
+// webhookPolicy sends 4 at once, as a worker does, so that every test
+// here also goes through the concurrent path.
 var webhookPolicy = disburse.WebhookPolicy{RetryFor: time.Hour, BaseBackoff: time.Second, MaxBackoff: time.Minute,
-	Lease: 30 * time.Second, SendTimeout: 10 * time.Second, BatchSize: 10, DisableAfter: 2 * time.Hour}
+	Lease: 30 * time.Second, SendTimeout: 10 * time.Second, BatchSize: 10, Concurrency: 4, DisableAfter: 2 * time.Hour}
 
 // webhookFixture is a fixture whose service lets endpoints be local.
 func webhookFixture(t *testing.T, s disburse.Store) *fixture {
