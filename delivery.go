@@ -31,13 +31,13 @@ const recordEvery = time.Second
 // flight (at least one), starting each only while mayStart allows (the
 // lease has room for a whole attempt and the process is not shutting
 // down), and hands the outcomes to record in groups, in the order the
-// attempts ended. The last call of record has last set: it also hands
-// back, in the same transaction, what was never attempted. A record that
-// reports the lease lost (stop) or fails stops new attempts; the attempts
-// in flight end and their outcomes, with a failed group's, go to the last
-// record. It returns how many items were attempted.
+// attempts ended. The last call of record has last set and is given what
+// was never attempted, to hand back in the same transaction. A record
+// that reports the lease lost (stop) or fails stops new attempts; the
+// attempts in flight end and their outcomes, with a failed group's, go to
+// the last record. It returns how many items were attempted.
 func fanOut[T any](claimed []T, concurrency int, mayStart func() bool, attempt func(T) T,
-	record func(outcomes []T, last bool) (stop bool, err error)) (int, error) {
+	record func(outcomes, unattempted []T, last bool) (stop bool, err error)) (int, error) {
 	var next atomic.Int64
 	var halt atomic.Bool
 	outcomes := make(chan T, max(concurrency, 1))
@@ -64,7 +64,13 @@ func fanOut[T any](claimed []T, concurrency int, mayStart func() bool, attempt f
 	var errs []error
 	attempted := 0
 	flush := func(last bool) {
-		stop, err := record(group, last)
+		var unattempted []T
+		if last {
+			// Every item before next was taken by a sender and
+			// attempted; none after it was.
+			unattempted = claimed[min(int(next.Load()), len(claimed)):]
+		}
+		stop, err := record(group, unattempted, last)
 		switch {
 		case err != nil:
 			// The group stays for the last record: the database may
@@ -114,4 +120,13 @@ func (p pace) wait(ctx context.Context) bool {
 		return ctx.Err() == nil
 	}
 	return p.l.Wait(ctx) == nil
+}
+
+// ids lists the id of each item.
+func ids[T any](items []T, id func(T) string) []string {
+	out := make([]string, len(items))
+	for i, v := range items {
+		out[i] = id(v)
+	}
+	return out
 }

@@ -128,14 +128,14 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 		}
 		return msg // msg.LeaseOwner is still owner: the store writes only under that lease
 	}
-	record := func(outcomes []Notification, last bool) (bool, error) {
+	record := func(outcomes, unattempted []Notification, last bool) (bool, error) {
 		written := 0
 		err := s.Store.Write(bg, func(tx Tx) error {
 			var err error
-			if written, err = tx.UpdateNotifications(bg, outcomes); err != nil || !last {
+			if written, err = tx.UpdateNotifications(bg, outcomes); err != nil {
 				return err
 			}
-			return tx.ReleaseNotifications(bg, owner)
+			return tx.ReleaseNotifications(bg, owner, ids(unattempted, func(n Notification) string { return n.ID }))
 		})
 		if err != nil || written == len(outcomes) {
 			return false, err

@@ -161,9 +161,9 @@ type Tx interface {
 	// the lease. It returns how many it wrote; one it did not write was
 	// taken over by another process (or no longer exists).
 	UpdateNotifications(ctx context.Context, ns []Notification) (int, error)
-	// ReleaseNotifications clears the leases owner holds, so another process
-	// can take them at once.
-	ReleaseNotifications(ctx context.Context, owner string) error
+	// ReleaseNotifications clears the leases owner holds on the
+	// notifications ids names, so another process can take them at once.
+	ReleaseNotifications(ctx context.Context, owner string, ids []string) error
 	// Notifications lists notifications oldest first, only recipient's when it is not empty.
 	Notifications(ctx context.Context, recipient string) ([]Notification, error)
 }

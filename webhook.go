@@ -138,8 +138,9 @@ type WebhookTx interface {
 	// their leases, each only while its LeaseOwner still holds the lease.
 	// It returns how many it wrote, as UpdateNotifications does.
 	UpdateWebhookDeliveries(ctx context.Context, ds []WebhookDelivery) (int, error)
-	// ReleaseWebhookDeliveries clears the leases owner holds.
-	ReleaseWebhookDeliveries(ctx context.Context, owner string) error
+	// ReleaseWebhookDeliveries clears the leases owner holds on the
+	// deliveries ids names.
+	ReleaseWebhookDeliveries(ctx context.Context, owner string, ids []string) error
 	WebhookDelivery(ctx context.Context, id string) (WebhookDelivery, error)
 	// WebhookDeliveries lists an endpoint's deliveries, newest first, at most limit.
 	WebhookDeliveries(ctx context.Context, endpointID string, limit int) ([]WebhookDelivery, error)

@@ -120,14 +120,15 @@ func (s *Service) DeliverWebhooks(ctx context.Context, sender WebhookSender, ren
 	bg := context.WithoutCancel(ctx)
 	attempts, err := s.webhookAttempts(bg, render, claimed)
 	if err != nil {
-		return 0, errors.Join(err, s.Store.Write(bg, func(tx Tx) error { return tx.ReleaseWebhookDeliveries(bg, owner) }))
+		all := ids(claimed, func(d WebhookDelivery) string { return d.ID })
+		return 0, errors.Join(err, s.Store.Write(bg, func(tx Tx) error { return tx.ReleaseWebhookDeliveries(bg, owner, all) }))
 	}
 	turn := newPace(p.Rate)
 	mayStart := func() bool {
 		return turn.wait(ctx) && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil)
 	}
 	attempt := func(a webhookAttempt) webhookAttempt { return s.attemptWebhook(bg, sender, a, p) }
-	record := func(outcomes []webhookAttempt, last bool) (bool, error) {
+	record := func(outcomes, unattempted []webhookAttempt, last bool) (bool, error) {
 		ds := make([]WebhookDelivery, len(outcomes))
 		for i, a := range outcomes {
 			ds[i] = a.d
@@ -138,10 +139,10 @@ func (s *Service) DeliverWebhooks(ctx context.Context, sender WebhookSender, ren
 			if written, err = tx.UpdateWebhookDeliveries(bg, ds); err != nil {
 				return err
 			}
-			if err := s.recordEndpointOutcomes(bg, tx, outcomes, p); err != nil || !last {
+			if err := s.recordEndpointOutcomes(bg, tx, outcomes, p); err != nil {
 				return err
 			}
-			return tx.ReleaseWebhookDeliveries(bg, owner)
+			return tx.ReleaseWebhookDeliveries(bg, owner, ids(unattempted, func(a webhookAttempt) string { return a.d.ID }))
 		})
 		if err != nil || written == len(ds) {
 			return false, err

@@ -133,7 +133,6 @@ CREATE TABLE notifications (
     CONSTRAINT notifications_pkey PRIMARY KEY (id)
 );
 CREATE INDEX notifications_due ON notifications USING btree (next_attempt_at, id) WHERE (status = 'PENDING'::text);
-CREATE INDEX notifications_lease_owner ON notifications USING btree (lease_owner) WHERE (lease_owner <> ''::text);
 CREATE INDEX notifications_recipient ON notifications USING btree (recipient, created_at);
 
 CREATE TABLE organisations (
@@ -274,7 +273,6 @@ CREATE TABLE webhook_deliveries (
 );
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries USING btree (next_attempt_at, id) WHERE (status = 'PENDING'::text);
 CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries USING btree (endpoint_id, created_at);
-CREATE INDEX webhook_deliveries_lease_owner ON webhook_deliveries USING btree (lease_owner) WHERE (lease_owner <> ''::text);
 
 CREATE TABLE webhook_endpoints (
     id uuid NOT NULL,

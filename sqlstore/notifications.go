@@ -96,13 +96,11 @@ func (t *tx) UpdateNotifications(ctx context.Context, ns []disburse.Notification
 	return int(n), nil
 }
 
-// ReleaseNotifications repeats the condition of the lease index (an owner
-// that is not empty): with the owner a parameter, SQLite cannot see that
-// the index covers the rows and would scan the whole outbox at each
-// release.
-func (t *tx) ReleaseNotifications(ctx context.Context, owner string) error {
-	_, err := t.exec(ctx, `UPDATE notifications SET lease_owner = '', lease_until = NULL WHERE lease_owner = ? AND lease_owner <> ''`, owner)
-	if err != nil {
+// ReleaseNotifications names the rows: a release by owner alone would
+// read every index entry the owner ever had, dead ones included until a
+// vacuum, and one process keeps its owner name for its whole life.
+func (t *tx) ReleaseNotifications(ctx context.Context, owner string, ids []string) error {
+	if err := t.release(ctx, "notifications", owner, ids); err != nil {
 		return fmt.Errorf("release notifications: %w", err)
 	}
 	return nil

@@ -212,14 +212,24 @@ func (t *tx) UpdateWebhookDeliveries(ctx context.Context, ds []disburse.WebhookD
 	return int(n), nil
 }
 
-// ReleaseWebhookDeliveries repeats the lease index's condition, as
-// ReleaseNotifications does.
-func (t *tx) ReleaseWebhookDeliveries(ctx context.Context, owner string) error {
-	_, err := t.exec(ctx, `UPDATE webhook_deliveries SET lease_owner = '', lease_until = NULL WHERE lease_owner = ? AND lease_owner <> ''`, owner)
-	if err != nil {
+// ReleaseWebhookDeliveries names the rows, as ReleaseNotifications does.
+func (t *tx) ReleaseWebhookDeliveries(ctx context.Context, owner string, ids []string) error {
+	if err := t.release(ctx, "webhook_deliveries", owner, ids); err != nil {
 		return fmt.Errorf("release webhook deliveries: %w", err)
 	}
 	return nil
+}
+
+// release clears the leases owner still holds on the rows of an outbox
+// table that ids names, in bulk.
+func (t *tx) release(ctx context.Context, table, owner string, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := t.bulk(ctx, `UPDATE `+table+` SET lease_owner = '', lease_until = NULL
+		FROM @rows AS r WHERE `+table+`.id = r.id AND `+table+`.lease_owner = ?`,
+		[]any{owner}, len(ids), []Column{IDCol("id", func(i int) string { return ids[i] })}, nil)
+	return err
 }
 
 func (t *tx) WebhookDelivery(ctx context.Context, id string) (disburse.WebhookDelivery, error) {

@@ -73,8 +73,12 @@ func testClaimNotifications(t *testing.T, s disburse.Store) {
 	early.LeaseOwner, early.LeaseUntil = "three", later.Add(time.Minute)
 	same(t, "claim after the lease ran out", []disburse.Notification{early}, got)
 
-	// Released leases are free at once.
-	write(t, s, func(tx disburse.Tx) error { return tx.ReleaseNotifications(t.Context(), "two") })
+	// Released leases are free at once. A release names rows and frees
+	// only those the owner still holds: early, which three holds now and
+	// which would be claimed first, stays leased.
+	write(t, s, func(tx disburse.Tx) error {
+		return tx.ReleaseNotifications(t.Context(), "two", []string{due.ID, early.ID, future.ID})
+	})
 	got = claim(t, s, "four", now, 10)
 	due.LeaseOwner, due.LeaseUntil = "four", now.Add(time.Minute)
 	same(t, "claim after release", []disburse.Notification{due}, got)

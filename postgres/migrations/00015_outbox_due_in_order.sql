@@ -7,7 +7,13 @@
 -- index a claim reads the rows it takes (as 00006 did for the reversal
 -- sweep's legs).
 
+-- The leases are released by naming their rows, not by owner, so the
+-- indexes on lease_owner have nothing left to serve and only cost every
+-- claim their upkeep.
+
 -- +goose Up
+DROP INDEX notifications_lease_owner;
+DROP INDEX webhook_deliveries_lease_owner;
 DROP INDEX notifications_due;
 CREATE INDEX notifications_due ON notifications (next_attempt_at, id) WHERE status = 'PENDING';
 DROP INDEX webhook_deliveries_due;
@@ -18,3 +24,5 @@ DROP INDEX webhook_deliveries_due;
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'PENDING';
 DROP INDEX notifications_due;
 CREATE INDEX notifications_due ON notifications (next_attempt_at) WHERE status = 'PENDING';
+CREATE INDEX webhook_deliveries_lease_owner ON webhook_deliveries (lease_owner) WHERE lease_owner <> '';
+CREATE INDEX notifications_lease_owner ON notifications (lease_owner) WHERE lease_owner <> '';
