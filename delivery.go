@@ -31,13 +31,14 @@ const recordEvery = time.Second
 // flight (at least one), starting each only while mayStart allows (the
 // lease has room for a whole attempt and the process is not shutting
 // down), and hands the outcomes to record in groups, in the order the
-// attempts ended. The last call of record has last set and is given what
-// was never attempted, to hand back in the same transaction. A record
+// attempts ended. The last call of record, when every attempt has ended,
+// is also given what was never attempted, to hand back in the same
+// transaction (unattempted is nil in the others). A record
 // that reports the lease lost (stop) or fails stops new attempts; the
 // attempts in flight end and their outcomes, with a failed group's, go to
 // the last record. It returns how many items were attempted.
 func fanOut[T any](claimed []T, concurrency int, mayStart func() bool, attempt func(T) T,
-	record func(outcomes, unattempted []T, last bool) (stop bool, err error)) (int, error) {
+	record func(outcomes, unattempted []T) (stop bool, err error)) (int, error) {
 	var next atomic.Int64
 	var halt atomic.Bool
 	outcomes := make(chan T, max(concurrency, 1))
@@ -70,7 +71,7 @@ func fanOut[T any](claimed []T, concurrency int, mayStart func() bool, attempt f
 			// attempted; none after it was.
 			unattempted = claimed[min(int(next.Load()), len(claimed)):]
 		}
-		stop, err := record(group, unattempted, last)
+		stop, err := record(group, unattempted)
 		switch {
 		case err != nil:
 			// The group stays for the last record: the database may
@@ -102,9 +103,9 @@ func fanOut[T any](claimed []T, concurrency int, mayStart func() bool, attempt f
 	}
 }
 
-// pace spaces the attempts of one claim at most perSecond apart (0: no
-// limit), so that delivery leaves the process room for the API. Its wait
-// gives way when ctx ends.
+// pace spaces the attempts of one claim so that at most perSecond start in
+// a second (0: no limit), for a gateway's quota or to leave the process
+// room for the API. Its wait gives way when ctx ends.
 type pace struct{ l *rate.Limiter }
 
 func newPace(perSecond int) pace {

@@ -128,7 +128,7 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 		}
 		return msg // msg.LeaseOwner is still owner: the store writes only under that lease
 	}
-	record := func(outcomes, unattempted []Notification, last bool) (bool, error) {
+	record := func(outcomes, unattempted []Notification) (bool, error) {
 		written := 0
 		err := s.Store.Write(bg, func(tx Tx) error {
 			var err error

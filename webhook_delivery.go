@@ -128,7 +128,7 @@ func (s *Service) DeliverWebhooks(ctx context.Context, sender WebhookSender, ren
 		return turn.wait(ctx) && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil)
 	}
 	attempt := func(a webhookAttempt) webhookAttempt { return s.attemptWebhook(bg, sender, a, p) }
-	record := func(outcomes, unattempted []webhookAttempt, last bool) (bool, error) {
+	record := func(outcomes, unattempted []webhookAttempt) (bool, error) {
 		ds := make([]WebhookDelivery, len(outcomes))
 		for i, a := range outcomes {
 			ds[i] = a.d
