@@ -2,7 +2,6 @@ package disburse
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -15,11 +14,6 @@ type Notifier interface {
 	Send(ctx context.Context, n Notification) error
 }
 
-// ErrLeaseLost is what UpdateNotification returns when the notification is
-// no longer leased to the owner named in it: another process has taken it
-// over, and the outcome of this attempt must not overwrite its own.
-var ErrLeaseLost = errors.New("notification lease lost")
-
 // DeliveryPolicy says how the delivery worker retries and how long it may
 // hold work (contract section 8).
 type DeliveryPolicy struct {
@@ -28,16 +22,28 @@ type DeliveryPolicy struct {
 	MaxBackoff  time.Duration
 	Lease       time.Duration // how long a claim holds before another process may take it
 	SendTimeout time.Duration // the most one send may take: the provider's context ends then
-	BatchSize   int
+	BatchSize   int           // rows one claim leases
+	// Concurrency is how many sends one process has in flight at once;
+	// 0 or 1 sends one at a time.
+	Concurrency int
+	// Rate is the most sends one process starts a second; 0 is no limit.
+	Rate int
 }
 
-// DefaultDeliveryPolicy: 8 attempts over about 20 minutes; a claim of 100
-// held for a minute, of which a slow gateway (10 s a send) gets through at
-// least four before the rest is handed back.
+// DefaultDeliveryPolicy: 8 attempts over about 20 minutes; a claim of 500
+// held for a minute and sent DefaultDeliveryConcurrency at a time, of which
+// a slow gateway (10 s a send) gets through five rounds before the rest is
+// handed back.
 var DefaultDeliveryPolicy = DeliveryPolicy{
 	MaxAttempts: 8, BaseBackoff: 5 * time.Second, MaxBackoff: 10 * time.Minute,
-	Lease: time.Minute, SendTimeout: 10 * time.Second, BatchSize: 100,
+	Lease: time.Minute, SendTimeout: 10 * time.Second, BatchSize: 500, Concurrency: DefaultDeliveryConcurrency,
 }
+
+// DefaultDeliveryConcurrency is how many notification sends, and how many
+// webhook attempts, one process has in flight at once unless configured:
+// enough to hide a gateway's latency, few enough for one gateway's
+// connections.
+const DefaultDeliveryConcurrency = 32
 
 // LeaseMargin is the part of a lease no send may start in: time to record the
 // outcome of the last send before the lease ends, and slack for replicas
@@ -48,8 +54,9 @@ const LeaseMargin = 5 * time.Second
 // flight, or nothing could ever be sent.
 func (p DeliveryPolicy) check() error {
 	switch {
-	case p.MaxAttempts < 1 || p.BatchSize < 1:
-		return fmt.Errorf("delivery policy: MaxAttempts %d and BatchSize %d must be at least 1", p.MaxAttempts, p.BatchSize)
+	case p.MaxAttempts < 1 || p.BatchSize < 1 || p.Concurrency < 0 || p.Rate < 0:
+		return fmt.Errorf("delivery policy: MaxAttempts %d and BatchSize %d must be at least 1, Concurrency %d and Rate %d not negative",
+			p.MaxAttempts, p.BatchSize, p.Concurrency, p.Rate)
 	case p.SendTimeout <= 0:
 		return fmt.Errorf("delivery policy: SendTimeout must be positive")
 	case p.Lease < p.SendTimeout+LeaseMargin:
@@ -68,20 +75,20 @@ func (p DeliveryPolicy) backoff(attempts int) time.Duration {
 }
 
 // DeliverNotifications claims the due notifications (a lease under owner's
-// name), sends each, and records the outcome: SENT, or another attempt after
-// an exponential backoff, or FAILED after the last one. It returns how many
-// it attempted.
+// name), sends them, up to p.Concurrency at once, and records the outcomes
+// in groups (fanOut): SENT, or another attempt after an exponential
+// backoff, or FAILED after the last one. It returns how many it attempted.
 //
 // A lease never ends while its holder may still be sending: a send starts
 // only while the lease has SendTimeout plus LeaseMargin left, and gets a
 // context that ends after SendTimeout; when the lease runs short the rest of
-// the claim is handed back. The outcome is written only while the lease is
+// the claim is handed back. An outcome is written only while the lease is
 // still this owner's. A process that dies mid-way loses its lease when it
 // expires and another process takes the work over.
 //
-// When ctx ends (shutdown), the send in flight runs to completion (bounded by
-// SendTimeout) and its outcome is recorded, no new send starts, and the rest
-// of the claim is handed back at once.
+// When ctx ends (shutdown), the sends in flight run to completion (bounded
+// by SendTimeout) and their outcomes are recorded, no new send starts, and
+// the rest of the claim is handed back at once.
 func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner string, p DeliveryPolicy) (int, error) {
 	if err := p.check(); err != nil {
 		return 0, err
@@ -95,21 +102,19 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 		claimed, err = tx.ClaimNotifications(ctx, owner, now, leaseUntil, p.BatchSize)
 		return err
 	})
-	if err != nil {
+	if err != nil || len(claimed) == 0 {
 		return 0, err
 	}
 	// Sends and outcomes are not cut short by shutdown, or a message the
 	// gateway got would be counted as failed and sent again.
 	bg := context.WithoutCancel(ctx)
-	release := func() error {
-		return s.Store.Write(bg, func(tx Tx) error { return tx.ReleaseNotifications(bg, owner) })
+	turn := newPace(p.Rate)
+	mayStart := func() bool {
+		// Shutting down, or too little lease left for one more send: the
+		// rest is handed back at once rather than at lease expiry.
+		return turn.wait(ctx) && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil)
 	}
-	for i, msg := range claimed {
-		if ctx.Err() != nil || s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil) {
-			// Shutting down, or too little lease left for one more send:
-			// hand the rest back at once rather than at lease expiry.
-			return i, release()
-		}
+	attempt := func(msg Notification) Notification {
 		sendErr := send(bg, n, msg, p.SendTimeout)
 		msg.Attempts++
 		now := s.now()
@@ -121,19 +126,26 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 		default:
 			msg.NextAttemptAt, msg.LastError = now.Add(p.backoff(msg.Attempts)), sendErr.Error()
 		}
-		// msg.LeaseOwner is still owner: the store writes only under that lease.
-		err := s.Store.Write(bg, func(tx Tx) error { return tx.UpdateNotification(bg, msg) })
-		switch {
-		case errors.Is(err, ErrLeaseLost):
-			// Only a provider that overran its deadline or a stalled process
-			// gets here; the rest of the claim is likely lost too.
-			s.Log.WarnContext(ctx, "notification lease lost before its outcome was written", "id", msg.ID, "owner", owner)
-			return i + 1, release()
-		case err != nil:
-			return i + 1, errors.Join(err, release())
-		}
+		return msg // msg.LeaseOwner is still owner: the store writes only under that lease
 	}
-	return len(claimed), nil
+	record := func(outcomes, unattempted []Notification) (bool, error) {
+		written := 0
+		err := s.Store.Write(bg, func(tx Tx) error {
+			var err error
+			if written, err = tx.UpdateNotifications(bg, outcomes); err != nil {
+				return err
+			}
+			return tx.ReleaseNotifications(bg, owner, ids(unattempted, func(n Notification) string { return n.ID }))
+		})
+		if err != nil || written == len(outcomes) {
+			return false, err
+		}
+		// Only a provider that overran its deadline or a stalled process
+		// gets here; the rest of the claim is likely lost too.
+		s.Log.WarnContext(ctx, "notification lease lost before its outcome was written", "lost", len(outcomes)-written, "owner", owner)
+		return true, nil
+	}
+	return fanOut(claimed, p.Concurrency, mayStart, attempt, record)
 }
 
 // send gives the provider one attempt, bounded by timeout.

@@ -164,12 +164,14 @@ type Tx interface {
 	// at now and not leased by a live owner: sets LeaseOwner and LeaseUntil and
 	// returns them. Rows locked by another transaction are skipped.
 	ClaimNotifications(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]Notification, error)
-	// UpdateNotification writes the outcome of a delivery attempt and clears
-	// the lease, only while n.LeaseOwner still holds it: else ErrLeaseLost.
-	UpdateNotification(ctx context.Context, n Notification) error
-	// ReleaseNotifications clears the leases owner holds, so another process
-	// can take them at once.
-	ReleaseNotifications(ctx context.Context, owner string) error
+	// UpdateNotifications writes the outcomes of delivery attempts in bulk
+	// and clears their leases: each only while its LeaseOwner still holds
+	// the lease. It returns how many it wrote; one it did not write was
+	// taken over by another process (or no longer exists).
+	UpdateNotifications(ctx context.Context, ns []Notification) (int, error)
+	// ReleaseNotifications clears the leases owner holds on the
+	// notifications ids names, so another process can take them at once.
+	ReleaseNotifications(ctx context.Context, owner string, ids []string) error
 	// Notifications lists notifications oldest first, only recipient's when it is not empty.
 	Notifications(ctx context.Context, recipient string) ([]Notification, error)
 }

@@ -134,11 +134,13 @@ type WebhookTx interface {
 	// enabled endpoints that are due at now and not leased by a live owner,
 	// and returns them. Rows locked by another transaction are skipped.
 	ClaimWebhookDeliveries(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]WebhookDelivery, error)
-	// UpdateWebhookDelivery writes an attempt's outcome and clears the lease,
-	// only while d.LeaseOwner still holds it: else ErrLeaseLost.
-	UpdateWebhookDelivery(ctx context.Context, d WebhookDelivery) error
-	// ReleaseWebhookDeliveries clears the leases owner holds.
-	ReleaseWebhookDeliveries(ctx context.Context, owner string) error
+	// UpdateWebhookDeliveries writes attempts' outcomes in bulk and clears
+	// their leases, each only while its LeaseOwner still holds the lease.
+	// It returns how many it wrote, as UpdateNotifications does.
+	UpdateWebhookDeliveries(ctx context.Context, ds []WebhookDelivery) (int, error)
+	// ReleaseWebhookDeliveries clears the leases owner holds on the
+	// deliveries ids names.
+	ReleaseWebhookDeliveries(ctx context.Context, owner string, ids []string) error
 	WebhookDelivery(ctx context.Context, id string) (WebhookDelivery, error)
 	// WebhookDeliveries lists an endpoint's deliveries, newest first, at most limit.
 	WebhookDeliveries(ctx context.Context, endpointID string, limit int) ([]WebhookDelivery, error)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,7 +49,12 @@ type WebhookPolicy struct {
 	MaxBackoff  time.Duration
 	Lease       time.Duration // how long a claim holds before another process may take it
 	SendTimeout time.Duration // the most one attempt may take
-	BatchSize   int
+	BatchSize   int           // deliveries one claim leases
+	// Concurrency is how many attempts one process has in flight at once,
+	// to any endpoints; 0 or 1 sends one at a time.
+	Concurrency int
+	// Rate is the most attempts one process starts a second; 0 is no limit.
+	Rate int
 	// DisableAfter: an endpoint that has answered nothing but failures
 	// for this long is disabled, with the reason shown to its organisation.
 	DisableAfter time.Duration
@@ -58,13 +64,14 @@ type WebhookPolicy struct {
 // integrators ("Retries, failure and disablement"): change both together.
 var DefaultWebhookPolicy = WebhookPolicy{
 	RetryFor: 72 * time.Hour, BaseBackoff: 30 * time.Second, MaxBackoff: 6 * time.Hour,
-	Lease: 2 * time.Minute, SendTimeout: 15 * time.Second, BatchSize: 50, DisableAfter: 5 * 24 * time.Hour,
+	Lease: 2 * time.Minute, SendTimeout: 15 * time.Second, BatchSize: 500, Concurrency: DefaultDeliveryConcurrency,
+	DisableAfter: 5 * 24 * time.Hour,
 }
 
 func (p WebhookPolicy) check() error {
 	switch {
-	case p.BatchSize < 1 || p.SendTimeout <= 0 || p.RetryFor <= 0 || p.BaseBackoff <= 0:
-		return fmt.Errorf("webhook policy: BatchSize, SendTimeout, RetryFor and BaseBackoff must be positive")
+	case p.BatchSize < 1 || p.SendTimeout <= 0 || p.RetryFor <= 0 || p.BaseBackoff <= 0 || p.Concurrency < 0 || p.Rate < 0:
+		return fmt.Errorf("webhook policy: BatchSize, SendTimeout, RetryFor and BaseBackoff must be positive, Concurrency and Rate not negative")
 	case p.Lease < p.SendTimeout+LeaseMargin:
 		return fmt.Errorf("webhook policy: Lease %v must cover SendTimeout %v plus %v", p.Lease, p.SendTimeout, LeaseMargin)
 	}
@@ -86,12 +93,14 @@ func (p WebhookPolicy) backoff(attempts int) time.Duration {
 }
 
 // DeliverWebhooks claims due deliveries under owner's name, signs and
-// sends each, and records the outcome: DELIVERED on a 2xx, else another
-// attempt after a backoff, or FAILED once the retry window has closed. It
-// returns how many it attempted. Leases work as DeliverNotifications'
-// do: an attempt starts only while the lease has SendTimeout plus
-// LeaseMargin left, so two replicas never send one delivery at once, and
-// on shutdown the attempt in flight completes and the rest is handed back.
+// sends them, up to p.Concurrency at once, and records the outcomes in
+// groups (fanOut): DELIVERED on a 2xx, else another attempt after a
+// backoff, or FAILED once the retry window has closed; and each endpoint's
+// failing time, which disables an endpoint that keeps failing. It returns
+// how many it attempted. Leases work as DeliverNotifications' do: an
+// attempt starts only while the lease has SendTimeout plus LeaseMargin
+// left, so two replicas never send one delivery at once, and on shutdown
+// the attempts in flight complete and the rest is handed back.
 func (s *Service) DeliverWebhooks(ctx context.Context, sender WebhookSender, render WebhookRenderer, owner string, p WebhookPolicy) (int, error) {
 	if err := p.check(); err != nil {
 		return 0, err
@@ -105,124 +114,190 @@ func (s *Service) DeliverWebhooks(ctx context.Context, sender WebhookSender, ren
 		claimed, err = tx.ClaimWebhookDeliveries(ctx, owner, now, leaseUntil, p.BatchSize)
 		return err
 	})
-	if err != nil {
+	if err != nil || len(claimed) == 0 {
 		return 0, err
 	}
 	bg := context.WithoutCancel(ctx)
-	release := func() error {
-		return s.Store.Write(bg, func(tx Tx) error { return tx.ReleaseWebhookDeliveries(bg, owner) })
+	attempts, err := s.webhookAttempts(bg, render, claimed)
+	if err != nil {
+		all := ids(claimed, func(d WebhookDelivery) string { return d.ID })
+		return 0, errors.Join(err, s.Store.Write(bg, func(tx Tx) error { return tx.ReleaseWebhookDeliveries(bg, owner, all) }))
 	}
-	for i, d := range claimed {
-		if ctx.Err() != nil || s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil) {
-			return i, release()
-		}
-		err := s.attemptWebhook(bg, sender, render, d, p)
-		switch {
-		case errors.Is(err, ErrLeaseLost):
-			s.Log.WarnContext(ctx, "webhook delivery lease lost before its outcome was written", "id", d.ID, "owner", owner)
-			return i + 1, release()
-		case errors.Is(err, ErrNotFound):
-			// The endpoint was deleted meanwhile, its deliveries with it.
-		case err != nil:
-			return i + 1, errors.Join(err, release())
-		}
+	turn := newPace(p.Rate)
+	mayStart := func() bool {
+		return turn.wait(ctx) && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil)
 	}
-	return len(claimed), nil
+	attempt := func(a webhookAttempt) webhookAttempt { return s.attemptWebhook(bg, sender, a, p) }
+	record := func(outcomes, unattempted []webhookAttempt) (bool, error) {
+		ds := make([]WebhookDelivery, len(outcomes))
+		for i, a := range outcomes {
+			ds[i] = a.d
+		}
+		written := 0
+		err := s.Store.Write(bg, func(tx Tx) error {
+			var err error
+			if written, err = tx.UpdateWebhookDeliveries(bg, ds); err != nil {
+				return err
+			}
+			if err := s.recordEndpointOutcomes(bg, tx, outcomes, p); err != nil {
+				return err
+			}
+			return tx.ReleaseWebhookDeliveries(bg, owner, ids(unattempted, func(a webhookAttempt) string { return a.d.ID }))
+		})
+		if err != nil || written == len(ds) {
+			return false, err
+		}
+		// Lost leases, or deliveries whose endpoint was deleted meanwhile.
+		s.Log.WarnContext(ctx, "webhook deliveries not recorded: their lease was lost or they were deleted", "lost", len(ds)-written, "owner", owner)
+		return true, nil
+	}
+	return fanOut(attempts, p.Concurrency, mayStart, attempt, record)
 }
 
-// attemptWebhook sends d once and writes the outcome, and the endpoint's
-// failing time (disabling it once it has failed for DisableAfter).
-func (s *Service) attemptWebhook(ctx context.Context, sender WebhookSender, render WebhookRenderer, d WebhookDelivery, p WebhookPolicy) error {
-	e, body, err := s.webhookBody(ctx, render, d)
-	if err != nil {
-		return err
-	}
+// webhookAttempt is one claimed delivery on its way: the endpoint and the
+// body it is sent with, then its outcome.
+type webhookAttempt struct {
+	d    WebhookDelivery // the claimed delivery; once attempted, its outcome
+	e    WebhookEndpoint
+	body []byte    // nil: the event's batch or payment no longer exists
+	ok   bool      // the endpoint answered 2xx
+	at   time.Time // when the attempt ended
+}
+
+// attemptWebhook signs and sends a once, and sets its outcome.
+func (s *Service) attemptWebhook(ctx context.Context, sender WebhookSender, a webhookAttempt, p WebhookPolicy) webhookAttempt {
 	status, sendErr := 0, error(nil)
-	if body == nil {
+	if a.body == nil {
 		sendErr = errors.New("the event's batch or payment no longer exists")
 	} else {
 		sent := s.Clock().UTC()
-		msg := WebhookMessage{ID: d.ID, URL: e.URL, Timestamp: sent, Body: body, Signature: SignWebhook(e, d.ID, sent, body)}
+		msg := WebhookMessage{ID: a.d.ID, URL: a.e.URL, Timestamp: sent, Body: a.body, Signature: SignWebhook(a.e, a.d.ID, sent, a.body)}
 		sctx, cancel := context.WithTimeout(ctx, p.SendTimeout)
 		status, sendErr = sender.Send(sctx, msg)
 		cancel()
 	}
-	return s.Store.Write(ctx, func(tx Tx) error {
-		now := s.now()
-		out := d
-		out.Attempts++
-		out.LastStatusCode = status
-		switch next := now.Add(p.backoff(out.Attempts)); {
-		case sendErr == nil:
-			out.Status, out.DeliveredAt, out.LastError = DeliveryDelivered, now, ""
-		case body == nil || next.After(d.EventAt.Add(p.RetryFor)):
-			out.Status, out.LastError = DeliveryFailed, sendErr.Error()
-		default:
-			out.NextAttemptAt, out.LastError = next, sendErr.Error()
-		}
-		if err := tx.UpdateWebhookDelivery(ctx, out); err != nil {
-			return err
-		}
-		return s.recordEndpointOutcome(ctx, tx, d.EndpointID, sendErr == nil, now, p)
-	})
-}
-
-// recordEndpointOutcome keeps the endpoint's failing time: cleared by a
-// success, set by the first failure after one, and once it is DisableAfter
-// old the endpoint is disabled and the operator's log says so.
-func (s *Service) recordEndpointOutcome(ctx context.Context, tx Tx, id string, ok bool, now time.Time, p WebhookPolicy) error {
-	e, err := tx.WebhookEndpoint(ctx, id)
-	if err != nil {
-		return err
-	}
-	switch {
-	case ok && e.FailingSince.IsZero():
-		return nil
-	case ok:
-		e.FailingSince = time.Time{}
-	case e.FailingSince.IsZero():
-		e.FailingSince = now
-	case p.DisableAfter > 0 && e.Enabled && now.Sub(e.FailingSince) >= p.DisableAfter:
-		setEnabled(&e, false, fmt.Sprintf("disabled by the service: every delivery failed since %s", e.FailingSince.Format(time.RFC3339)))
-		s.Log.WarnContext(ctx, "webhook endpoint disabled after failing", "endpoint", e.ID, "organisation", e.OrganisationID, "failingSince", e.FailingSince)
+	now := s.now()
+	out := &a.d
+	out.Attempts++
+	out.LastStatusCode = status
+	switch next := now.Add(p.backoff(out.Attempts)); {
+	case sendErr == nil:
+		out.Status, out.DeliveredAt, out.LastError = DeliveryDelivered, now, ""
+	case a.body == nil || next.After(out.EventAt.Add(p.RetryFor)):
+		out.Status, out.LastError = DeliveryFailed, sendErr.Error()
 	default:
-		return nil
+		out.NextAttemptAt, out.LastError = next, sendErr.Error()
 	}
-	e.UpdatedAt = now
-	return tx.UpdateWebhookEndpoint(ctx, e)
+	a.ok, a.at = sendErr == nil, now
+	return a
 }
 
-// webhookBody reads the endpoint and the event's resource, as they are
-// now, and renders the body; a nil body means the resource is gone.
-func (s *Service) webhookBody(ctx context.Context, render WebhookRenderer, d WebhookDelivery) (WebhookEndpoint, []byte, error) {
-	var e WebhookEndpoint
-	var body []byte
-	err := s.Store.Read(ctx, func(tx Tx) error {
-		var err error
-		if e, err = tx.WebhookEndpoint(ctx, d.EndpointID); err != nil {
+// recordEndpointOutcomes keeps each endpoint's failing time, going through
+// its attempts in the order they ended: cleared by a success, set by the
+// first failure after one, and once it is DisableAfter old the endpoint is
+// disabled and the operator's log says so. An attempt that sent nothing
+// (its resource was gone) says nothing of the endpoint; an endpoint deleted
+// meanwhile is skipped. Each endpoint is read and written once per group.
+func (s *Service) recordEndpointOutcomes(ctx context.Context, tx Tx, outcomes []webhookAttempt, p WebhookPolicy) error {
+	var ids []string
+	for _, a := range outcomes {
+		if a.body != nil && !slices.Contains(ids, a.d.EndpointID) {
+			ids = append(ids, a.d.EndpointID)
+		}
+	}
+	for _, id := range ids {
+		e, err := tx.WebhookEndpoint(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		} else if err != nil {
 			return err
 		}
-		if d.EventType.IsBatchEvent() {
-			b, err := tx.Batch(ctx, d.ResourceID)
-			if err == nil {
-				body, err = render.BatchEvent(d.EventType, d.EventAt, b)
+		changed := false
+		for _, a := range outcomes {
+			if a.body == nil || a.d.EndpointID != id {
+				continue
 			}
-			return ignoreNotFound(err)
+			switch {
+			case a.ok && e.FailingSince.IsZero():
+			case a.ok:
+				e.FailingSince, changed = time.Time{}, true
+			case e.FailingSince.IsZero():
+				e.FailingSince, changed = a.at, true
+			case p.DisableAfter > 0 && e.Enabled && a.at.Sub(e.FailingSince) >= p.DisableAfter:
+				setEnabled(&e, false, fmt.Sprintf("disabled by the service: every delivery failed since %s", e.FailingSince.Format(time.RFC3339)))
+				changed = true
+				s.Log.WarnContext(ctx, "webhook endpoint disabled after failing", "endpoint", e.ID, "organisation", e.OrganisationID, "failingSince", e.FailingSince)
+			}
 		}
-		p, err := tx.Payment(ctx, d.ResourceID)
-		if err == nil {
-			body, err = render.PaymentEvent(d.EventType, d.EventAt, p)
+		if !changed {
+			continue
 		}
-		return ignoreNotFound(err)
-	})
-	return e, body, err
+		e.UpdatedAt = s.now()
+		if err := tx.UpdateWebhookEndpoint(ctx, e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func ignoreNotFound(err error) error {
-	if errors.Is(err, ErrNotFound) {
+// webhookAttempts reads, in one transaction, the endpoints of the claimed
+// deliveries and their events' batches and payments as they are now, each
+// once, and renders every body. A delivery whose endpoint was deleted
+// meanwhile (its deliveries with it) is left out.
+func (s *Service) webhookAttempts(ctx context.Context, render WebhookRenderer, claimed []WebhookDelivery) ([]webhookAttempt, error) {
+	var out []webhookAttempt
+	err := s.Store.Read(ctx, func(tx Tx) error {
+		out = make([]webhookAttempt, 0, len(claimed))
+		endpoints, batches, payments := map[string]*WebhookEndpoint{}, map[string]*Batch{}, map[string]*Payment{}
+		for _, d := range claimed {
+			e, err := readOnce(endpoints, d.EndpointID, func(id string) (WebhookEndpoint, error) { return tx.WebhookEndpoint(ctx, id) })
+			if err != nil {
+				return err
+			}
+			if e == nil {
+				continue
+			}
+			a := webhookAttempt{d: d, e: *e}
+			if d.EventType.IsBatchEvent() {
+				b, err := readOnce(batches, d.ResourceID, func(id string) (Batch, error) { return tx.Batch(ctx, id) })
+				if err == nil && b != nil {
+					a.body, err = render.BatchEvent(d.EventType, d.EventAt, *b)
+				}
+				if err != nil {
+					return err
+				}
+			} else {
+				pm, err := readOnce(payments, d.ResourceID, func(id string) (Payment, error) { return tx.Payment(ctx, id) })
+				if err == nil && pm != nil {
+					a.body, err = render.PaymentEvent(d.EventType, d.EventAt, *pm)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			out = append(out, a)
+		}
 		return nil
+	})
+	return out, err
+}
+
+// readOnce returns the row id names through seen, reading it the first
+// time; nil when it does not exist.
+func readOnce[T any](seen map[string]*T, id string, read func(string) (T, error)) (*T, error) {
+	if v, ok := seen[id]; ok {
+		return v, nil
 	}
-	return err
+	v, err := read(id)
+	if errors.Is(err, ErrNotFound) {
+		seen[id] = nil
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	seen[id] = &v
+	return &v, nil
 }
 
 // SignWebhook is the webhook-signature header of a message: Standard

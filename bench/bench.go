@@ -44,8 +44,20 @@ type Config struct {
 
 	// Webhooks is how many webhook endpoints (every event) the bench's
 	// organisations register, so that the money paths write their events'
-	// deliveries too; nothing sends them.
+	// deliveries too; the delivery phase sends them to the local gateway.
 	Webhooks int
+	// Deliver is how many notifications the delivery phase sends at
+	// least; 0 is the first submit's (deliver.go).
+	Deliver int
+	// DeliveryConcurrency is the delivery workers' sends in flight, as
+	// serve's --delivery-concurrency.
+	DeliveryConcurrency int
+	DeliveryRate        int // sends a second, as serve's --delivery-rate; 0 is no limit
+	// LoadDuringDelivery measures GET /batches/{id} at Rate requests a
+	// second, alone and then while the outbox of a submit of Payments is
+	// delivered, instead.
+	LoadDuringDelivery bool
+	Rate               int
 
 	HTTPLoad bool // measure read endpoints under load instead
 	// Registration measures registrations instead, over Orgs organisations'
@@ -61,7 +73,7 @@ type Config struct {
 	Connections        int           // concurrent connections, with HTTPLoad
 
 	// CPUProfile, when set, receives the CPU profile of ProfilePhase's first
-	// service run ("add", "submit", "register", "reverse"), of GET
+	// service run ("add", "submit", "register", "reverse", "deliver"), of GET
 	// /batches/{id} under load ("batch"), or of the whole run ("all").
 	CPUProfile   string
 	ProfilePhase string
@@ -73,7 +85,7 @@ type Config struct {
 // Defaults are the issue's: 100,000 payments in requests of 10,000, three
 // pairs; 64 connections for 30 s per endpoint under load.
 var Defaults = Config{Payments: 100_000, Chunk: 10_000, Pairs: 3, Duration: 30 * time.Second, Connections: 64, ProfilePhase: "submit",
-	Orgs: 8, Clients: []int{8, 64}}
+	Orgs: 8, Clients: []int{8, 64}, DeliveryConcurrency: disburse.DefaultDeliveryConcurrency, Rate: 1000}
 
 // Run runs the benchmark cfg describes and writes its report to cfg.Out.
 func Run(ctx context.Context, cfg Config) error {
@@ -107,6 +119,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Registration {
 		return runRegistration(ctx, env)
 	}
+	if cfg.LoadDuringDelivery {
+		return runLoadDuringDelivery(ctx, env)
+	}
 	return runPayments(ctx, env)
 }
 
@@ -122,18 +137,20 @@ func (c *Config) check() error {
 		return fmt.Errorf("bench: --pairs must be positive, not %d", c.Pairs)
 	case c.Register < 0:
 		return fmt.Errorf("bench: --register must not be negative, not %d", c.Register)
-	case c.HTTPLoad && (c.Duration <= 0 || c.Connections < 1):
+	case (c.HTTPLoad || c.LoadDuringDelivery) && (c.Duration <= 0 || c.Connections < 1):
 		return errors.New("bench: --duration and --connections must be positive")
 	case c.Registration && (c.Orgs < 1 || len(c.Clients) == 0 || slices.Min(c.Clients) < 1):
 		return errors.New("bench: --orgs and every --clients count must be positive")
+	case c.Deliver < 0 || c.DeliveryRate < 0 || c.DeliveryConcurrency < 1 || c.Rate < 1:
+		return errors.New("bench: --deliver and --delivery-rate must not be negative, --delivery-concurrency and --rate must be positive")
 	}
 	if c.Registration && c.Register == 0 {
 		c.Register = 10_000
 	}
 	switch c.ProfilePhase {
-	case "add", "submit", "register", "reverse", "batch", "all":
+	case "add", "submit", "register", "reverse", "deliver", "batch", "all":
 	default:
-		return fmt.Errorf("bench: --profile-phase must be add, submit, register, reverse, batch or all, not %q", c.ProfilePhase)
+		return fmt.Errorf("bench: --profile-phase must be add, submit, register, reverse, deliver, batch or all, not %q", c.ProfilePhase)
 	}
 	if c.Out == nil {
 		c.Out = io.Discard

@@ -18,6 +18,10 @@ type result struct {
 	registered, workers, reversed int
 	ledgerOK                      bool
 	peakRSS                       float64 // MB
+
+	// delivery of the outboxes: how many, in how long (deliver.go)
+	delivered, webhooksSent int
+	deliver, webhooks       time.Duration
 }
 
 // runPayments is the default mode. Pairs alternate which side goes first,
@@ -96,6 +100,10 @@ func runPayments(ctx context.Context, e *env) error {
 		return err
 	}
 
+	if err := r.deliverOutboxes(ctx, e, first.nonMemberCount()); err != nil {
+		return err
+	}
+
 	e.say("auditing the ledger")
 	ok, problems, err := checkLedger(ctx, e.client)
 	if err != nil {
@@ -110,6 +118,29 @@ func runPayments(ctx context.Context, e *env) error {
 		return err
 	}
 	return ledgerError(ok, problems)
+}
+
+// deliverOutboxes sends, as the workers would, the notifications of the
+// first submit (or cfg.Deliver of them) and then, with endpoints, every
+// webhook delivery the run wrote, and times each.
+func (r *result) deliverOutboxes(ctx context.Context, e *env, firstSubmit int) error {
+	want := e.cfg.Deliver
+	if want == 0 {
+		want = firstSubmit
+	}
+	e.say("delivering %d notifications, %d at once", want, e.cfg.DeliveryConcurrency)
+	stop, err := e.profile("deliver")
+	if err != nil {
+		return err
+	}
+	r.delivered, r.deliver, err = deliverNotifications(ctx, e, want)
+	stop()
+	if err != nil || e.cfg.Webhooks == 0 {
+		return err
+	}
+	e.say("delivering the webhooks")
+	r.webhooksSent, r.webhooks, err = deliverWebhooks(ctx, e)
+	return err
 }
 
 // ledgerError fails the run, after its figures are written, when the

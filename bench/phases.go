@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -170,4 +171,27 @@ func checkLedger(ctx context.Context, c *client) (bool, []string, error) {
 	}
 	err := c.json(ctx, "GET", "/admin/ledger/check", c.admin, nil, 200, &r)
 	return r.OK, r.Problems, err
+}
+
+// audit checks the ledger and reports each problem as progress.
+func audit(ctx context.Context, e *env) (bool, []string, error) {
+	ok, problems, err := checkLedger(ctx, e.client)
+	for _, p := range problems {
+		e.say("ledger: %s", p)
+	}
+	return ok, problems, err
+}
+
+// alongside runs load while work runs, and stops it when work returns: a
+// measurement of what work does to others (load's figures), or to work
+// of others (work's).
+func alongside(ctx context.Context, load func(context.Context) error, work func() error) error {
+	ctx, stop := context.WithCancel(ctx)
+	var loadErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { loadErr = load(ctx) })
+	err := work()
+	stop()
+	wg.Wait()
+	return errors.Join(err, loadErr)
 }

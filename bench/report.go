@@ -36,6 +36,10 @@ type paymentsJSON struct {
 	RegisterPerS    float64   `json:"register_per_s"`
 	ReverseS        float64   `json:"reverse_s"`
 	Reversed        int       `json:"reversed"`
+	DeliverPerS     float64   `json:"deliver_per_s"` // notifications sent a second, one process (deliver.go)
+	Delivered       int       `json:"delivered"`
+	WebhooksPerS    float64   `json:"webhooks_per_s,omitempty"`
+	WebhooksSent    int       `json:"webhooks_delivered,omitempty"`
 	PeakRSSMB       float64   `json:"peak_rss_mb"`
 	LedgerOK        bool      `json:"ledger_ok"`
 	AddRuns         []float64 `json:"add_s_runs"`
@@ -53,17 +57,11 @@ func (r result) json() paymentsJSON {
 		RegisterS: secs(r.register), Registered: r.registered, RegisterWorkers: r.workers,
 		RegisterPerS: perSecond(r.registered, r.register),
 		ReverseS:     secs(r.reverse), Reversed: r.reversed,
+		DeliverPerS: perSecond(r.delivered, r.deliver), Delivered: r.delivered,
+		WebhooksPerS: perSecond(r.webhooksSent, r.webhooks), WebhooksSent: r.webhooksSent,
 		PeakRSSMB: r.peakRSS, LedgerOK: r.ledgerOK,
 		AddRuns: runs(r.add), AddBaselineRuns: runs(r.addBase), SubmitRuns: runs(r.submit), SubmitBaseRuns: runs(r.subBase),
 	}
-}
-
-// perSecond is n in d as a whole rate; 0 when nothing was timed.
-func perSecond(n int, d time.Duration) float64 {
-	if d <= 0 {
-		return 0
-	}
-	return float64(int64(float64(n) / d.Seconds()))
 }
 
 // write prints the table and then, last, the JSON line.
@@ -77,6 +75,10 @@ func (r result) write(w io.Writer) error {
 	fmt.Fprintf(t, "submit\t%.3f s\t%.3f s\t%.2f\t%s / %s\n", j.SubmitS, j.SubmitBaselineS, j.SubmitRatio, list(j.SubmitRuns), list(j.SubmitBaseRuns))
 	fmt.Fprintf(t, "register\t%.3f s\t\t\t%d members, %d in flight\n", j.RegisterS, j.Registered, j.RegisterWorkers)
 	fmt.Fprintf(t, "reverse\t%.3f s\t\t\t%d payments, ReverseDue\n", j.ReverseS, j.Reversed)
+	fmt.Fprintf(t, "deliver\t%.3f s\t\t\t%d notifications, %.0f a second\n", secs(r.deliver), j.Delivered, j.DeliverPerS)
+	if r.webhooksSent > 0 {
+		fmt.Fprintf(t, "webhooks\t%.3f s\t\t\t%d deliveries, %.0f a second\n", secs(r.webhooks), j.WebhooksSent, j.WebhooksPerS)
+	}
 	fmt.Fprintf(t, "peak RSS\t%.0f MB\n", j.PeakRSSMB)
 	fmt.Fprintf(t, "ledger\t%s\n", okText(j.LedgerOK))
 	t.Flush()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/notify"
 )
 
 // env is one benchmark's world: the store, the service, the server on a
@@ -29,6 +30,10 @@ type env struct {
 	served   chan error
 	client   *client
 	profiled bool // the CPU profile has been taken
+	// gateway receives the notifications and webhooks the bench delivers
+	// (deliver.go); webhookSender sends to it.
+	gateway       *gateway
+	webhookSender *notify.Webhook
 }
 
 // clock is real time plus an offset the bench moves forward, so that
@@ -47,16 +52,18 @@ func engineOf(url string) string { return strings.SplitN(url, ":", 2)[0] }
 
 // start opens the store as serve does and serves the API on loopback.
 // The background workers are not started: the bench runs the reversal
-// sweep itself, to time it, and delivery would compete for the database
-// in the middle of other measurements.
+// sweep and delivery itself, to time them, and delivery would compete for
+// the database in the middle of other measurements.
 func start(ctx context.Context, cfg Config) (*env, error) {
 	store, err := cfg.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, err
 	}
-	e := &env{cfg: cfg, store: store, clock: &clock{}, served: make(chan error, 1)}
+	e := &env{cfg: cfg, store: store, clock: &clock{}, served: make(chan error, 1), gateway: newGateway(), webhookSender: notify.NewWebhook(true)}
 	e.svc = disburse.NewService(store)
 	e.svc.Clock = e.clock.now
+	// The webhook endpoints are the local gateway: plain http on loopback.
+	e.svc.WebhookConfig.AllowPrivate = true
 	// The access log is formatted as serve formats it, then discarded: its
 	// cost is counted, a terminal's is not.
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -65,6 +72,7 @@ func start(ctx context.Context, cfg Config) (*env, error) {
 	admin := disburse.NewSecret("adm_")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
+		e.gateway.srv.Close()
 		store.Close()
 		return nil, err
 	}
@@ -84,6 +92,7 @@ func (e *env) close() {
 		e.say("serve: %v", err)
 	}
 	e.client.close()
+	e.gateway.srv.Close()
 	e.store.Close()
 }
 

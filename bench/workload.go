@@ -173,8 +173,8 @@ func setup(ctx context.Context, e *env, float disburse.Money, members int) (*org
 	}
 	o.token = token.AccessToken
 	for i := range e.cfg.Webhooks {
-		// A public address of the documentation range: accepted, never sent to (the bench runs no worker).
-		hook := map[string]any{"url": fmt.Sprintf("https://203.0.113.%d/bench", i+1)}
+		// The local gateway: what the delivery phase sends reaches it.
+		hook := map[string]any{"url": e.gateway.webhookURL(i)}
 		if err := c.json(ctx, "POST", "/webhooks", o.token, hook, 201, nil); err != nil {
 			return nil, err
 		}

@@ -54,19 +54,19 @@ func runWritesDuringSubmit(ctx context.Context, e *env) error {
 	}
 
 	e.say("writes during the submit of %d payments", e.cfg.Payments)
-	busyCtx, stop := context.WithCancel(ctx)
 	var busy [2]writeFigures
-	var writeErr error
-	var wg sync.WaitGroup
-	wg.Go(func() { busy, writeErr = writeWhile(busyCtx, e.client, big, other) })
-	took, err := submit(ctx, e.client, big, batchID, spec)
-	stop()
-	wg.Wait()
+	var took time.Duration
+	err = alongside(ctx,
+		func(ctx context.Context) (err error) {
+			busy, err = writeWhile(ctx, e.client, big, other)
+			return err
+		},
+		func() (err error) {
+			took, err = submit(ctx, e.client, big, batchID, spec)
+			return err
+		})
 	if err != nil {
 		return err
-	}
-	if writeErr != nil {
-		return writeErr
 	}
 	ok, problems, err := checkLedger(ctx, e.client)
 	if err != nil {

@@ -23,6 +23,24 @@ type HTTP struct {
 	Timeout time.Duration
 }
 
+// NewHTTP returns the provider for a gateway at url with a client of its
+// own that keeps up to conns connections to it open between sends: the
+// delivery worker has that many sends in flight at once, and a connection
+// closed after each send would cost a new one (and a TLS handshake) for
+// every message.
+func NewHTTP(url string, conns int) HTTP {
+	return HTTP{URL: url, Client: &http.Client{Transport: keepAlive(conns)}}
+}
+
+// keepAlive is a transport like http.DefaultTransport's that keeps up to
+// conns idle connections per host rather than two.
+func keepAlive(conns int) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = max(t.MaxIdleConns, conns)
+	t.MaxIdleConnsPerHost = max(conns, 2)
+	return t
+}
+
 // DefaultTimeout bounds an attempt whose context has no deadline and whose
 // HTTP sets no Timeout.
 const DefaultTimeout = 10 * time.Second

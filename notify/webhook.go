@@ -26,13 +26,19 @@ type Webhook struct {
 	client       *http.Client
 }
 
+// idleConnsPerEndpoint bounds the connections kept open to one endpoint
+// between attempts: above the attempts a webhook worker has in flight at
+// once, so that those connections are reused rather than closed after
+// each attempt. Only connections that were needed at once are ever kept.
+const idleConnsPerEndpoint = 128
+
 // NewWebhook returns a sender with its own client and transport.
 func NewWebhook(allowPrivate bool) *Webhook {
 	w := &Webhook{AllowPrivate: allowPrivate}
 	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: w.checkAddress}
 	w.client = &http.Client{
 		Transport: &http.Transport{DialContext: dialer.DialContext, TLSHandshakeTimeout: 10 * time.Second,
-			MaxIdleConnsPerHost: 4, IdleConnTimeout: 90 * time.Second},
+			MaxIdleConnsPerHost: idleConnsPerEndpoint, IdleConnTimeout: 90 * time.Second},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	return w

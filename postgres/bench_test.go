@@ -40,3 +40,15 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	defer s.Close()
 	storetest.BenchWebhookDelivery(b, s)
 }
+
+// BenchmarkNotificationDelivery: the notification delivery rate of one
+// process, in a new database (storetest.BenchNotificationDelivery says
+// what it measures).
+func BenchmarkNotificationDelivery(b *testing.B) {
+	s, err := postgres.Open(b.Context(), pgtest.URL(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	storetest.BenchNotificationDelivery(b, s)
+}

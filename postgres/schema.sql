@@ -134,7 +134,6 @@ CREATE TABLE notifications (
 );
 CREATE INDEX notifications_done ON notifications USING btree (status, channel, id) WHERE (status <> 'PENDING'::text);
 CREATE INDEX notifications_due ON notifications USING btree (next_attempt_at, id) WHERE (status = 'PENDING'::text);
-CREATE INDEX notifications_lease_owner ON notifications USING btree (lease_owner) WHERE (lease_owner <> ''::text);
 CREATE INDEX notifications_recipient ON notifications USING btree (recipient, created_at);
 
 CREATE TABLE organisations (
@@ -294,9 +293,8 @@ CREATE TABLE webhook_deliveries (
     CONSTRAINT webhook_deliveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
     CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id)
 );
-CREATE INDEX webhook_deliveries_due ON webhook_deliveries USING btree (next_attempt_at) WHERE (status = 'PENDING'::text);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries USING btree (next_attempt_at, id) WHERE (status = 'PENDING'::text);
 CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries USING btree (endpoint_id, created_at);
-CREATE INDEX webhook_deliveries_lease_owner ON webhook_deliveries USING btree (lease_owner) WHERE (lease_owner <> ''::text);
 
 CREATE TABLE webhook_endpoints (
     id uuid NOT NULL,

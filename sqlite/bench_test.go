@@ -39,3 +39,15 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	defer s.Close()
 	storetest.BenchWebhookDelivery(b, s)
 }
+
+// BenchmarkNotificationDelivery: the notification delivery rate of one
+// process, in a new file (storetest.BenchNotificationDelivery says what it
+// measures).
+func BenchmarkNotificationDelivery(b *testing.B) {
+	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	storetest.BenchNotificationDelivery(b, s)
+}

@@ -263,8 +263,6 @@ CREATE INDEX notifications_done ON notifications (status, channel, id) WHERE sta
 
 CREATE INDEX notifications_due ON notifications (next_attempt_at, id) WHERE status = 'PENDING';
 
-CREATE INDEX notifications_lease_owner ON notifications (lease_owner) WHERE lease_owner <> '';
-
 CREATE INDEX notifications_recipient ON notifications (recipient, created_at);
 
 CREATE INDEX payments_batch ON payments (batch_id, seq);
@@ -290,10 +288,8 @@ CREATE INDEX transfers_payment ON transfers (payment_id);
 
 CREATE INDEX transfers_to_wallet ON transfers (to_account_id) WHERE kind IN ('PAY', 'SETTLE');
 
-CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'PENDING';
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, id) WHERE status = 'PENDING';
 
 CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, created_at);
-
-CREATE INDEX webhook_deliveries_lease_owner ON webhook_deliveries (lease_owner) WHERE lease_owner <> '';
 
 CREATE INDEX webhook_endpoints_organisation ON webhook_endpoints (organisation_id, created_at);

@@ -68,38 +68,39 @@ func (t *tx) ClaimNotifications(ctx context.Context, owner string, now, leaseUnt
 	return ns, err
 }
 
-// UpdateNotification writes the outcome only while n.LeaseOwner still holds
-// the lease: a holder whose lease another process has taken over gets
-// disburse.ErrLeaseLost and overwrites nothing. It keeps the stored
-// NextAttemptAt when n's is zero (a notification that is done needs no next
-// attempt, but the column does).
-func (t *tx) UpdateNotification(ctx context.Context, n disburse.Notification) error {
-	res, err := t.exec(ctx, `UPDATE notifications
-		SET status = ?, attempts = ?, next_attempt_at = COALESCE(?, next_attempt_at), last_error = ?, sent_at = ?, lease_owner = '', lease_until = NULL
-		WHERE id = ? AND lease_owner = ?`,
-		string(n.Status), n.Attempts, micros(n.NextAttemptAt), n.LastError, micros(n.SentAt), n.ID, n.LeaseOwner)
+// UpdateNotifications writes every outcome in one statement per chunk,
+// each row only while its LeaseOwner still holds the lease: a row another
+// process has taken over is left as that process writes it, and is not
+// counted. A zero NextAttemptAt keeps the stored one (a notification that is
+// done needs no next attempt, but the column does).
+func (t *tx) UpdateNotifications(ctx context.Context, ns []disburse.Notification) (int, error) {
+	if len(ns) == 0 {
+		return 0, nil
+	}
+	cols := []Column{
+		IDCol("id", func(i int) string { return ns[i].ID }),
+		TextCol("lease_owner", func(i int) string { return ns[i].LeaseOwner }),
+		TextCol("status", func(i int) string { return string(ns[i].Status) }),
+		IntCol("attempts", func(i int) int64 { return int64(ns[i].Attempts) }),
+		TimeCol("next_attempt_at", func(i int) time.Time { return ns[i].NextAttemptAt }),
+		TextCol("last_error", func(i int) string { return ns[i].LastError }),
+		TimeCol("sent_at", func(i int) time.Time { return ns[i].SentAt }),
+	}
+	n, err := t.bulk(ctx, `UPDATE notifications
+		SET status = r.status, attempts = r.attempts, next_attempt_at = COALESCE(r.next_attempt_at, notifications.next_attempt_at),
+			last_error = r.last_error, sent_at = r.sent_at, lease_owner = '', lease_until = NULL
+		FROM @rows AS r WHERE notifications.id = r.id AND notifications.lease_owner = r.lease_owner`, nil, len(ns), cols, nil)
 	if err != nil {
-		return fmt.Errorf("update notification: %w", err)
+		return int(n), fmt.Errorf("update notifications: %w", err)
 	}
-	switch k, err := res.RowsAffected(); {
-	case err != nil:
-		return fmt.Errorf("update notification: %w", err)
-	case k > 0:
-		return nil
-	}
-	var exists int
-	if err := t.queryRow(ctx, `SELECT COUNT(*) FROM notifications WHERE id = ?`, n.ID).Scan(&exists); err != nil {
-		return fmt.Errorf("update notification: %w", err)
-	}
-	if exists == 0 {
-		return fmt.Errorf("update notification: %w", disburse.ErrNotFound)
-	}
-	return fmt.Errorf("update notification %s for %q: %w", n.ID, n.LeaseOwner, disburse.ErrLeaseLost)
+	return int(n), nil
 }
 
-func (t *tx) ReleaseNotifications(ctx context.Context, owner string) error {
-	_, err := t.exec(ctx, `UPDATE notifications SET lease_owner = '', lease_until = NULL WHERE lease_owner = ?`, owner)
-	if err != nil {
+// ReleaseNotifications names the rows: a release by owner alone would
+// read every index entry the owner ever had, dead ones included until a
+// vacuum, and one process keeps its owner name for its whole life.
+func (t *tx) ReleaseNotifications(ctx context.Context, owner string, ids []string) error {
+	if err := t.release(ctx, "notifications", owner, ids); err != nil {
 		return fmt.Errorf("release notifications: %w", err)
 	}
 	return nil

@@ -184,32 +184,52 @@ func (t *tx) ClaimWebhookDeliveries(ctx context.Context, owner string, now, leas
 	return ds, err
 }
 
-// UpdateWebhookDelivery writes only under d.LeaseOwner's lease; it keeps
-// the stored next attempt when d's is zero.
-func (t *tx) UpdateWebhookDelivery(ctx context.Context, d disburse.WebhookDelivery) error {
-	res, err := t.exec(ctx, `UPDATE webhook_deliveries
-		SET status = ?, attempts = ?, next_attempt_at = COALESCE(?, next_attempt_at), last_status_code = ?, last_error = ?,
-			delivered_at = ?, lease_owner = '', lease_until = NULL
-		WHERE id = ? AND lease_owner = ?`,
-		string(d.Status), d.Attempts, micros(d.NextAttemptAt), d.LastStatusCode, d.LastError, micros(d.DeliveredAt), d.ID, d.LeaseOwner)
+// UpdateWebhookDeliveries writes as UpdateNotifications does: in bulk,
+// each row only under its LeaseOwner's lease, a zero next attempt keeping
+// the stored one.
+func (t *tx) UpdateWebhookDeliveries(ctx context.Context, ds []disburse.WebhookDelivery) (int, error) {
+	if len(ds) == 0 {
+		return 0, nil
+	}
+	cols := []Column{
+		IDCol("id", func(i int) string { return ds[i].ID }),
+		TextCol("lease_owner", func(i int) string { return ds[i].LeaseOwner }),
+		TextCol("status", func(i int) string { return string(ds[i].Status) }),
+		IntCol("attempts", func(i int) int64 { return int64(ds[i].Attempts) }),
+		TimeCol("next_attempt_at", func(i int) time.Time { return ds[i].NextAttemptAt }),
+		IntCol("last_status_code", func(i int) int64 { return int64(ds[i].LastStatusCode) }),
+		TextCol("last_error", func(i int) string { return ds[i].LastError }),
+		TimeCol("delivered_at", func(i int) time.Time { return ds[i].DeliveredAt }),
+	}
+	n, err := t.bulk(ctx, `UPDATE webhook_deliveries
+		SET status = r.status, attempts = r.attempts, next_attempt_at = COALESCE(r.next_attempt_at, webhook_deliveries.next_attempt_at),
+			last_status_code = r.last_status_code, last_error = r.last_error, delivered_at = r.delivered_at,
+			lease_owner = '', lease_until = NULL
+		FROM @rows AS r WHERE webhook_deliveries.id = r.id AND webhook_deliveries.lease_owner = r.lease_owner`, nil, len(ds), cols, nil)
 	if err != nil {
-		return fmt.Errorf("update webhook delivery: %w", err)
+		return int(n), fmt.Errorf("update webhook deliveries: %w", err)
 	}
-	if k, err := res.RowsAffected(); err != nil || k > 0 {
-		return err
-	}
-	if _, err := t.WebhookDelivery(ctx, d.ID); err != nil {
-		return err
-	}
-	return fmt.Errorf("update webhook delivery %s for %q: %w", d.ID, d.LeaseOwner, disburse.ErrLeaseLost)
+	return int(n), nil
 }
 
-func (t *tx) ReleaseWebhookDeliveries(ctx context.Context, owner string) error {
-	_, err := t.exec(ctx, `UPDATE webhook_deliveries SET lease_owner = '', lease_until = NULL WHERE lease_owner = ?`, owner)
-	if err != nil {
+// ReleaseWebhookDeliveries names the rows, as ReleaseNotifications does.
+func (t *tx) ReleaseWebhookDeliveries(ctx context.Context, owner string, ids []string) error {
+	if err := t.release(ctx, "webhook_deliveries", owner, ids); err != nil {
 		return fmt.Errorf("release webhook deliveries: %w", err)
 	}
 	return nil
+}
+
+// release clears the leases owner still holds on the rows of an outbox
+// table that ids names, in bulk.
+func (t *tx) release(ctx context.Context, table, owner string, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := t.bulk(ctx, `UPDATE `+table+` SET lease_owner = '', lease_until = NULL
+		FROM @rows AS r WHERE `+table+`.id = r.id AND `+table+`.lease_owner = ?`,
+		[]any{owner}, len(ids), []Column{IDCol("id", func(i int) string { return ids[i] })}, nil)
+	return err
 }
 
 func (t *tx) WebhookDelivery(ctx context.Context, id string) (disburse.WebhookDelivery, error) {

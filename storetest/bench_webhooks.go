@@ -92,16 +92,9 @@ func BenchWebhookDelivery(b *testing.B, s disburse.Store) {
 			b.Fatal(err)
 		}
 		start := time.Now()
-		for {
-			k, err := svc.DeliverWebhooks(ctx, sender, httpapi.WebhookRenderer{}, "bench", disburse.DefaultWebhookPolicy)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if k == 0 {
-				break
-			}
-			sent += k
-		}
+		sent += drain(b, func() (int, error) {
+			return svc.DeliverWebhooks(ctx, sender, httpapi.WebhookRenderer{}, "bench", disburse.DefaultWebhookPolicy)
+		})
 		took += time.Since(start)
 	}
 	b.ReportMetric(float64(sent)/took.Seconds(), "deliveries/s")

@@ -21,8 +21,10 @@ import (
 // submit and a registration write, and delivery through the http provider
 // against a local gateway that fails, with retries, backoff, FAILED after the
 // last attempt, leases that another process takes over once expired, no
-// message sent twice by two processes when the gateway is slow, and a
-// shutdown that finishes the send in flight and hands the rest back.
+// message sent twice by two processes when the gateway is slow or when two
+// replicas each send many at once, outcomes written while a claim is still
+// sending, and a shutdown that finishes the send in flight and hands the
+// rest back.
 func RunDelivery(t *testing.T, open func(t *testing.T) disburse.Store) {
 	policy := disburse.DeliveryPolicy{MaxAttempts: 3, BaseBackoff: time.Second, MaxBackoff: time.Minute,
 		Lease: 30 * time.Second, SendTimeout: 10 * time.Second, BatchSize: 10}
@@ -165,9 +167,14 @@ func RunDelivery(t *testing.T, open func(t *testing.T) disburse.Store) {
 		f.deliver(t, notify.Log{Logger: f.svc.Log}, "b", policy, 1)
 		late := claimed[0]
 		late.Attempts, late.LastError, late.NextAttemptAt = 1, "timeout", f.now.Add(time.Minute)
-		err = f.svc.Store.Write(f.ctx, func(tx disburse.Tx) error { return tx.UpdateNotification(f.ctx, late) })
-		if !errors.Is(err, disburse.ErrLeaseLost) {
-			t.Errorf("late outcome of a lost lease: %v, want ErrLeaseLost", err)
+		written := -1
+		err = f.svc.Store.Write(f.ctx, func(tx disburse.Tx) error {
+			var err error
+			written, err = tx.UpdateNotifications(f.ctx, []disburse.Notification{late})
+			return err
+		})
+		if err != nil || written != 0 {
+			t.Errorf("late outcome of a lost lease: %d written, %v; want 0 written", written, err)
 		}
 		if n := f.only(t); n.Status != disburse.NotificationSent || n.Attempts != 1 || n.LastError != "" {
 			t.Errorf("notification %+v, want SENT by b, untouched by a", n)
@@ -227,6 +234,147 @@ func RunDelivery(t *testing.T, open func(t *testing.T) disburse.Store) {
 			t.Errorf("%d notifications SENT after 1 attempt, want the one in flight", sent)
 		}
 		f.deliver(t, notify.Log{Logger: f.svc.Log}, "next", policy, 2) // free for another process at once
+	})
+
+	t.Run("TwoConcurrentReplicasSendEachOnce", func(t *testing.T) {
+		// Two replicas on one database, each sending up to 8 at once from
+		// claims of 25, drain one outbox together through a real gateway:
+		// every notification is sent once, by one of them, and recorded;
+		// neither has more than its bound in flight.
+		f := newFixture(t, open(t))
+		const n = 300
+		if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, n)); err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		received := map[string]int{}    // Idempotency-Key -> requests
+		sentBy := map[string][]string{} // notification id -> the replicas that sent it
+		gateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			received[r.Header.Get("Idempotency-Key")]++
+			mu.Unlock()
+			time.Sleep(2 * time.Millisecond)
+		}))
+		defer gateway.Close()
+		p := policy
+		p.BatchSize, p.Concurrency = 25, 8
+		owners := []string{"replica-a", "replica-b"}
+		var inFlight, most [2]atomic.Int32
+		errs := f.race(2, func(i int) error {
+			replica := disburse.NewService(f.svc.Store)
+			replica.Clock, replica.Log = f.svc.Clock, f.svc.Log
+			provider := notify.NewHTTP(gateway.URL, p.Concurrency)
+			counting := sender(func(ctx context.Context, m disburse.Notification) error {
+				k := inFlight[i].Add(1)
+				defer inFlight[i].Add(-1)
+				for m := most[i].Load(); k > m && !most[i].CompareAndSwap(m, k); m = most[i].Load() {
+				}
+				mu.Lock()
+				sentBy[m.ID] = append(sentBy[m.ID], owners[i])
+				mu.Unlock()
+				return provider.Send(ctx, m)
+			})
+			_, err := worker.Delivery(replica, counting, owners[i], p, time.Hour, replica.Log).RunOnce(f.ctx)
+			return err
+		})
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+		list, err := f.svc.Notifications(f.ctx, "")
+		if err != nil || len(list) != n {
+			t.Fatalf("notifications: %d, %v; want %d", len(list), err, n)
+		}
+		split := map[string]int{}
+		for _, m := range list {
+			if got := sentBy[m.ID]; len(got) != 1 || received[m.ID] != 1 {
+				t.Errorf("notification %s sent by %v, received %d times; want once", m.ID, got, received[m.ID])
+			} else {
+				split[got[0]]++
+			}
+			if m.Status != disburse.NotificationSent || m.Attempts != 1 || m.LeaseOwner != "" || m.SentAt.IsZero() {
+				t.Errorf("notification %+v, want SENT after 1 attempt, recorded, unleased", m)
+			}
+		}
+		for i := range most {
+			if k := most[i].Load(); k > int32(p.Concurrency) {
+				t.Errorf("%s had %d sends in flight, more than its %d", owners[i], k, p.Concurrency)
+			}
+		}
+		t.Logf("sent by replica: %v; most in flight: %d and %d", split, most[0].Load(), most[1].Load())
+	})
+
+	t.Run("OutcomesRecordedWhileTheClaimSends", func(t *testing.T) {
+		// One send of a claim hangs: the others' outcomes are written in
+		// the meantime, not only when the whole claim is done.
+		f := newFixture(t, open(t))
+		if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 5)); err != nil {
+			t.Fatal(err)
+		}
+		release := make(chan struct{})
+		var calls atomic.Int32
+		gateway := sender(func(ctx context.Context, n disburse.Notification) error {
+			if calls.Add(1) == 1 {
+				<-release
+			}
+			return nil
+		})
+		p := policy
+		p.Concurrency = 2
+		done := make(chan error, 1)
+		go func() { _, err := f.svc.DeliverNotifications(f.ctx, gateway, "a", p); done <- err }()
+		sent := 0
+		for deadline := time.Now().Add(10 * time.Second); sent < 4 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			list, err := f.svc.Notifications(f.ctx, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent = 0
+			for _, n := range list {
+				if n.Status == disburse.NotificationSent {
+					sent++
+				}
+			}
+		}
+		close(release)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if sent != 4 {
+			t.Errorf("%d of the 4 sends that ended were recorded while the fifth hung", sent)
+		}
+		list, err := f.svc.Notifications(f.ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range list {
+			if n.Status != disburse.NotificationSent || n.LeaseOwner != "" {
+				t.Errorf("notification %+v, want SENT and unleased", n)
+			}
+		}
+	})
+
+	t.Run("RateSpacesTheSends", func(t *testing.T) {
+		// At most 50 sends a second: the six of one claim, sent 4 at a
+		// time, start no closer than 20 ms apart (a bound from below,
+		// which a slow machine only widens).
+		f := newFixture(t, open(t))
+		if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 6)); err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		var starts []time.Time
+		gateway := sender(func(ctx context.Context, n disburse.Notification) error {
+			mu.Lock()
+			defer mu.Unlock()
+			starts = append(starts, time.Now())
+			return nil
+		})
+		p := policy
+		p.Concurrency, p.Rate = 4, 50
+		f.deliver(t, gateway, "a", p, 6)
+		if span := starts[len(starts)-1].Sub(starts[0]); span < 90*time.Millisecond {
+			t.Errorf("6 sends at 50 a second within %v, want at least 100 ms", span)
+		}
 	})
 
 	t.Run("PushForMembersWithTheApp", func(t *testing.T) {

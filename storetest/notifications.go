@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -72,14 +73,18 @@ func testClaimNotifications(t *testing.T, s disburse.Store) {
 	early.LeaseOwner, early.LeaseUntil = "three", later.Add(time.Minute)
 	same(t, "claim after the lease ran out", []disburse.Notification{early}, got)
 
-	// Released leases are free at once.
-	write(t, s, func(tx disburse.Tx) error { return tx.ReleaseNotifications(t.Context(), "two") })
+	// Released leases are free at once. A release names rows and frees
+	// only those the owner still holds: early, which three holds now and
+	// which would be claimed first, stays leased.
+	write(t, s, func(tx disburse.Tx) error {
+		return tx.ReleaseNotifications(t.Context(), "two", []string{due.ID, early.ID, future.ID})
+	})
 	got = claim(t, s, "four", now, 10)
 	due.LeaseOwner, due.LeaseUntil = "four", now.Add(time.Minute)
 	same(t, "claim after release", []disburse.Notification{due}, got)
 }
 
-func testUpdateNotification(t *testing.T, s disburse.Store) {
+func testUpdateNotifications(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	n := notification(msisdnKE, t0)
 	insertNotifications(t, s, n)
@@ -89,7 +94,7 @@ func testUpdateNotification(t *testing.T, s disburse.Store) {
 	}
 	retry := claimed[0]
 	retry.Attempts, retry.LastError, retry.NextAttemptAt = 1, "timeout", at(time.Hour)
-	write(t, s, func(tx disburse.Tx) error { return tx.UpdateNotification(ctx, retry) })
+	updateNotifications(t, s, 1, retry)
 	retry.LeaseOwner, retry.LeaseUntil = "", time.Time{}
 	got := get(t, s, func(tx disburse.Tx) ([]disburse.Notification, error) { return tx.Notifications(ctx, "") })
 	same(t, "after a failed attempt (lease cleared)", []disburse.Notification{retry}, got)
@@ -99,13 +104,60 @@ func testUpdateNotification(t *testing.T, s disburse.Store) {
 	}
 	sent := claim(t, s, "worker", at(time.Hour), 10)[0]
 	sent.Status, sent.Attempts, sent.SentAt, sent.LastError = disburse.NotificationSent, 2, at(time.Hour), ""
-	write(t, s, func(tx disburse.Tx) error { return tx.UpdateNotification(ctx, sent) })
+	updateNotifications(t, s, 1, sent)
 	sent.LeaseOwner, sent.LeaseUntil = "", time.Time{}
 	got = get(t, s, func(tx disburse.Tx) ([]disburse.Notification, error) { return tx.Notifications(ctx, "") })
 	same(t, "after delivery", []disburse.Notification{sent}, got)
 
+	// Only rows still leased to the owner named in them are written: not
+	// one that is missing, not one already done (its lease cleared).
 	missing := notification(msisdnKE, t0)
-	if err := s.Write(ctx, func(tx disburse.Tx) error { return tx.UpdateNotification(ctx, missing) }); err == nil {
-		t.Error("UpdateNotification of a missing notification: no error")
+	missing.LeaseOwner = "worker"
+	again := sent
+	again.LeaseOwner, again.Status, again.Attempts = "worker", disburse.NotificationFailed, 9
+	updateNotifications(t, s, 0, missing, again)
+	got = get(t, s, func(tx disburse.Tx) ([]disburse.Notification, error) { return tx.Notifications(ctx, "") })
+	same(t, "after outcomes of no lease", []disburse.Notification{sent}, got)
+
+	// Many at once: each row written under its own owner's lease.
+	many := make([]disburse.Notification, 7)
+	for i := range many {
+		many[i] = notification(msisdnKE, t0.Add(time.Duration(i)*time.Second))
+	}
+	insertNotifications(t, s, many...)
+	first, second := claim(t, s, "one", at(2*time.Hour), 4), claim(t, s, "two", at(2*time.Hour), 10)
+	if len(first) != 4 || len(second) != 3 {
+		t.Fatalf("claimed %d and %d, want 4 and 3", len(first), len(second))
+	}
+	outcomes := append(slices.Clone(first), second...)
+	for i := range outcomes {
+		outcomes[i].Status, outcomes[i].Attempts, outcomes[i].SentAt = disburse.NotificationSent, 1, at(2*time.Hour)
+	}
+	outcomes[5].LeaseOwner = "one" // not its lease
+	updateNotifications(t, s, 6, outcomes...)
+	got = get(t, s, func(tx disburse.Tx) ([]disburse.Notification, error) { return tx.Notifications(ctx, msisdnKE) })
+	sentNow := 0
+	for _, n := range got {
+		if n.Status == disburse.NotificationSent && n.SentAt.Equal(at(2*time.Hour)) && n.LeaseOwner == "" {
+			sentNow++
+		}
+	}
+	if sentNow != 6 {
+		t.Errorf("%d notifications written by the bulk update, want 6", sentNow)
+	}
+}
+
+// updateNotifications runs UpdateNotifications in a transaction of its own and checks
+// how many it wrote.
+func updateNotifications(t *testing.T, s disburse.Store, want int, ns ...disburse.Notification) {
+	t.Helper()
+	var written int
+	write(t, s, func(tx disburse.Tx) error {
+		var err error
+		written, err = tx.UpdateNotifications(t.Context(), ns)
+		return err
+	})
+	if written != want {
+		t.Errorf("UpdateNotifications wrote %d, want %d", written, want)
 	}
 }

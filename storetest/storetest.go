@@ -57,7 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"ClaimDueLegs", testClaimDueLegs},
 		{"Notifications", testNotifications},
 		{"ClaimNotifications", testClaimNotifications},
-		{"UpdateNotification", testUpdateNotification},
+		{"UpdateNotifications", testUpdateNotifications},
 		{"WriteRollsBack", testWriteRollsBack},
 		{"WriteSurvivesPanic", testWriteSurvivesPanic},
 		{"ReadIsReadOnly", testReadIsReadOnly},

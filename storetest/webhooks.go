@@ -44,7 +44,8 @@ func RunWebhooks(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"RetriesUntilFailed", testWebhookRetries},
 		{"TimeoutIsAFailedAttempt", testWebhookTimeout},
 		{"EndpointDisabledAfterFailing", testWebhookDisable},
-		{"TwoWorkersNeverSendOneDeliveryAtOnce", testWebhookTwoWorkers},
+		{"TwoWorkersNeverSendOneDeliveryAtOnce", func(t *testing.T, s disburse.Store) { testWebhookTwoWorkers(t, s, 12, 0) }},
+		{"TwoConcurrentWorkersSendEachOnce", func(t *testing.T, s disburse.Store) { testWebhookTwoWorkers(t, s, 40, 4) }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,8 +55,10 @@ func RunWebhooks(t *testing.T, open func(t *testing.T) disburse.Store) {
 	}
 }
 
+// webhookPolicy sends 4 at once, as a worker does, so that every test
+// here also goes through the concurrent path.
 var webhookPolicy = disburse.WebhookPolicy{RetryFor: time.Hour, BaseBackoff: time.Second, MaxBackoff: time.Minute,
-	Lease: 30 * time.Second, SendTimeout: 10 * time.Second, BatchSize: 10, DisableAfter: 2 * time.Hour}
+	Lease: 30 * time.Second, SendTimeout: 10 * time.Second, BatchSize: 10, Concurrency: 4, DisableAfter: 2 * time.Hour}
 
 // webhookFixture is a fixture whose service lets endpoints be local.
 func webhookFixture(t *testing.T, s disburse.Store) *fixture {
@@ -578,7 +581,10 @@ func testWebhookDisable(t *testing.T, s disburse.Store) {
 	}
 }
 
-func testWebhookTwoWorkers(t *testing.T, s disburse.Store) {
+// testWebhookTwoWorkers: two workers (replicas) drain one outbox of
+// deliveries, each with up to concurrency attempts in flight; each delivery
+// is sent once and recorded, and the endpoint's failing time stays clear.
+func testWebhookTwoWorkers(t *testing.T, s disburse.Store, batches, concurrency int) {
 	f := webhookFixture(t, s)
 	var inFlight sync.Map // webhook-id → *atomic.Int32
 	var overlap, total atomic.Int32
@@ -593,14 +599,13 @@ func testWebhookTwoWorkers(t *testing.T, s disburse.Store) {
 	}))
 	defer rcv.Close()
 	e := f.endpoint(t, rcv.URL, "batch.submitted")
-	const batches = 12
 	for range batches {
 		if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 1)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	p := webhookPolicy
-	p.BatchSize = 3
+	p.BatchSize, p.Concurrency = 3*max(concurrency, 1), concurrency
 	errs := f.race(2, func(i int) error {
 		for {
 			n, err := f.svc.DeliverWebhooks(f.ctx, notify.NewWebhook(true), httpapi.WebhookRenderer{}, []string{"a", "b"}[i], p)
@@ -615,13 +620,16 @@ func testWebhookTwoWorkers(t *testing.T, s disburse.Store) {
 	if overlap.Load() != 0 {
 		t.Errorf("%d deliveries were sent twice at once", overlap.Load())
 	}
-	if total.Load() != batches {
+	if total.Load() != int32(batches) {
 		t.Errorf("%d requests for %d deliveries, want each once", total.Load(), batches)
 	}
 	for _, d := range f.deliveries(t, e) {
-		if d.Status != disburse.DeliveryDelivered || d.Attempts != 1 {
-			t.Errorf("delivery %+v, want DELIVERED at its one attempt", d)
+		if d.Status != disburse.DeliveryDelivered || d.Attempts != 1 || d.LeaseOwner != "" {
+			t.Errorf("delivery %+v, want DELIVERED at its one attempt, unleased", d)
 		}
+	}
+	if got, err := f.svc.Webhook(f.ctx, f.org, e.ID); err != nil || !got.FailingSince.IsZero() || !got.Enabled {
+		t.Errorf("endpoint %+v, %v: want enabled and not failing", got, err)
 	}
 }
 

@@ -38,6 +38,11 @@ type config struct {
 	// Idempotency-Keys and request budgets (config_limits.go).
 	IdempotencyLease time.Duration
 	RateLimits       httpapi.RateLimits
+
+	// DeliveryConcurrency is how many notification sends, and how many
+	// webhook attempts, each process has in flight at once; DeliveryRate
+	// the most of each it starts a second (0: no limit).
+	DeliveryConcurrency, DeliveryRate int
 }
 
 // variables maps each setting's flag to its variable. Only these flags read
@@ -54,6 +59,8 @@ var variables = map[string]string{
 	"notify-provider":          "DISBURSE_NOTIFY_PROVIDER",
 	"notify-url":               "DISBURSE_NOTIFY_URL",
 	"notify-attempts":          "DISBURSE_NOTIFY_ATTEMPTS",
+	"delivery-concurrency":     "DISBURSE_DELIVERY_CONCURRENCY",
+	"delivery-rate":            "DISBURSE_DELIVERY_RATE",
 	"max-amount":               "DISBURSE_MAX_AMOUNT",
 	"max-payments-per-request": "DISBURSE_MAX_PAYMENTS_PER_REQUEST",
 	"max-payments-per-batch":   "DISBURSE_MAX_PAYMENTS_PER_BATCH",
@@ -84,6 +91,8 @@ func (c *config) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.NotifyProvider, "notify-provider", "log", "notification provider: log or http (DISBURSE_NOTIFY_PROVIDER)")
 	fs.StringVar(&c.NotifyURL, "notify-url", "", "gateway URL of the http provider (DISBURSE_NOTIFY_URL)")
 	fs.IntVar(&c.NotifyAttempts, "notify-attempts", 8, "delivery attempts before a notification is FAILED (DISBURSE_NOTIFY_ATTEMPTS)")
+	fs.IntVar(&c.DeliveryConcurrency, "delivery-concurrency", disburse.DefaultDeliveryConcurrency, "notification sends, and webhook attempts, each process has in flight at once (DISBURSE_DELIVERY_CONCURRENCY)")
+	fs.IntVar(&c.DeliveryRate, "delivery-rate", 0, "most notification sends, and webhook attempts, each process starts a second, for a gateway's quota; 0 is no limit (DISBURSE_DELIVERY_RATE)")
 	c.Limits = disburse.DefaultLimits
 	fs.Var(moneyValue{&c.Limits.MaxAmount}, "max-amount", "largest `amount` of one payment or referral, at most 2 decimals (DISBURSE_MAX_AMOUNT)")
 	fs.IntVar(&c.Limits.MaxPaymentsPerRequest, "max-payments-per-request", c.Limits.MaxPaymentsPerRequest, "payments in one POST /batches/{id}/payments (DISBURSE_MAX_PAYMENTS_PER_REQUEST)")
@@ -151,6 +160,10 @@ func (c *config) check() error {
 		return fmt.Errorf("notify-provider http needs notify-url")
 	case c.NotifyAttempts < 1:
 		return fmt.Errorf("notify-attempts must be at least 1")
+	case c.DeliveryConcurrency < 1:
+		return fmt.Errorf("delivery-concurrency must be at least 1")
+	case c.DeliveryRate < 0:
+		return fmt.Errorf("delivery-rate must not be negative")
 	case c.Limits.MaxAmount < disburse.MinAmount:
 		return fmt.Errorf("max-amount must be at least %s, the smallest payment", disburse.MinAmount)
 	case c.Limits.MaxPaymentsPerRequest < 1:

@@ -33,7 +33,8 @@ func TestSettingsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Listen != ":8080" || c.DatabaseURL != "sqlite:disburse.db" || c.AdminToken != "" ||
-		c.TokenTTL != time.Hour || c.WorkerInterval != 5*time.Second || c.NotifyProvider != "log" || c.NotifyAttempts != 8 {
+		c.TokenTTL != time.Hour || c.WorkerInterval != 5*time.Second || c.NotifyProvider != "log" || c.NotifyAttempts != 8 ||
+		c.DeliveryConcurrency != disburse.DefaultDeliveryConcurrency || c.DeliveryRate != 0 {
 		t.Errorf("defaults: %+v", c)
 	}
 	if c.Limits != disburse.DefaultLimits || c.Limits.MaxAmount != 1_000_000*100 {
@@ -61,6 +62,8 @@ func TestSettingsFlagsAndVariables(t *testing.T) {
 			func(c config) bool { return c.TokenTTL == 3*time.Minute && c.NotifyAttempts == 2 }},
 		{"max amount exact", map[string]string{"DISBURSE_MAX_AMOUNT": "2500.50"}, nil,
 			func(c config) bool { return c.Limits.MaxAmount == 250050 }},
+		{"delivery by variable", map[string]string{"DISBURSE_DELIVERY_CONCURRENCY": "8", "DISBURSE_DELIVERY_RATE": "500"}, nil,
+			func(c config) bool { return c.DeliveryConcurrency == 8 && c.DeliveryRate == 500 }},
 		{"limits by variable", map[string]string{"DISBURSE_MAX_PAYMENTS_PER_REQUEST": "10", "DISBURSE_MAX_PAYMENTS_PER_BATCH": "20", "DISBURSE_MAX_BODY_BYTES": "4096"}, nil,
 			func(c config) bool {
 				return c.Limits.MaxPaymentsPerRequest == 10 && c.Limits.MaxPaymentsPerBatch == 20 && c.MaxBodyBytes == 4096
@@ -116,6 +119,8 @@ func TestSettingsCheck(t *testing.T) {
 	for _, args := range [][]string{
 		{"--max-amount", "0.99"},
 		{"--max-payments-per-request", "0"},
+		{"--delivery-concurrency", "0"},
+		{"--delivery-rate", "-1"},
 		{"--max-payments-per-batch", "0"},
 		{"--max-body-bytes", "0"},
 		{"--token-ttl", "0s"},

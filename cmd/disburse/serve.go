@@ -140,14 +140,17 @@ func listenGiven(fs *flag.FlagSet) bool {
 	return given
 }
 
-// backgroundLoops are the reversal sweep and notification delivery.
+// backgroundLoops are the reversal sweep, notification and webhook
+// delivery, and the purges.
 func backgroundLoops(svc *disburse.Service, c *config, log *slog.Logger) []worker.Loop {
 	var provider disburse.Notifier = notify.Log{Logger: log}
 	if c.NotifyProvider == "http" {
-		provider = notify.HTTP{URL: c.NotifyURL}
+		provider = notify.NewHTTP(c.NotifyURL, c.DeliveryConcurrency)
 	}
 	policy := disburse.DefaultDeliveryPolicy
-	policy.MaxAttempts = c.NotifyAttempts
+	policy.MaxAttempts, policy.Concurrency, policy.Rate = c.NotifyAttempts, c.DeliveryConcurrency, c.DeliveryRate
+	webhooks := disburse.DefaultWebhookPolicy
+	webhooks.Concurrency, webhooks.Rate = c.DeliveryConcurrency, c.DeliveryRate
 	host, _ := os.Hostname()
 	owner := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), disburse.NewID()[24:])
 	return []worker.Loop{
@@ -158,7 +161,7 @@ func backgroundLoops(svc *disburse.Service, c *config, log *slog.Logger) []worke
 		{Name: "portal-upload-purge", Interval: c.WorkerInterval, RunOnce: svc.PurgeUploads, Log: log},
 		worker.Reversal(svc, c.WorkerInterval, log),
 		worker.Delivery(svc, provider, owner, policy, c.WorkerInterval, log),
-		worker.Webhooks(svc, notify.NewWebhook(c.WebhookAllowPrivate), httpapi.WebhookRenderer{}, owner, disburse.DefaultWebhookPolicy, c.WorkerInterval, log),
+		worker.Webhooks(svc, notify.NewWebhook(c.WebhookAllowPrivate), httpapi.WebhookRenderer{}, owner, webhooks, c.WorkerInterval, log),
 	}
 }
 

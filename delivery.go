@@ -1,0 +1,133 @@
+package disburse
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// What the two outboxes, payee notifications and webhooks to
+// organisations, share in how one process delivers a claim: attempts in
+// flight at once up to a bound, and their outcomes written in groups, one
+// transaction per group rather than one per row.
+
+// ErrLeaseLost means a row is leased to another process than the one
+// acting on it: an attempt in flight holds it, or another process took it
+// over when this one's lease ran out.
+var ErrLeaseLost = errors.New("lease lost")
+
+// recordEvery bounds how long an outcome waits to be written while the rest
+// of its claim is still being sent: a claim's outcomes are written together
+// when its last attempt ends, or in groups this often when a slow gateway
+// makes the claim take longer. An outcome not yet written when the process
+// dies is sent again once the lease expires: delivery is at least once.
+const recordEvery = time.Second
+
+// fanOut attempts the claimed items with up to concurrency attempts in
+// flight (at least one), starting each only while mayStart allows (the
+// lease has room for a whole attempt and the process is not shutting
+// down), and hands the outcomes to record in groups, in the order the
+// attempts ended. The last call of record, when every attempt has ended,
+// is also given what was never attempted, to hand back in the same
+// transaction (unattempted is nil in the others). A record
+// that reports the lease lost (stop) or fails stops new attempts; the
+// attempts in flight end and their outcomes, with a failed group's, go to
+// the last record. It returns how many items were attempted.
+func fanOut[T any](claimed []T, concurrency int, mayStart func() bool, attempt func(T) T,
+	record func(outcomes, unattempted []T) (stop bool, err error)) (int, error) {
+	var next atomic.Int64
+	var halt atomic.Bool
+	outcomes := make(chan T, max(concurrency, 1))
+	var senders sync.WaitGroup
+	for range min(max(concurrency, 1), len(claimed)) {
+		senders.Go(func() {
+			for !halt.Load() && mayStart() {
+				i := int(next.Add(1)) - 1
+				if i >= len(claimed) {
+					return
+				}
+				outcomes <- attempt(claimed[i])
+			}
+		})
+	}
+	go func() {
+		senders.Wait()
+		close(outcomes)
+	}()
+
+	tick := time.NewTicker(recordEvery)
+	defer tick.Stop()
+	var group []T
+	var errs []error
+	attempted := 0
+	flush := func(last bool) {
+		var unattempted []T
+		if last {
+			// Every item before next was taken by a sender and
+			// attempted; none after it was.
+			unattempted = claimed[min(int(next.Load()), len(claimed)):]
+		}
+		stop, err := record(group, unattempted)
+		switch {
+		case err != nil:
+			// The group stays for the last record: the database may
+			// be back by then, and a row written twice under one lease
+			// is written once (the second finds the lease cleared).
+			errs = append(errs, err)
+			halt.Store(true)
+		case stop:
+			group = group[:0]
+			halt.Store(true)
+		default:
+			group = group[:0]
+		}
+	}
+	for {
+		select {
+		case o, ok := <-outcomes:
+			if !ok {
+				flush(true)
+				return attempted, errors.Join(errs...)
+			}
+			attempted++
+			group = append(group, o)
+		case <-tick.C:
+			if len(group) > 0 && len(errs) == 0 {
+				flush(false)
+			}
+		}
+	}
+}
+
+// pace spaces the attempts of one claim so that at most perSecond start in
+// a second (0: no limit), for a gateway's quota or to leave the process
+// room for the API. Its wait gives way when ctx ends.
+type pace struct{ l *rate.Limiter }
+
+func newPace(perSecond int) pace {
+	if perSecond <= 0 {
+		return pace{}
+	}
+	return pace{rate.NewLimiter(rate.Limit(perSecond), 1)}
+}
+
+// wait blocks until the next attempt may start; false once ctx has ended.
+func (p pace) wait(ctx context.Context) bool {
+	if p.l == nil {
+		return ctx.Err() == nil
+	}
+	return p.l.Wait(ctx) == nil
+}
+
+// ids lists the id of each item.
+func ids[T any](items []T, id func(T) string) []string {
+	out := make([]string, len(items))
+	for i, v := range items {
+		out[i] = id(v)
+	}
+	return out
+}
