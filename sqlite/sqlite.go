@@ -12,7 +12,7 @@ import (
 	"runtime"
 
 	"github.com/pressly/goose/v3"
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+	"modernc.org/sqlite"
 
 	"github.com/disburse/disburse/sqlstore"
 )
@@ -99,10 +99,7 @@ func openDB(path string, writer bool, conns int) (*sql.DB, error) {
 	} else {
 		q.Add("_pragma", "query_only(1)") // a read can never take the write lock
 	}
-	db, err := sql.Open("sqlite", path+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
-	}
+	db := sql.OpenDB(connector{dsn: path + "?" + q.Encode(), driver: &sqlite.Driver{}})
 	db.SetMaxOpenConns(conns)
 	db.SetMaxIdleConns(conns)
 	db.SetConnMaxLifetime(0) // a SQLite connection is cheap to keep, costly to reopen (schema, cache)
