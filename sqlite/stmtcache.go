@@ -16,9 +16,14 @@ import (
 // parameter (Engine.Rows), so a statement's text does not depend on how
 // many rows it carries.
 
-// maxCachedStatements bounds one connection's cache; past it, a statement
-// is prepared, run and closed as the driver does on its own.
-const maxCachedStatements = 512
+// maxCachedStatements bounds one connection's cache, and maxCachedText
+// the text of a statement it keeps: past either, a statement is prepared,
+// run and closed as the driver does on its own. A long text is a bulk
+// statement whose parsing its many rows pay for anyway.
+const (
+	maxCachedStatements = 512
+	maxCachedText       = 4096
+)
 
 // connector opens the driver's connections, each with a statement cache.
 type connector struct {
@@ -80,7 +85,7 @@ func (c *cachingConn) cached(ctx context.Context, query string) (*cachedStmt, er
 		}
 		return s, nil
 	}
-	if len(c.stmts) >= maxCachedStatements {
+	if len(c.stmts) >= maxCachedStatements || len(query) > maxCachedText {
 		return nil, nil
 	}
 	prepared, err := c.innerConn.PrepareContext(ctx, query)
