@@ -9,20 +9,20 @@ import (
 )
 
 // result is what the payments mode measured: one entry per pair for add
-// and submit, medians reported.
+// and submit, the service's and the floor's, medians reported.
 type result struct {
-	store                         string
-	payments, chunk, pairs        int
-	add, addBase, submit, subBase []time.Duration
-	register, reverse             time.Duration
-	registered, workers, reversed int
-	ledgerOK                      bool
-	peakRSS                       float64 // MB
+	store                           string
+	payments, chunk, pairs          int
+	add, addFloor, submit, subFloor []time.Duration
+	register, reverse               time.Duration
+	registered, workers, reversed   int
+	ledgerOK                        bool
+	peakRSS                         float64 // MB
 }
 
 // runPayments is the default mode. Pairs alternate which side goes first,
 // so that neither always meets the bigger tables: pair 0 runs the service's
-// add and submit of a fresh batch and then the baseline's of another fresh
+// add and submit of a fresh batch and then the floor's of another fresh
 // batch, pair 1 the other way round, and so on. Every batch has its own
 // non-members; the float covers every submit.
 func runPayments(ctx context.Context, e *env) error {
@@ -36,18 +36,18 @@ func runPayments(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	base, err := openBaseline(ctx, cfg.DatabaseURL, o, e.clock)
+	fl, err := openFloor(ctx, cfg.DatabaseURL, o, e.clock)
 	if err != nil {
 		return err
 	}
-	defer base.close()
+	defer fl.close()
 
 	r := result{store: engineOf(cfg.DatabaseURL), payments: n, chunk: cfg.Chunk, pairs: cfg.Pairs}
 	var first batchSpec
 	var firstID string
 	for i := range cfg.Pairs {
 		svcSpec := o.newBatch(fmt.Sprintf("s%d", i), n, true)
-		baseSpec := o.newBatch(fmt.Sprintf("b%d", i), n, true)
+		floorSpec := o.newBatch(fmt.Sprintf("f%d", i), n, true)
 		sides := []func() error{
 			func() error {
 				id, add, sub, err := serviceRun(ctx, e, o, svcSpec)
@@ -58,8 +58,8 @@ func runPayments(ctx context.Context, e *env) error {
 				return err
 			},
 			func() error {
-				add, sub, err := baselineRun(ctx, e, o, base, baseSpec)
-				r.addBase, r.subBase = append(r.addBase, add), append(r.subBase, sub)
+				add, sub, err := floorRun(ctx, e, o, fl, floorSpec)
+				r.addFloor, r.subFloor = append(r.addFloor, add), append(r.subFloor, sub)
 				return err
 			},
 		}
@@ -71,8 +71,8 @@ func runPayments(ctx context.Context, e *env) error {
 				return err
 			}
 		}
-		e.say("pair %d: add %v (baseline %v), submit %v (baseline %v)", i+1,
-			r.add[i].Round(time.Millisecond), r.addBase[i].Round(time.Millisecond), r.submit[i].Round(time.Millisecond), r.subBase[i].Round(time.Millisecond))
+		e.say("pair %d: add %v (floor %v), submit %v (floor %v)", i+1,
+			r.add[i].Round(time.Millisecond), r.addFloor[i].Round(time.Millisecond), r.submit[i].Round(time.Millisecond), r.subFloor[i].Round(time.Millisecond))
 	}
 
 	r.registered = first.nonMemberCount()
@@ -144,18 +144,18 @@ func serviceRun(ctx context.Context, e *env, o *org, spec batchSpec) (id string,
 	return id, add, sub, err
 }
 
-// baselineRun writes another fresh batch's rows straight into the
-// database: the batch itself is created through the API, untimed.
-func baselineRun(ctx context.Context, e *env, o *org, base *baseline, spec batchSpec) (add, sub time.Duration, err error) {
-	id, err := createBatch(ctx, e.client, o, "baseline "+spec.tag)
+// floorRun writes another fresh batch's rows straight into the database:
+// the batch itself is created through the API, untimed.
+func floorRun(ctx context.Context, e *env, o *org, fl *floor, spec batchSpec) (add, sub time.Duration, err error) {
+	id, err := createBatch(ctx, e.client, o, "floor "+spec.tag)
 	if err != nil {
 		return 0, 0, err
 	}
-	if add, err = base.add(ctx, id, spec); err != nil {
-		return 0, 0, fmt.Errorf("baseline add: %w", err)
+	if add, err = fl.add(ctx, id, spec); err != nil {
+		return 0, 0, fmt.Errorf("floor add: %w", err)
 	}
-	if sub, err = base.submit(ctx, id, spec); err != nil {
-		return 0, 0, fmt.Errorf("baseline submit: %w", err)
+	if sub, err = fl.submit(ctx, id, spec); err != nil {
+		return 0, 0, fmt.Errorf("floor submit: %w", err)
 	}
 	return add, sub, nil
 }
