@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/disburse/disburse/sqlstore"
 )
@@ -36,11 +37,19 @@ func (p *postgresFloor) begin(ctx context.Context) (floorTx, error) {
 
 type postgresFloorTx struct{ tx pgx.Tx }
 
+// insert hands pgx ids as pgtype.UUID, which it encodes as they are: a
+// uuid.UUID would go through its text form, a cost of the client's, not
+// of the database's.
 func (t *postgresFloorTx) insert(ctx context.Context, table string, cols []string, next func([]any) bool) error {
 	dst := make([]any, len(cols))
 	_, err := t.tx.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromFunc(func() ([]any, error) {
 		if !next(dst) {
 			return nil, nil
+		}
+		for k, v := range dst {
+			if u, ok := v.(uuid.UUID); ok {
+				dst[k] = pgtype.UUID{Bytes: u, Valid: true}
+			}
 		}
 		return dst, nil
 	}))
