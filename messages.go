@@ -7,9 +7,12 @@ func pushMessage(org Organisation, amount Money) string {
 	return "You have received " + org.Currency + " " + amount.String() + " from " + org.Name + "."
 }
 
-// smsMessage tells a non-member who sent them money, how much, and by when
-// they must register to receive it (spec section 6).
-func smsMessage(org Organisation, amount Money, due time.Time) string {
-	return org.Name + " sent you " + org.Currency + " " + amount.String() +
-		". Register with Disburse by " + due.UTC().Format("2 January 2006") + " to receive it."
+// smsMessages returns the text that tells a non-member who sent them
+// money, how much, and by when they must register to receive it (spec
+// section 6), as a function of the amount: the date is formatted once for
+// all of a submit's pending legs.
+func smsMessages(org Organisation, due time.Time) func(Money) string {
+	head := org.Name + " sent you " + org.Currency + " "
+	tail := ". Register with Disburse by " + due.UTC().Format("2 January 2006") + " to receive it."
+	return func(amount Money) string { return head + amount.String() + tail }
 }

@@ -172,6 +172,18 @@ type Transfer struct {
 	CreatedAt     time.Time
 }
 
+// BalanceChanges are what transfers change in balances, per account id:
+// the amounts received less the amounts sent.
+type BalanceChanges map[string]Money
+
+// Add adds the transfers' amounts to the changes of their accounts.
+func (c BalanceChanges) Add(ts []Transfer) {
+	for _, t := range ts {
+		c[t.FromAccountID] -= t.Amount
+		c[t.ToAccountID] += t.Amount
+	}
+}
+
 // Channel is how a payee is told.
 type Channel string
 

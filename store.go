@@ -72,6 +72,16 @@ type Tx interface {
 	// balances of their accounts, one aggregated update per account. It fails
 	// if a balance other than the funding account's would go below zero.
 	InsertTransfers(ctx context.Context, ts []Transfer) error
+	// InsertTransferRows writes the transfers and leaves the balances as
+	// they are: the caller adds the transfers to BalanceChanges and passes
+	// them to ApplyBalances before the transaction ends. A submit writes
+	// its transfers a page at a time and the balances once: on PostgreSQL
+	// an account row updated on every page leaves one row version per page
+	// that every later read of it walks (docs/benchmarks.md, "Issue 16").
+	InsertTransferRows(ctx context.Context, ts []Transfer) error
+	// ApplyBalances adds the changes to the stored balances, one update per
+	// account, as InsertTransfers does for its own transfers.
+	ApplyBalances(ctx context.Context, changes BalanceChanges) error
 	// LedgerProblems audits the ledger and returns one line per broken
 	// invariant (docs/ledger.md lists them); none means the ledger is sound.
 	LedgerProblems(ctx context.Context) ([]string, error)

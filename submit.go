@@ -60,8 +60,9 @@ func (s *Service) SubmitSpooled(ctx context.Context, organisationID, batchID str
 			return err
 		}
 		// One buffer for every page, emptied before each: its slices'
-		// memory serves them all.
-		m := writeBuffer{now: s.now()}
+		// memory serves them all. The balances change once, after the
+		// last page, and the holding account's row is locked from then on.
+		m := writeBuffer{now: s.now(), balances: make(BalanceChanges)}
 		err = tx.PaymentPages(ctx, b.ID, PaymentDraft, s.pageSize(), func(page []Payment) error {
 			m.empty()
 			if err := s.pay(ctx, tx, &m, org, &b, page); err != nil {
@@ -78,6 +79,9 @@ func (s *Service) SubmitSpooled(ctx context.Context, organisationID, batchID str
 			return nil
 		})
 		if err != nil {
+			return err
+		}
+		if err := m.applyBalances(ctx, tx); err != nil {
 			return err
 		}
 		b.SubmittedAt = m.now
@@ -118,6 +122,7 @@ func (s *Service) pay(ctx context.Context, tx Tx, m *writeBuffer, org Organisati
 		return err
 	}
 	due := m.now.Add(org.ReversalPeriod)
+	sms := smsMessages(org, due)
 	m.reserve(payments, members)
 	for i := range payments {
 		p := &payments[i]
@@ -136,7 +141,7 @@ func (s *Service) pay(ctx context.Context, tx Tx, m *writeBuffer, org Organisati
 			}
 			m.transfer(b.AccountID, org.HoldingAccountID, l.amount, TransferHold, *p, l.which)
 			*l.status, p.ReversalDueAt = PaymentPending, due
-			m.notify(ChannelSMS, l.msisdn, smsMessage(org, l.amount, due))
+			m.notify(ChannelSMS, l.msisdn, sms(l.amount))
 		}
 		b.Summary.Change(old, *p)
 	}

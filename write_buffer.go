@@ -15,6 +15,10 @@ type writeBuffer struct {
 	transfers     []Transfer
 	payments      []Payment
 	notifications []Notification
+	// balances, when not nil, gathers what the transfers of every flush
+	// change in balances, for the caller to apply once (applyBalances)
+	// rather than on each flush: a submit flushes a page at a time.
+	balances BalanceChanges
 }
 
 func (m *writeBuffer) transfer(from, to string, amount Money, kind TransferKind, p Payment, leg Leg) {
@@ -67,7 +71,8 @@ func (m *writeBuffer) empty() {
 // flush writes everything gathered. The transfers go last: they update
 // the balances, and the holding account's balance is one row that every
 // registration and reversal of an organisation's payees writes, so it is
-// best locked as near the commit as may be (resolve).
+// best locked as near the commit as may be (resolve). With m.balances the
+// balances wait for applyBalances.
 func (m *writeBuffer) flush(ctx context.Context, tx Tx) error {
 	if len(m.payments) > 0 {
 		if err := tx.UpdatePaymentStates(ctx, m.payments); err != nil {
@@ -79,10 +84,19 @@ func (m *writeBuffer) flush(ctx context.Context, tx Tx) error {
 			return err
 		}
 	}
-	if len(m.transfers) > 0 {
-		return tx.InsertTransfers(ctx, m.transfers)
+	switch {
+	case len(m.transfers) == 0:
+		return nil
+	case m.balances != nil:
+		m.balances.Add(m.transfers)
+		return tx.InsertTransferRows(ctx, m.transfers)
 	}
-	return nil
+	return tx.InsertTransfers(ctx, m.transfers)
+}
+
+// applyBalances applies what every flush's transfers changed in balances.
+func (m *writeBuffer) applyBalances(ctx context.Context, tx Tx) error {
+	return tx.ApplyBalances(ctx, m.balances)
 }
 
 // legs of a payment: its msisdn, amount and status, for each leg it has.

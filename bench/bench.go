@@ -4,10 +4,10 @@
 // its command; docs/benchmarks.md holds the figures and how to read them.
 //
 // Two modes. The default measures the money paths through the API (add,
-// submit, register, reverse) and, in the same run, a baseline that writes
-// the same rows straight into the same database by the fastest bulk path
-// the engine has, so that a ratio says what the service costs over the
-// database's own work. --http-load measures read endpoints under
+// submit, register, reverse) and, in the same run, the floor of add and
+// submit: the same rows written straight into the same database with the
+// least work the engine allows, so that a ratio says what the service
+// costs over the database's own work. --http-load measures read endpoints under
 // concurrent connections instead.
 package bench
 
@@ -35,7 +35,7 @@ type Config struct {
 
 	Payments int // payments per batch
 	Chunk    int // payments per POST /batches/{id}/payments
-	Pairs    int // service/baseline pairs of add and submit; medians are reported
+	Pairs    int // service/floor pairs of add and submit; medians are reported
 	// Register is how many of the first batch's non-members register; 0
 	// is all of them. A run of a million payments registers a sample:
 	// 500,000 registrations would take most of an hour, and their rate

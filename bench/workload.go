@@ -37,7 +37,7 @@ type org struct {
 }
 
 // batchSpec says which payments a batch holds; payment i is the same
-// whether the service or the baseline writes it.
+// whether the service or the floor writes it.
 //
 // With members: even payments go to the members in turn, odd ones to
 // non-members each its own msisdn; a tenth have a referral leg to a member

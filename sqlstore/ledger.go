@@ -11,6 +11,15 @@ import (
 )
 
 func (t *tx) InsertTransfers(ctx context.Context, ts []disburse.Transfer) error {
+	if err := t.InsertTransferRows(ctx, ts); err != nil {
+		return err
+	}
+	changes := make(disburse.BalanceChanges)
+	changes.Add(ts)
+	return t.ApplyBalances(ctx, changes)
+}
+
+func (t *tx) InsertTransferRows(ctx context.Context, ts []disburse.Transfer) error {
 	if len(ts) == 0 {
 		return nil
 	}
@@ -25,34 +34,28 @@ func (t *tx) InsertTransfers(ctx context.Context, ts []disburse.Transfer) error 
 		TextCol("reference", func(i int) string { return ts[i].Reference }),
 		TimeCol("created_at", func(i int) time.Time { return ts[i].CreatedAt }),
 	}
-	if err := t.insertRows(ctx, "transfers", cols, len(ts)); err != nil {
-		return err
-	}
-	return t.applyToBalances(ctx, ts)
+	return t.insertRows(ctx, "transfers", cols, len(ts))
 }
 
-// applyToBalances adds the transfers to the stored balances: the deltas
-// are summed per account here, then one statement updates every touched
-// account once, however many transfers touch it (a payout account at
-// submit: one per payment).
-func (t *tx) applyToBalances(ctx context.Context, ts []disburse.Transfer) error {
-	delta := make(map[string]int64)
-	for _, tr := range ts {
-		delta[tr.FromAccountID] -= int64(tr.Amount)
-		delta[tr.ToAccountID] += int64(tr.Amount)
-	}
-	ids := make([]string, 0, len(delta))
-	for id, d := range delta {
+// ApplyBalances updates every touched account once, in one statement,
+// however many transfers touch it (a payout account at submit: one per
+// payment).
+func (t *tx) ApplyBalances(ctx context.Context, changes disburse.BalanceChanges) error {
+	ids := make([]string, 0, len(changes))
+	for id, d := range changes {
 		if d != 0 {
 			ids = append(ids, id)
 		}
+	}
+	if len(ids) == 0 {
+		return nil
 	}
 	// A fixed order, so that two transactions lock shared accounts in the
 	// same order where the engine locks rows (fewer deadlocks).
 	slices.Sort(ids)
 	cols := []Column{
 		IDCol("id", func(i int) string { return ids[i] }),
-		IntCol("delta", func(i int) int64 { return delta[ids[i]] }),
+		IntCol("delta", func(i int) int64 { return int64(changes[ids[i]]) }),
 	}
 	_, err := t.bulk(ctx, `UPDATE accounts SET balance = accounts.balance + r.delta
 		FROM @rows AS r WHERE accounts.id = r.id`, nil, len(ids), cols, nil)

@@ -40,6 +40,49 @@ func testInsertTransfers(t *testing.T, s disburse.Store) {
 	write(t, s, func(tx disburse.Tx) error { return tx.InsertTransfers(ctx, nil) })
 }
 
+// testInsertTransferRows: rows first, balances once, in one transaction,
+// as a submit writes them; a change that would take a balance below zero
+// fails like InsertTransfers.
+func testInsertTransferRows(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	w.deposit(t, s, 100_00)
+	b := w.insertBatch(t, s, "b")
+	p := payment(b, msisdnUK, 30_00)
+	insertPayments(t, s, p)
+	write(t, s, func(tx disburse.Tx) error {
+		changes := make(disburse.BalanceChanges)
+		for _, page := range [][]disburse.Transfer{
+			{transfer(w.payout.ID, w.holding.ID, 10_00, disburse.TransferHold, p, disburse.LegPayment, t0)},
+			{transfer(w.payout.ID, w.holding.ID, 20_00, disburse.TransferHold, p, disburse.LegReferral, t0)},
+		} {
+			if err := tx.InsertTransferRows(ctx, page); err != nil {
+				return err
+			}
+			changes.Add(page)
+		}
+		if a, err := tx.Account(ctx, w.holding.ID); err != nil || a.Balance != 0 {
+			t.Errorf("holding balance before ApplyBalances = %s (%v), want 0.00", a.Balance, err)
+		}
+		return tx.ApplyBalances(ctx, changes)
+	})
+	if got := balance(t, s, w.payout.ID); got != 70_00 {
+		t.Errorf("payout balance = %s, want 70.00", got)
+	}
+	if got := balance(t, s, w.holding.ID); got != 30_00 {
+		t.Errorf("holding balance = %s, want 30.00", got)
+	}
+	err := s.Write(ctx, func(tx disburse.Tx) error {
+		return tx.ApplyBalances(ctx, disburse.BalanceChanges{w.holding.ID: -31_00, w.payout.ID: 31_00})
+	})
+	if err == nil {
+		t.Error("ApplyBalances past the balance: no error")
+	}
+	if got := balance(t, s, w.holding.ID); got != 30_00 {
+		t.Errorf("holding balance after the refused change = %s, want 30.00", got)
+	}
+}
+
 // testInsertTransfersRefusesNegativeBalance: the whole Write fails and
 // nothing of it stays, neither the transfers nor what came before them.
 func testInsertTransfersRefusesNegativeBalance(t *testing.T, s disburse.Store) {

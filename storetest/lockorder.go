@@ -91,6 +91,11 @@ func (t recordingTx) InsertTransfers(ctx context.Context, ts []disburse.Transfer
 	return t.Tx.InsertTransfers(ctx, ts)
 }
 
+func (t recordingTx) ApplyBalances(ctx context.Context, changes disburse.BalanceChanges) error {
+	t.log.add(lockAccounts)
+	return t.Tx.ApplyBalances(ctx, changes)
+}
+
 func (t recordingTx) LockPendingLegsTo(ctx context.Context, msisdn string) ([]disburse.Payment, error) {
 	t.log.add(lockPayments)
 	return t.Tx.LockPendingLegsTo(ctx, msisdn)

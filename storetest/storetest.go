@@ -34,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"EnsureWallets", testEnsureWallets},
 		{"InsertTransfers", testInsertTransfers},
 		{"InsertTransfersRefusesNegativeBalance", testInsertTransfersRefusesNegativeBalance},
+		{"InsertTransferRows", testInsertTransferRows},
 		{"StatementEntries", testStatementEntries},
 		{"LedgerSound", testLedgerSound},
 		{"LedgerBroken", testLedgerBroken},

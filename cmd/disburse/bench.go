@@ -29,7 +29,7 @@ func benchFlags(cfg *bench.Config, args []string) error {
 	fs.StringVar(&cfg.DatabaseURL, "database-url", "", "sqlite:PATH or postgres://… (default: a temporary SQLite file); use a dedicated database, the bench fills it")
 	fs.IntVar(&cfg.Payments, "payments", cfg.Payments, "payments per batch")
 	fs.IntVar(&cfg.Chunk, "chunk", cfg.Chunk, "payments per POST /batches/{id}/payments")
-	fs.IntVar(&cfg.Pairs, "pairs", cfg.Pairs, "service/baseline pairs of add and submit (medians are reported)")
+	fs.IntVar(&cfg.Pairs, "pairs", cfg.Pairs, "service/floor pairs of add and submit (medians are reported)")
 	fs.IntVar(&cfg.Register, "register", 0, "how many of the first batch's non-members register (default: all)")
 	fs.IntVar(&cfg.Webhooks, "webhooks", 0, "webhook endpoints (every event) each organisation registers, so that events' deliveries are written and delivered too")
 	fs.IntVar(&cfg.Deliver, "deliver", 0, "notifications the delivery phase sends at least (default: the first submit's)")

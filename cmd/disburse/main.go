@@ -23,7 +23,7 @@ commands:
   org create   create an organisation with a deposit and an API key, print them
   version      the module version and VCS revision of this binary (also --version)
   user create  create a portal user (operator or organisation) and print its password once
-  bench        benchmark the API in-process: add, submit, register, reverse against a bulk baseline (--http-load: read endpoints under load)
+  bench        benchmark the API in-process: add, submit, register, reverse against their floors (--http-load: read endpoints under load)
 
 for organisations, against a running service (--api-url, --api-key, --json):
   batches      upload a CSV file of payments; list, get, payments, submit, cancel
