@@ -77,8 +77,13 @@ func (d *driver) fail(what string, err error) {
 	d.t.Fatalf("%s: %v\nat %s:\n%s", what, err, loc, body)
 }
 
+// run waits for the page to finish loading, as a person would, and then
+// does actions. Without the wait, a click may pick its element from a page
+// whose load is still going on, and the browser then forgets the element's
+// node id before the click lands ("Could not find node with given id").
 func (d *driver) run(what string, actions ...chromedp.Action[chromedp.Void]) {
 	d.t.Helper()
+	d.until(what+" (the page loaded)", func(string) bool { return true })
 	if err := chromedp.Do(d.ctx, actions...); err != nil {
 		d.fail(what, err)
 	}
