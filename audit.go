@@ -34,10 +34,15 @@ type AuditEntry struct {
 // audit appends an entry to the log inside the change's own transaction,
 // so the log holds a change exactly when the change committed.
 func (s *Service) audit(ctx context.Context, tx Tx, actor Actor, action, organisationID, subject string, before, after any) error {
-	return tx.InsertAudit(ctx, AuditEntry{
+	return tx.InsertAudit(ctx, s.auditEntry(actor, action, organisationID, subject, before, after))
+}
+
+// auditEntry is the entry audit appends, for a caller that appends many.
+func (s *Service) auditEntry(actor Actor, action, organisationID, subject string, before, after any) AuditEntry {
+	return AuditEntry{
 		ID: NewID(), At: s.now(), Actor: string(actor), Action: action, OrganisationID: organisationID,
 		Subject: subject, Before: auditJSON(before), After: auditJSON(after),
-	})
+	}
 }
 
 // auditJSON is v as JSON, or "" for nil.

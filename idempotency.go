@@ -206,6 +206,9 @@ func (s *Service) BeginIdempotent(ctx context.Context, req IdempotentRequest) (*
 func (s *Service) Claimed(c *Claim) *Service {
 	cp := *s
 	cp.Store = claimStore{Store: s.Store, c: c}
+	// A registration with a key runs in a transaction of its own, the one
+	// that answers the key, not in a group with others.
+	cp.registrations = nil
 	return &cp
 }
 
@@ -256,7 +259,7 @@ func (cs claimStore) Write(ctx context.Context, fn func(Tx) error) error {
 type writtenTx struct {
 	Tx
 	written    Written
-	registered string // the msisdn an InsertMember found a member already
+	registered string // the msisdn an InsertMembers found a member already
 	retried    string // the delivery RetryWebhookDelivery made due again
 }
 
@@ -308,25 +311,26 @@ func (w *writtenTx) InsertTransfers(ctx context.Context, ts []Transfer) error {
 	return err
 }
 
-func (w *writtenTx) InsertMember(ctx context.Context, m Member) (bool, error) {
-	inserted, err := w.Tx.InsertMember(ctx, m)
-	switch {
-	case err != nil:
-	case inserted:
+func (w *writtenTx) InsertMembers(ctx context.Context, ms []Member) (map[string]bool, error) {
+	inserted, err := w.Tx.InsertMembers(ctx, ms)
+	if err != nil || len(ms) != 1 { // a claimed registration registers one
+		return inserted, err
+	}
+	if m := ms[0]; inserted[m.Msisdn] {
 		w.written.Member = &m
-	default:
+	} else {
 		w.registered = m.Msisdn
 	}
-	return inserted, err
+	return inserted, nil
 }
 
-// Member notes the member read back after an insert found it registered.
-func (w *writtenTx) Member(ctx context.Context, msisdn string) (Member, error) {
-	m, err := w.Tx.Member(ctx, msisdn)
-	if err == nil && msisdn == w.registered && w.written.Member == nil {
+// Members notes the member read back after an insert found it registered.
+func (w *writtenTx) Members(ctx context.Context, msisdns []string) (map[string]Member, error) {
+	ms, err := w.Tx.Members(ctx, msisdns)
+	if m, ok := ms[w.registered]; ok && err == nil && w.written.Member == nil {
 		w.written.Member, w.written.MemberExisted = &m, true
 	}
-	return m, err
+	return ms, err
 }
 
 func (w *writtenTx) InsertAPIKey(ctx context.Context, k APIKey) error {

@@ -29,7 +29,7 @@ type PortalTx interface {
 	DeleteDeadPortalSessions(ctx context.Context, now, idleSince time.Time, limit int) (int, error)
 
 	// InsertAudit appends to the audit log. Nothing updates or deletes it.
-	InsertAudit(ctx context.Context, e AuditEntry) error
+	InsertAudit(ctx context.Context, es ...AuditEntry) error
 	// AuditEntries lists the log newest first, only organisationID's when
 	// it is not empty, after the entry before (empty: from the newest).
 	AuditEntries(ctx context.Context, organisationID, before string, limit int) ([]AuditEntry, error)

@@ -2,6 +2,7 @@ package disburse
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -16,6 +17,13 @@ func (s *Service) RegisterMember(ctx context.Context, in Member) (Member, bool, 
 }
 
 // RegisterMemberBy is RegisterMember with the actor the audit log names.
+//
+// Registrations that arrive together are written together, up to
+// maxRegistrationGroup in one transaction (groupCommit): every
+// registration of an organisation's payees writes its holding account and
+// its batches' summaries, rows that would otherwise make them queue one
+// behind the other. Each caller still gets its own answer, after the
+// commit, exactly as if it had run alone.
 func (s *Service) RegisterMemberBy(ctx context.Context, actor Actor, in Member) (Member, bool, error) {
 	var v Validation
 	if !ValidMsisdn(in.Msisdn) {
@@ -30,35 +38,121 @@ func (s *Service) RegisterMemberBy(ctx context.Context, actor Actor, in Member) 
 	if err := v.Err(); err != nil {
 		return Member{}, false, err
 	}
-	var member Member
-	var created bool
+	r := registration{actor: actor, member: in}
+	var out registered
+	var err error
+	if s.registrations != nil {
+		out, err = s.registrations.do(ctx, r)
+	} else {
+		var outs []registered
+		if outs, err = s.register(ctx, []registration{r}); err == nil {
+			out = outs[0]
+		}
+	}
+	return out.member, out.created, err
+}
+
+// maxRegistrationGroup bounds a group: its transaction locks every
+// pending leg of its payees.
+const maxRegistrationGroup = 128
+
+// registrationGroups is how many groups of registrations one process runs
+// at once: two, so that one group's round trips overlap the other's
+// writes of the shared rows (docs/benchmarks.md, "Issue 16:
+// registration").
+const registrationGroups = 2
+
+// registration is one request to register a member, by actor.
+type registration struct {
+	actor  Actor
+	member Member
+}
+
+// registered is a registration's answer: the member, and whether this
+// registration made it one.
+type registered struct {
+	member  Member
+	created bool
+}
+
+// register registers a group in one transaction. Of two registrations of
+// one msisdn, the first makes the member and the second finds it, as
+// they would one after the other.
+func (s *Service) register(ctx context.Context, group []registration) ([]registered, error) {
+	out := make([]registered, len(group))
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		now := s.now()
-		member = in
-		member.RegisteredAt = now
-		var err error
-		if created, err = tx.InsertMember(ctx, member); err != nil {
-			return err
+		first := make(map[string]int, len(group)) // msisdn → the first registration of it
+		var fresh []Member
+		for i, r := range group {
+			if _, seen := first[r.member.Msisdn]; !seen {
+				first[r.member.Msisdn] = i
+				m := r.member
+				m.RegisteredAt = now
+				fresh = append(fresh, m)
+			}
 		}
-		if !created {
-			member, err = tx.Member(ctx, in.Msisdn)
-			return err
-		}
-		legs, err := tx.LockPendingLegsTo(ctx, member.Msisdn)
+		inserted, err := tx.InsertMembers(ctx, fresh)
 		if err != nil {
 			return err
 		}
-		if err := s.audit(ctx, tx, actor, "member.register", "", member.Msisdn, nil, map[string]any{
-			"firstname": member.Firstname, "lastname": member.Lastname, "appInstalled": member.AppInstalled, "pendingLegsSettled": len(legs)}); err != nil {
+		members := make(map[string]Member, len(inserted)) // the group's new members
+		var existing []string
+		for _, m := range fresh {
+			if inserted[m.Msisdn] {
+				members[m.Msisdn] = m
+			} else {
+				existing = append(existing, m.Msisdn)
+			}
+		}
+		found := map[string]Member{}
+		if len(existing) > 0 {
+			if found, err = tx.Members(ctx, existing); err != nil {
+				return err
+			}
+		}
+		for i, r := range group {
+			msisdn := r.member.Msisdn
+			if m, ok := members[msisdn]; ok {
+				out[i] = registered{member: m, created: first[msisdn] == i}
+			} else if m, ok := found[msisdn]; ok {
+				out[i] = registered{member: m}
+			} else {
+				return fmt.Errorf("register %s: neither inserted nor found: %w", msisdn, ErrNotFound)
+			}
+		}
+		if len(members) == 0 {
+			return nil
+		}
+		legs, err := tx.LockPendingLegsTo(ctx, slices.Sorted(maps.Keys(members))...)
+		if err != nil {
+			return err
+		}
+		settled := make(map[string]int) // msisdn → the payments with a leg pending to it
+		for _, p := range legs {
+			if p.Status == PaymentPending {
+				settled[p.Msisdn]++
+			}
+			if p.HasReferral() && p.ReferralStatus == PaymentPending && p.ReferralMsisdn != p.Msisdn {
+				settled[p.ReferralMsisdn]++
+			}
+		}
+		entries := make([]AuditEntry, 0, len(members))
+		for msisdn, i := range first {
+			if m, ok := members[msisdn]; ok {
+				entries = append(entries, s.auditEntry(group[i].actor, "member.register", "", msisdn, nil, map[string]any{
+					"firstname": m.Firstname, "lastname": m.Lastname, "appInstalled": m.AppInstalled, "pendingLegsSettled": settled[msisdn]}))
+			}
+		}
+		if err := tx.InsertAudit(ctx, entries...); err != nil {
 			return err
 		}
 		m := writeBuffer{now: now}
-		members := map[string]Member{member.Msisdn: member}
 		return s.resolve(ctx, tx, &m, legs, func(org Organisation, b Batch, p *Payment, wallets map[string]string) {
 			settleLegs(&m, org, p, members, wallets)
-		}, func(org Organisation) []string { return []string{member.Msisdn} })
+		}, func(org Organisation) []string { return memberPayees(legs, members, org.ID) })
 	})
-	return member, created, err
+	return out, err
 }
 
 // settleLegs moves each of p's legs pending to one of members from the
@@ -104,24 +198,32 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments [
 		byBatch[p.BatchID] = append(byBatch[p.BatchID], i)
 	}
 	slices.SortFunc(ids, strings.Compare)
-	orgs := make(map[string]Organisation)
+	// Unlocked: change reads only what never changes (the payout account).
+	batches, err := tx.BatchesByID(ctx, ids)
+	if err != nil {
+		return err
+	}
+	var orgIDs []string
+	for _, b := range batches {
+		orgIDs = append(orgIDs, b.OrganisationID)
+	}
+	orgs, err := tx.OrganisationsByID(ctx, orgIDs)
+	if err != nil {
+		return err
+	}
 	changes := make([]Summary, len(ids))
 	// A wallet is a member's in one currency, whichever organisation pays
 	// it: each is ensured once, however many batches pay into it.
 	wallets := make(map[string]map[string]string) // currency → msisdn → account id
 	var events []WebhookEvent
 	for k, id := range ids {
-		// Unlocked: change reads only what never changes (the payout account).
-		b, err := tx.Batch(ctx, id)
-		if err != nil {
-			return err
+		b, ok := batches[id]
+		if !ok {
+			return fmt.Errorf("resolve: batch %s: %w", id, ErrNotFound)
 		}
 		org, ok := orgs[b.OrganisationID]
 		if !ok {
-			if org, err = tx.Organisation(ctx, b.OrganisationID); err != nil {
-				return err
-			}
-			orgs[org.ID] = org
+			return fmt.Errorf("resolve: organisation %s: %w", b.OrganisationID, ErrNotFound)
 		}
 		if wallets[org.Currency] == nil {
 			wallets[org.Currency] = make(map[string]string)
@@ -150,12 +252,12 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments [
 	if err := m.flush(ctx, tx); err != nil {
 		return err
 	}
-	batches, err := tx.AddToSummaries(ctx, ids, changes)
+	summed, err := tx.AddToSummaries(ctx, ids, changes)
 	if err != nil {
 		return err
 	}
 	var closed []WebhookEvent
-	for _, b := range batches {
+	for _, b := range summed {
 		if b.Status == BatchOpen && b.Summary.nothingPending() {
 			b.Status, b.ClosedAt = BatchClosed, m.now
 			if err := tx.UpdateBatch(ctx, b); err != nil {

@@ -40,6 +40,10 @@ type Service struct {
 	PageSize int
 	// Webhooks says which URLs organisations may register (webhook_endpoints.go).
 	WebhookConfig WebhookConfig
+
+	// registrations groups concurrent registrations into one transaction
+	// (register.go); nil runs each alone.
+	registrations *groupCommit[registration, registered]
 }
 
 // DefaultPageSize: at this size a page's bulk statements cost far more
@@ -49,7 +53,7 @@ const DefaultPageSize = 10_000
 
 // NewService returns a Service with the contract's defaults.
 func NewService(store Store) *Service {
-	return &Service{
+	s := &Service{
 		Store:    store,
 		Clock:    time.Now,
 		Limits:   DefaultLimits,
@@ -57,6 +61,8 @@ func NewService(store Store) *Service {
 		Log:      slog.Default(),
 		PageSize: DefaultPageSize,
 	}
+	s.registrations = newGroupCommit(registrationGroups, maxRegistrationGroup, s.register)
+	return s
 }
 
 // now is the time of one use case: read once, so a transaction sees one clock.

@@ -49,6 +49,8 @@ type Tx interface {
 	MetricsTx // metrics_store.go
 	InsertOrganisation(ctx context.Context, o Organisation) error
 	Organisation(ctx context.Context, id string) (Organisation, error)
+	// OrganisationsByID returns those of the organisations ids that exist, by id.
+	OrganisationsByID(ctx context.Context, ids []string) (map[string]Organisation, error)
 	// LockOrganisation serialises the adds of an organisation's payments
 	// with external ids across its batches (AddPayments).
 	LockOrganisation(ctx context.Context, id string) (Organisation, error)
@@ -100,15 +102,17 @@ type Tx interface {
 	// now or whose key is revoked, and returns how many it deleted.
 	DeleteDeadTokens(ctx context.Context, now time.Time, limit int) (int, error)
 
-	// InsertMember adds a member and reports false, changing nothing, when
-	// the msisdn is a member already.
-	InsertMember(ctx context.Context, m Member) (bool, error)
+	// InsertMembers adds members (each msisdn once) and returns the
+	// msisdns it added; one that is a member already is left unchanged.
+	InsertMembers(ctx context.Context, ms []Member) (map[string]bool, error)
 	Member(ctx context.Context, msisdn string) (Member, error)
 	// Members returns the members among msisdns, keyed by msisdn.
 	Members(ctx context.Context, msisdns []string) (map[string]Member, error)
 
 	InsertBatch(ctx context.Context, b Batch) error
 	Batch(ctx context.Context, id string) (Batch, error)
+	// BatchesByID returns those of the batches ids that exist, by id.
+	BatchesByID(ctx context.Context, ids []string) (map[string]Batch, error)
 	LockBatch(ctx context.Context, id string) (Batch, error)
 	// UpdateBatch writes every mutable field: name, external id, status,
 	// summary and timestamps.
@@ -148,8 +152,10 @@ type Tx interface {
 	// is not a DRAFT payment.
 	DeleteDraftPayment(ctx context.Context, id string) error
 	// LockPendingLegsTo returns, locked, the payments with a PENDING leg
-	// (payment or referral) to msisdn, in every organisation.
-	LockPendingLegsTo(ctx context.Context, msisdn string) ([]Payment, error)
+	// (payment or referral) to any of msisdns, in every organisation:
+	// those of the first msisdn in the order they were added, then those
+	// of the next not returned already, and so on.
+	LockPendingLegsTo(ctx context.Context, msisdns ...string) ([]Payment, error)
 	// LockPendingLegsOf returns, locked, the batch's payments with a
 	// PENDING leg, in the order they were added.
 	LockPendingLegsOf(ctx context.Context, batchID string) ([]Payment, error)

@@ -51,7 +51,7 @@ func TestDeadlockIsRetried(t *testing.T) {
 			if _, err := tx.LockAccount(ctx, second); err != nil {
 				return err
 			}
-			_, err := tx.InsertMember(ctx, disburse.Member{Msisdn: member, RegisteredAt: now})
+			_, err := tx.InsertMembers(ctx, []disburse.Member{disburse.Member{Msisdn: member, RegisteredAt: now}})
 			return err
 		}
 	}

@@ -59,6 +59,14 @@ func (t *tx) Batch(ctx context.Context, id string) (disburse.Batch, error) {
 	return t.batch(ctx, id, "")
 }
 
+func (t *tx) BatchesByID(ctx context.Context, ids []string) (map[string]disburse.Batch, error) {
+	ids = distinct(ids)
+	return byKey(ctx, t, "batches", `SELECT `+batchColumns+` FROM batches WHERE id IN (SELECT r.id FROM @rows AS r)`,
+		ids, IDCol("id", func(i int) string { return ids[i] }),
+		func(r *sql.Rows) (disburse.Batch, error) { return scanBatch(r) },
+		func(b disburse.Batch) string { return b.ID })
+}
+
 func (t *tx) LockBatch(ctx context.Context, id string) (disburse.Batch, error) {
 	return t.batch(ctx, id, t.e.LockClause(false))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/disburse/disburse"
 )
@@ -16,20 +17,32 @@ func scanMember(r scanner) (disburse.Member, error) {
 	return m, err
 }
 
-// InsertMember uses ON CONFLICT rather than catching the unique violation:
-// on PostgreSQL a failed statement would abort the whole transaction.
-func (t *tx) InsertMember(ctx context.Context, m disburse.Member) (bool, error) {
-	res, err := t.exec(ctx, `INSERT INTO members (msisdn, firstname, lastname, app_installed, registered_at)
-		VALUES (?, ?, ?, ?, ?) ON CONFLICT (msisdn) DO NOTHING`,
-		m.Msisdn, m.Firstname, m.Lastname, m.AppInstalled, micros(m.RegisteredAt))
-	if err != nil {
-		return false, fmt.Errorf("insert member: %w", err)
+// InsertMembers uses ON CONFLICT rather than catching the unique
+// violation: on PostgreSQL a failed statement would abort the whole
+// transaction. (WHERE true keeps SQLite from reading ON CONFLICT as a
+// join's constraint.)
+func (t *tx) InsertMembers(ctx context.Context, ms []disburse.Member) (map[string]bool, error) {
+	cols := []Column{
+		TextCol("msisdn", func(i int) string { return ms[i].Msisdn }),
+		TextCol("firstname", func(i int) string { return ms[i].Firstname }),
+		TextCol("lastname", func(i int) string { return ms[i].Lastname }),
+		BoolCol("app_installed", func(i int) bool { return ms[i].AppInstalled }),
+		TimeCol("registered_at", func(i int) time.Time { return ms[i].RegisteredAt }),
 	}
-	n, err := res.RowsAffected()
+	inserted := make(map[string]bool, len(ms))
+	_, err := t.bulk(ctx, `INSERT INTO members (msisdn, firstname, lastname, app_installed, registered_at)
+		SELECT r.msisdn, r.firstname, r.lastname, r.app_installed, r.registered_at FROM @rows AS r WHERE true
+		ON CONFLICT (msisdn) DO NOTHING RETURNING msisdn`, nil, len(ms), cols,
+		func(r *sql.Rows) error {
+			var msisdn string
+			err := r.Scan(&msisdn)
+			inserted[msisdn] = true
+			return err
+		})
 	if err != nil {
-		return false, fmt.Errorf("insert member: %w", err)
+		return nil, fmt.Errorf("insert members: %w", err)
 	}
-	return n == 1, nil
+	return inserted, nil
 }
 
 func (t *tx) Member(ctx context.Context, msisdn string) (disburse.Member, error) {
@@ -39,16 +52,8 @@ func (t *tx) Member(ctx context.Context, msisdn string) (disburse.Member, error)
 
 func (t *tx) Members(ctx context.Context, msisdns []string) (map[string]disburse.Member, error) {
 	msisdns = distinct(msisdns)
-	members := make(map[string]disburse.Member)
-	_, err := t.bulk(ctx, `SELECT `+memberColumns+` FROM @rows AS r CROSS JOIN members m WHERE m.msisdn = r.msisdn`,
-		nil, len(msisdns), []Column{TextCol("msisdn", func(i int) string { return msisdns[i] })},
-		func(r *sql.Rows) error {
-			m, err := scanMember(r)
-			members[m.Msisdn] = m
-			return err
-		})
-	if err != nil {
-		return nil, fmt.Errorf("members: %w", err)
-	}
-	return members, nil
+	return byKey(ctx, t, "members", `SELECT `+memberColumns+` FROM @rows AS r CROSS JOIN members m WHERE m.msisdn = r.msisdn`,
+		msisdns, TextCol("msisdn", func(i int) string { return msisdns[i] }),
+		func(r *sql.Rows) (disburse.Member, error) { return scanMember(r) },
+		func(m disburse.Member) string { return m.Msisdn })
 }

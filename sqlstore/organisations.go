@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/disburse/disburse"
@@ -30,12 +31,24 @@ func (t *tx) organisation(ctx context.Context, id, lock string) (disburse.Organi
 // organisationWhere reads the first organisation that matches cond (with
 // its one argument, and whatever ordering or lock clause it carries).
 func (t *tx) organisationWhere(ctx context.Context, cond string, arg any) (disburse.Organisation, error) {
+	o, err := scanOrganisation(t.queryRow(ctx, `SELECT `+organisationColumns+` FROM organisations WHERE `+cond, arg))
+	return o, found("organisation", err)
+}
+
+func scanOrganisation(r scanner) (disburse.Organisation, error) {
 	var o disburse.Organisation
 	var period int64
-	err := t.queryRow(ctx, `SELECT `+organisationColumns+` FROM organisations WHERE `+cond, arg).
-		Scan(&o.ID, &o.Name, &o.Currency, &o.ReferralsEnabled, &period, opt(&o.HoldingAccountID), at(&o.CreatedAt))
+	err := r.Scan(&o.ID, &o.Name, &o.Currency, &o.ReferralsEnabled, &period, opt(&o.HoldingAccountID), at(&o.CreatedAt))
 	o.ReversalPeriod = time.Duration(period) * time.Microsecond
-	return o, found("organisation", err)
+	return o, err
+}
+
+func (t *tx) OrganisationsByID(ctx context.Context, ids []string) (map[string]disburse.Organisation, error) {
+	ids = distinct(ids)
+	return byKey(ctx, t, "organisations", `SELECT `+organisationColumns+` FROM organisations WHERE id IN (SELECT r.id FROM @rows AS r)`,
+		ids, IDCol("id", func(i int) string { return ids[i] }),
+		func(r *sql.Rows) (disburse.Organisation, error) { return scanOrganisation(r) },
+		func(o disburse.Organisation) string { return o.ID })
 }
 
 func (t *tx) OrganisationByName(ctx context.Context, name string) (disburse.Organisation, error) {

@@ -157,17 +157,36 @@ func (t *tx) DeleteDraftPayment(ctx context.Context, id string) error {
 	return t.update(ctx, "draft payment", deleteDrafts+`id = ?`, id)
 }
 
-// LockPendingLegsTo unions two index lookups (one partial index per leg,
-// on the held flags of migration 00005) rather than OR-ing them, which
-// would scan; the lock applies to the outer SELECT, the only form
-// PostgreSQL allows FOR UPDATE in.
-func (t *tx) LockPendingLegsTo(ctx context.Context, msisdn string) ([]disburse.Payment, error) {
-	return list(ctx, t, "pending legs", scanRowPayment, `SELECT `+paymentColumns+` FROM payments p
-		WHERE p.id IN (
-			SELECT id FROM payments WHERE msisdn = ? AND held
-			UNION
-			SELECT id FROM payments WHERE referral_msisdn = ? AND referral_held)
-		ORDER BY p.seq`+t.e.LockClause(false), msisdn, msisdn)
+// LockPendingLegsTo looks up one msisdn a statement, each the union of
+// two index lookups (one partial index per leg, on the held flags of
+// migration 00005): this form keeps its index scans in every plan
+// PostgreSQL may cache for it, even one made while payments was empty. A
+// list in one statement (a join to bulk rows, = ANY, or an OR of the
+// two) did not: planned before the table had statistics, it scanned
+// every payment (docs/benchmarks.md, "Issue 16: registration"). The
+// lock applies to the outer SELECT, the only form PostgreSQL allows FOR
+// UPDATE in. A payment with legs to two of msisdns comes back once.
+func (t *tx) LockPendingLegsTo(ctx context.Context, msisdns ...string) ([]disburse.Payment, error) {
+	var out []disburse.Payment
+	seen := make(map[string]bool)
+	for _, msisdn := range distinct(msisdns) {
+		ps, err := list(ctx, t, "pending legs", scanRowPayment, `SELECT `+paymentColumns+` FROM payments p
+			WHERE p.id IN (
+				SELECT id FROM payments WHERE msisdn = ? AND held
+				UNION
+				SELECT id FROM payments WHERE referral_msisdn = ? AND referral_held)
+			ORDER BY p.seq`+t.e.LockClause(false), msisdn, msisdn)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			if !seen[p.ID] {
+				seen[p.ID] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out, nil
 }
 
 func (t *tx) LockPendingLegsOf(ctx context.Context, batchID string) ([]disburse.Payment, error) {

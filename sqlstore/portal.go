@@ -83,9 +83,18 @@ func (t *tx) DeleteDeadPortalSessions(ctx context.Context, now, idleSince time.T
 
 const auditColumns = `id, at, actor, action, organisation_id, subject, before, after`
 
-func (t *tx) InsertAudit(ctx context.Context, e disburse.AuditEntry) error {
-	return t.insert(ctx, "audit entry", `INSERT INTO audit_log (`+auditColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.ID, micros(e.At), e.Actor, e.Action, nullID(e.OrganisationID), e.Subject, e.Before, e.After)
+func (t *tx) InsertAudit(ctx context.Context, es ...disburse.AuditEntry) error {
+	cols := []Column{
+		IDCol("id", func(i int) string { return es[i].ID }),
+		TimeCol("at", func(i int) time.Time { return es[i].At }),
+		TextCol("actor", func(i int) string { return es[i].Actor }),
+		TextCol("action", func(i int) string { return es[i].Action }),
+		IDCol("organisation_id", func(i int) string { return es[i].OrganisationID }),
+		TextCol("subject", func(i int) string { return es[i].Subject }),
+		TextCol("before", func(i int) string { return es[i].Before }),
+		TextCol("after", func(i int) string { return es[i].After }),
+	}
+	return t.insertRows(ctx, "audit_log", cols, len(es))
 }
 
 // AuditEntries pages by (at, id) from the entry before: the same cost on

@@ -96,6 +96,22 @@ func found(what string, err error) error {
 	}
 }
 
+// byKey runs a bulk query over keys (the one column key of its rows) and
+// returns what scan reads of each row, by what keyOf says is its key.
+func byKey[T any](ctx context.Context, t *tx, what, query string, keys []string, key Column,
+	scan func(*sql.Rows) (T, error), keyOf func(T) string) (map[string]T, error) {
+	out := make(map[string]T, len(keys))
+	_, err := t.bulk(ctx, query, nil, len(keys), []Column{key}, func(r *sql.Rows) error {
+		v, err := scan(r)
+		out[keyOf(v)] = v
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}
+
 // list runs a query and collects one value per row with scan.
 func list[T any](ctx context.Context, t *tx, what string, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
 	rows, err := t.query(ctx, query, args...)

@@ -23,6 +23,11 @@ func testOrganisation(t *testing.T, s disburse.Store) {
 
 	missing := disburse.NewID()
 	notFound(t, s, "Organisation", func(tx disburse.Tx) error { _, err := tx.Organisation(ctx, missing); return err })
+	other := newWorld(t, s)
+	same(t, "OrganisationsByID", map[string]disburse.Organisation{changed.ID: changed, other.org.ID: other.org},
+		get(t, s, func(tx disburse.Tx) (map[string]disburse.Organisation, error) {
+			return tx.OrganisationsByID(ctx, []string{other.org.ID, missing, changed.ID, other.org.ID})
+		}))
 	changed.ID = missing
 	err := s.Write(ctx, func(tx disburse.Tx) error { return tx.UpdateOrganisation(ctx, changed) })
 	if err == nil {

@@ -31,6 +31,12 @@ func testBatch(t *testing.T, s disburse.Store) {
 		t.Errorf("LockBatch status = %s, want DRAFT", locked.Status)
 	}
 	same(t, "updated Batch", b, get(t, s, func(tx disburse.Tx) (disburse.Batch, error) { return tx.Batch(ctx, b.ID) }))
+	b2 := w.batch("second", t0)
+	write(t, s, func(tx disburse.Tx) error { return tx.InsertBatch(ctx, b2) })
+	same(t, "BatchesByID", map[string]disburse.Batch{b.ID: b, b2.ID: b2},
+		get(t, s, func(tx disburse.Tx) (map[string]disburse.Batch, error) {
+			return tx.BatchesByID(ctx, []string{b2.ID, disburse.NewID(), b.ID, b2.ID})
+		}))
 
 	missing := disburse.NewID()
 	notFound(t, s, "Batch", func(tx disburse.Tx) error { _, err := tx.Batch(ctx, missing); return err })

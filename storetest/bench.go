@@ -35,7 +35,7 @@ func BenchBatch100k(b *testing.B, s disburse.Store) {
 	err = s.Write(ctx, func(tx disburse.Tx) error {
 		for i := range benchMembers {
 			m := disburse.Member{Msisdn: fmt.Sprintf("2547%08d", i), AppInstalled: true, RegisteredAt: time.Now().UTC()}
-			if _, err := tx.InsertMember(ctx, m); err != nil {
+			if _, err := tx.InsertMembers(ctx, []disburse.Member{m}); err != nil {
 				return err
 			}
 		}

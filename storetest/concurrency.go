@@ -15,6 +15,7 @@ import (
 func RunConcurrency(t *testing.T, open func(t *testing.T) disburse.Store) {
 	t.Run("LockOrder", func(t *testing.T) { testLockOrder(t, open) })
 	t.Run("RegistrationDuringSubmit", func(t *testing.T) { testRegistrationDuringSubmit(t, open) })
+	t.Run("ManyRegistrationsAtOnce", func(t *testing.T) { testManyRegistrationsAtOnce(t, open) })
 	t.Run("TenSubmitsOfOneBatch", func(t *testing.T) {
 		f := newFixture(t, open(t))
 		b := f.batchOf(t, 20)

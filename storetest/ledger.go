@@ -93,7 +93,7 @@ func testInsertTransfersRefusesNegativeBalance(t *testing.T, s disburse.Store) {
 	p := payment(b, msisdnUK, 30_00)
 	insertPayments(t, s, p)
 	err := s.Write(ctx, func(tx disburse.Tx) error {
-		if _, err := tx.InsertMember(ctx, disburse.Member{Msisdn: msisdnKE, RegisteredAt: t0}); err != nil {
+		if _, err := tx.InsertMembers(ctx, []disburse.Member{disburse.Member{Msisdn: msisdnKE, RegisteredAt: t0}}); err != nil {
 			return err
 		}
 		return tx.InsertTransfers(ctx, []disburse.Transfer{

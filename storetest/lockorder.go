@@ -96,9 +96,9 @@ func (t recordingTx) ApplyBalances(ctx context.Context, changes disburse.Balance
 	return t.Tx.ApplyBalances(ctx, changes)
 }
 
-func (t recordingTx) LockPendingLegsTo(ctx context.Context, msisdn string) ([]disburse.Payment, error) {
+func (t recordingTx) LockPendingLegsTo(ctx context.Context, msisdns ...string) ([]disburse.Payment, error) {
 	t.log.add(lockPayments)
-	return t.Tx.LockPendingLegsTo(ctx, msisdn)
+	return t.Tx.LockPendingLegsTo(ctx, msisdns...)
 }
 
 func (t recordingTx) LockPendingLegsOf(ctx context.Context, batchID string) ([]disburse.Payment, error) {

@@ -10,16 +10,20 @@ import (
 func testMember(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	m := disburse.Member{Msisdn: msisdnKE, Firstname: "Wanjiru", Lastname: "Kamau", AppInstalled: true, RegisteredAt: t0}
-	var added, again bool
-	write(t, s, func(tx disburse.Tx) (err error) { added, err = tx.InsertMember(ctx, m); return err })
+	var added, again map[string]bool
+	write(t, s, func(tx disburse.Tx) (err error) { added, err = tx.InsertMembers(ctx, []disburse.Member{m}); return err })
 	other := m
 	other.Firstname, other.AppInstalled, other.RegisteredAt = "Someone", false, at(time.Hour)
-	write(t, s, func(tx disburse.Tx) (err error) { again, err = tx.InsertMember(ctx, other); return err })
-	if !added || again {
-		t.Errorf("InsertMember = %v then %v, want true then false", added, again)
-	}
+	uk := disburse.Member{Msisdn: msisdnUK, Firstname: "Ann", RegisteredAt: at(time.Hour)}
+	write(t, s, func(tx disburse.Tx) (err error) {
+		again, err = tx.InsertMembers(ctx, []disburse.Member{other, uk})
+		return err
+	})
+	same(t, "InsertMembers", map[string]bool{msisdnKE: true}, added)
+	same(t, "InsertMembers with a member already", map[string]bool{msisdnUK: true}, again)
+	same(t, "Member added beside one that was a member", uk, get(t, s, func(tx disburse.Tx) (disburse.Member, error) { return tx.Member(ctx, msisdnUK) }))
 	same(t, "Member (unchanged by the duplicate)", m, get(t, s, func(tx disburse.Tx) (disburse.Member, error) { return tx.Member(ctx, msisdnKE) }))
-	notFound(t, s, "Member", func(tx disburse.Tx) error { _, err := tx.Member(ctx, msisdnUK); return err })
+	notFound(t, s, "Member", func(tx disburse.Tx) error { _, err := tx.Member(ctx, msisdnKE2); return err })
 }
 
 func testMembers(t *testing.T, s disburse.Store) {
@@ -28,7 +32,7 @@ func testMembers(t *testing.T, s disburse.Store) {
 	b := disburse.Member{Msisdn: msisdnUK, Lastname: "B", AppInstalled: true, RegisteredAt: at(time.Second)}
 	write(t, s, func(tx disburse.Tx) error {
 		for _, m := range []disburse.Member{a, b, {Msisdn: msisdnKE3, RegisteredAt: t0}} {
-			if _, err := tx.InsertMember(ctx, m); err != nil {
+			if _, err := tx.InsertMembers(ctx, []disburse.Member{m}); err != nil {
 				return err
 			}
 		}

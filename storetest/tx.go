@@ -16,7 +16,7 @@ var errRollback = errors.New("roll back")
 func testWriteRollsBack(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	err := s.Write(ctx, func(tx disburse.Tx) error {
-		if _, err := tx.InsertMember(ctx, disburse.Member{Msisdn: msisdnKE, RegisteredAt: t0}); err != nil {
+		if _, err := tx.InsertMembers(ctx, []disburse.Member{disburse.Member{Msisdn: msisdnKE, RegisteredAt: t0}}); err != nil {
 			return err
 		}
 		return fmt.Errorf("use case: %w", errRollback)
@@ -27,7 +27,7 @@ func testWriteRollsBack(t *testing.T, s disburse.Store) {
 	notFound(t, s, "member of a rolled back Write", func(tx disburse.Tx) error { _, err := tx.Member(ctx, msisdnKE); return err })
 	// The store still works after the rollback.
 	write(t, s, func(tx disburse.Tx) error {
-		_, err := tx.InsertMember(ctx, disburse.Member{Msisdn: msisdnKE, RegisteredAt: t0})
+		_, err := tx.InsertMembers(ctx, []disburse.Member{disburse.Member{Msisdn: msisdnKE, RegisteredAt: t0}})
 		return err
 	})
 }
@@ -45,7 +45,7 @@ func testWriteSurvivesPanic(t *testing.T, s disburse.Store) {
 			}
 		}()
 		_ = s.Write(ctx, func(tx disburse.Tx) error {
-			if _, err := tx.InsertMember(ctx, disburse.Member{Msisdn: msisdnKE, RegisteredAt: t0}); err != nil {
+			if _, err := tx.InsertMembers(ctx, []disburse.Member{disburse.Member{Msisdn: msisdnKE, RegisteredAt: t0}}); err != nil {
 				return err
 			}
 			panic("use case bug")
@@ -54,7 +54,7 @@ func testWriteSurvivesPanic(t *testing.T, s disburse.Store) {
 	done := make(chan error, 1)
 	go func() {
 		done <- s.Write(ctx, func(tx disburse.Tx) error {
-			_, err := tx.InsertMember(ctx, disburse.Member{Msisdn: msisdnUK, RegisteredAt: t0})
+			_, err := tx.InsertMembers(ctx, []disburse.Member{disburse.Member{Msisdn: msisdnUK, RegisteredAt: t0}})
 			return err
 		})
 	}()
@@ -72,7 +72,7 @@ func testWriteSurvivesPanic(t *testing.T, s disburse.Store) {
 func testReadIsReadOnly(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	err := s.Read(ctx, func(tx disburse.Tx) error {
-		_, err := tx.InsertMember(ctx, disburse.Member{Msisdn: msisdnKE, RegisteredAt: t0})
+		_, err := tx.InsertMembers(ctx, []disburse.Member{disburse.Member{Msisdn: msisdnKE, RegisteredAt: t0}})
 		return err
 	})
 	if err == nil {
