@@ -130,6 +130,8 @@ type Tx interface {
 	// ErrDuplicate, and nothing is inserted.
 	InsertPayments(ctx context.Context, ps []Payment) error
 	Payment(ctx context.Context, id string) (Payment, error)
+	// PaymentsByID returns those of the payments ids that exist, by id.
+	PaymentsByID(ctx context.Context, ids []string) (map[string]Payment, error)
 	// Payments lists a batch's payments in the order they were added.
 	Payments(ctx context.Context, batchID string, f PaymentFilter) ([]Payment, error)
 	// PaymentPages calls fn with the batch's payments of status (every

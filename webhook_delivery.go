@@ -248,7 +248,25 @@ func (s *Service) webhookAttempts(ctx context.Context, render WebhookRenderer, c
 	var out []webhookAttempt
 	err := s.Store.Read(ctx, func(tx Tx) error {
 		out = make([]webhookAttempt, 0, len(claimed))
-		endpoints, batches, payments := map[string]*WebhookEndpoint{}, map[string]*Batch{}, map[string]*Payment{}
+		// The events' batches and payments in one statement each: read one
+		// by one, they were half the time of a drain of payment events.
+		var batchIDs, paymentIDs []string
+		for _, d := range claimed {
+			if d.EventType.IsBatchEvent() {
+				batchIDs = append(batchIDs, d.ResourceID)
+			} else {
+				paymentIDs = append(paymentIDs, d.ResourceID)
+			}
+		}
+		batches, err := tx.BatchesByID(ctx, batchIDs)
+		if err != nil {
+			return err
+		}
+		payments, err := tx.PaymentsByID(ctx, paymentIDs)
+		if err != nil {
+			return err
+		}
+		endpoints := map[string]*WebhookEndpoint{}
 		for _, d := range claimed {
 			e, err := readOnce(endpoints, d.EndpointID, func(id string) (WebhookEndpoint, error) { return tx.WebhookEndpoint(ctx, id) })
 			if err != nil {
@@ -259,21 +277,14 @@ func (s *Service) webhookAttempts(ctx context.Context, render WebhookRenderer, c
 			}
 			a := webhookAttempt{d: d, e: *e}
 			if d.EventType.IsBatchEvent() {
-				b, err := readOnce(batches, d.ResourceID, func(id string) (Batch, error) { return tx.Batch(ctx, id) })
-				if err == nil && b != nil {
-					a.body, err = render.BatchEvent(d.EventType, d.EventAt, *b)
+				if b, ok := batches[d.ResourceID]; ok {
+					a.body, err = render.BatchEvent(d.EventType, d.EventAt, b)
 				}
-				if err != nil {
-					return err
-				}
-			} else {
-				pm, err := readOnce(payments, d.ResourceID, func(id string) (Payment, error) { return tx.Payment(ctx, id) })
-				if err == nil && pm != nil {
-					a.body, err = render.PaymentEvent(d.EventType, d.EventAt, *pm)
-				}
-				if err != nil {
-					return err
-				}
+			} else if p, ok := payments[d.ResourceID]; ok {
+				a.body, err = render.PaymentEvent(d.EventType, d.EventAt, p)
+			}
+			if err != nil {
+				return err
 			}
 			out = append(out, a)
 		}

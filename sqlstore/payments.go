@@ -77,6 +77,13 @@ func (t *tx) Payment(ctx context.Context, id string) (disburse.Payment, error) {
 	return p, found("payment", err)
 }
 
+func (t *tx) PaymentsByID(ctx context.Context, ids []string) (map[string]disburse.Payment, error) {
+	ids = distinct(ids)
+	return byKey(ctx, t, "payments", `SELECT `+paymentColumns+` FROM payments p WHERE p.id IN (SELECT r.id FROM @rows AS r)`,
+		ids, IDCol("id", func(i int) string { return ids[i] }), scanRowPayment,
+		func(p disburse.Payment) string { return p.ID })
+}
+
 func (t *tx) Payments(ctx context.Context, batchID string, f disburse.PaymentFilter) ([]disburse.Payment, error) {
 	query, args := `SELECT `+paymentColumns+` FROM payments p WHERE p.batch_id = ?`, []any{batchID}
 	if f.Status != "" {

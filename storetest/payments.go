@@ -45,6 +45,10 @@ func testPayment(t *testing.T, s disburse.Store) {
 		same(t, "Payment", want, get(t, s, func(tx disburse.Tx) (disburse.Payment, error) { return tx.Payment(ctx, want.ID) }))
 	}
 	notFound(t, s, "Payment", func(tx disburse.Tx) error { _, err := tx.Payment(ctx, disburse.NewID()); return err })
+	same(t, "PaymentsByID", map[string]disburse.Payment{p.ID: p, q.ID: q},
+		get(t, s, func(tx disburse.Tx) (map[string]disburse.Payment, error) {
+			return tx.PaymentsByID(ctx, []string{q.ID, disburse.NewID(), p.ID, q.ID})
+		}))
 }
 
 func testPayments(t *testing.T, s disburse.Store) {
