@@ -130,17 +130,19 @@ func (s *Service) register(ctx context.Context, group []registration) ([]registe
 		}
 		settled := make(map[string]int) // msisdn → the payments with a leg pending to it
 		for _, p := range legs {
-			if p.Status == PaymentPending {
+			toPayee := p.Status == PaymentPending
+			if toPayee {
 				settled[p.Msisdn]++
 			}
-			if p.HasReferral() && p.ReferralStatus == PaymentPending && p.ReferralMsisdn != p.Msisdn {
+			if p.HasReferral() && p.ReferralStatus == PaymentPending && !(toPayee && p.ReferralMsisdn == p.Msisdn) {
 				settled[p.ReferralMsisdn]++
 			}
 		}
 		entries := make([]AuditEntry, 0, len(members))
-		for msisdn, i := range first {
-			if m, ok := members[msisdn]; ok {
-				entries = append(entries, s.auditEntry(group[i].actor, "member.register", "", msisdn, nil, map[string]any{
+		for i, r := range group { // in the order the registrations came
+			msisdn := r.member.Msisdn
+			if m, ok := members[msisdn]; ok && first[msisdn] == i {
+				entries = append(entries, s.auditEntry(r.actor, "member.register", "", msisdn, nil, map[string]any{
 					"firstname": m.Firstname, "lastname": m.Lastname, "appInstalled": m.AppInstalled, "pendingLegsSettled": settled[msisdn]}))
 			}
 		}

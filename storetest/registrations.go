@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/disburse/disburse"
@@ -77,6 +78,26 @@ func testManyRegistrationsAtOnce(t *testing.T, open func(t *testing.T) disburse.
 		want := 1 + (i+1)%2 // an even payee is paid a referral by the next
 		if st, err := f.svc.Statement(f.ctx, msisdn); err != nil || len(st.Entries) != want {
 			t.Errorf("%s: statement of %d entries (%v), want %d", msisdn, len(st.Entries), err, want)
+		}
+	}
+	// One audit entry a payee, naming the payments it settled.
+	log, err := f.svc.AuditLog(f.ctx, "", "", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	audited := make(map[string]string)
+	for _, e := range log {
+		if e.Action == "member.register" {
+			if _, twice := audited[e.Subject]; twice {
+				t.Errorf("%s: registered twice in the audit log", e.Subject)
+			}
+			audited[e.Subject] = e.After
+		}
+	}
+	for i, msisdn := range msisdns {
+		want := fmt.Sprintf(`"pendingLegsSettled":%d`, 1+(i+1)%2)
+		if !strings.Contains(audited[msisdn], want) {
+			t.Errorf("%s: audit entry %q, want %s", msisdn, audited[msisdn], want)
 		}
 	}
 	f.checkLedger(t)
