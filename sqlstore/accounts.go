@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/disburse/disburse"
@@ -69,28 +70,34 @@ func (t *tx) EnsureWallets(ctx context.Context, currency string, msisdns []strin
 	}
 	// WHERE true: SQLite needs it to tell ON CONFLICT from a join
 	// constraint. The casts type the parameters for PostgreSQL, which does
-	// not infer them from the columns of an INSERT ... SELECT.
-	_, err := t.bulk(ctx, `INSERT INTO accounts (id, kind, name, currency, balance, is_default, msisdn, created_at)
-		SELECT r.id, 'WALLET', r.msisdn, CAST(? AS TEXT), 0, FALSE, r.msisdn, CAST(? AS BIGINT) FROM @rows AS r WHERE true
-		ON CONFLICT (msisdn, currency) WHERE kind = 'WALLET' DO NOTHING`,
-		[]any{currency, micros(now)}, len(msisdns), cols, nil)
-	if err != nil {
-		return nil, fmt.Errorf("ensure wallets: %w", err)
-	}
-	// The wallets are read back by AnyOf rather than a join to the rows,
-	// whose plan on PostgreSQL depends on statistics it may not have.
-	cond, arg := t.e.AnyOf("msisdn", msisdns)
-	rows, err := t.query(ctx, `SELECT msisdn, id FROM accounts WHERE kind = 'WALLET' AND currency = ? AND `+cond, currency, arg)
-	if err != nil {
-		return nil, fmt.Errorf("ensure wallets: %w", err)
-	}
+	// not infer them from the columns of an INSERT ... SELECT. The wallets
+	// it creates come back at once (a registration's payees have none);
+	// only those that were there already are read after.
 	wallets := make(map[string]string, len(msisdns))
-	err = forEach(rows, func(r *sql.Rows) error {
+	scan := func(r *sql.Rows) error {
 		var msisdn, id string
 		err := r.Scan(&msisdn, &id)
 		wallets[msisdn] = id
 		return err
-	})
+	}
+	_, err := t.bulk(ctx, `INSERT INTO accounts (id, kind, name, currency, balance, is_default, msisdn, created_at)
+		SELECT r.id, 'WALLET', r.msisdn, CAST(? AS TEXT), 0, FALSE, r.msisdn, CAST(? AS BIGINT) FROM @rows AS r WHERE true
+		ON CONFLICT (msisdn, currency) WHERE kind = 'WALLET' DO NOTHING RETURNING msisdn, id`,
+		[]any{currency, micros(now)}, len(msisdns), cols, scan)
+	if err != nil {
+		return nil, fmt.Errorf("ensure wallets: %w", err)
+	}
+	existing := slices.DeleteFunc(slices.Clone(msisdns), func(m string) bool { _, ok := wallets[m]; return ok })
+	if len(existing) == 0 {
+		return wallets, nil
+	}
+	// Read back by AnyOf rather than a join to the rows, whose plan on
+	// PostgreSQL depends on statistics it may not have.
+	cond, arg := t.e.AnyOf("msisdn", existing)
+	rows, err := t.query(ctx, `SELECT msisdn, id FROM accounts WHERE kind = 'WALLET' AND currency = ? AND `+cond, currency, arg)
+	if err == nil {
+		err = forEach(rows, scan)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("ensure wallets: %w", err)
 	}

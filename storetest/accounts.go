@@ -108,7 +108,7 @@ func testEnsureWallets(t *testing.T, s disburse.Store) {
 		usd, err = tx.EnsureWallets(ctx, "USD", []string{msisdnKE}, at(time.Hour))
 		return err
 	})
-	if again[msisdnKE] != first[msisdnKE] || again[msisdnUK] != first[msisdnUK] || again[msisdnKE2] == "" {
+	if len(again) != 3 || again[msisdnKE] != first[msisdnKE] || again[msisdnUK] != first[msisdnUK] || again[msisdnKE2] == "" || again[msisdnKE2] == first[msisdnKE] {
 		t.Errorf("EnsureWallets again = %v, want the existing wallets of %v and a new one", again, first)
 	}
 	if usd[msisdnKE] == "" || usd[msisdnKE] == first[msisdnKE] {
