@@ -105,7 +105,6 @@ type Tx interface {
 	// InsertMembers adds members (each msisdn once) and returns the
 	// msisdns it added; one that is a member already is left unchanged.
 	InsertMembers(ctx context.Context, ms []Member) (map[string]bool, error)
-	Member(ctx context.Context, msisdn string) (Member, error)
 	// Members returns the members among msisdns, keyed by msisdn.
 	Members(ctx context.Context, msisdns []string) (map[string]Member, error)
 

@@ -87,12 +87,9 @@ func runLoad(ctx context.Context, e *env) error {
 			return err
 		}
 	}
-	ok, problems, err := checkLedger(ctx, e.client)
+	ok, problems, err := audit(ctx, e)
 	if err != nil {
 		return err
-	}
-	for _, p := range problems {
-		e.say("ledger: %s", p)
 	}
 	if err := writeLoad(e, endpoints, figures, ok); err != nil {
 		return err

@@ -107,13 +107,9 @@ func runPayments(ctx context.Context, e *env) error {
 		return err
 	}
 
-	e.say("auditing the ledger")
-	ok, problems, err := checkLedger(ctx, e.client)
+	ok, problems, err := audit(ctx, e)
 	if err != nil {
 		return err
-	}
-	for _, p := range problems {
-		e.say("ledger: %s", p)
 	}
 	r.ledgerOK = ok
 	r.runPeakRSS = max(r.runPeakRSS, peakRSSMB())

@@ -175,6 +175,7 @@ func checkLedger(ctx context.Context, c *client) (bool, []string, error) {
 
 // audit checks the ledger and reports each problem as progress.
 func audit(ctx context.Context, e *env) (bool, []string, error) {
+	e.say("auditing the ledger")
 	ok, problems, err := checkLedger(ctx, e.client)
 	for _, p := range problems {
 		e.say("ledger: %s", p)

@@ -75,13 +75,9 @@ func runRegistration(ctx context.Context, e *env) error {
 	if err := w.checkSettled(ctx, e, next); err != nil {
 		return err
 	}
-	e.say("auditing the ledger")
-	ok, problems, err := checkLedger(ctx, e.client)
+	ok, problems, err := audit(ctx, e)
 	if err != nil {
 		return err
-	}
-	for _, p := range problems {
-		e.say("ledger: %s", p)
 	}
 	if err := writeRegistration(e, w, rounds, ok); err != nil {
 		return err

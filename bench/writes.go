@@ -68,7 +68,7 @@ func runWritesDuringSubmit(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	ok, problems, err := checkLedger(ctx, e.client)
+	ok, problems, err := audit(ctx, e)
 	if err != nil {
 		return err
 	}

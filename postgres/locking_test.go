@@ -51,7 +51,7 @@ func TestDeadlockIsRetried(t *testing.T) {
 			if _, err := tx.LockAccount(ctx, second); err != nil {
 				return err
 			}
-			_, err := tx.InsertMembers(ctx, []disburse.Member{disburse.Member{Msisdn: member, RegisteredAt: now}})
+			_, err := tx.InsertMembers(ctx, []disburse.Member{{Msisdn: member, RegisteredAt: now}})
 			return err
 		}
 	}
@@ -70,8 +70,9 @@ func TestDeadlockIsRetried(t *testing.T) {
 		t.Errorf("%d attempts, want 3 or 4: the deadlock broken and the loser run again", n)
 	}
 	for _, m := range msisdns {
-		if err := s.Read(ctx, func(tx disburse.Tx) error { _, err := tx.Member(ctx, m); return err }); err != nil {
-			t.Errorf("member %s: %v", m, err)
+		var found map[string]disburse.Member
+		if err := s.Read(ctx, func(tx disburse.Tx) (err error) { found, err = tx.Members(ctx, []string{m}); return err }); err != nil || found[m].Msisdn != m {
+			t.Errorf("member %s: %v, found %v", m, err, found)
 		}
 	}
 }

@@ -140,7 +140,7 @@ func TestTwoStoresOnOneFile(t *testing.T) {
 	for i := range 20 {
 		wg.Go(func() {
 			errs <- stores[i%2].Write(ctx, func(tx disburse.Tx) error {
-				_, err := tx.InsertMembers(ctx, []disburse.Member{disburse.Member{Msisdn: fmt.Sprintf("2547123456%02d", i), RegisteredAt: storeTime}})
+				_, err := tx.InsertMembers(ctx, []disburse.Member{{Msisdn: fmt.Sprintf("2547123456%02d", i), RegisteredAt: storeTime}})
 				return err
 			})
 		})

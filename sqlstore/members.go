@@ -45,11 +45,6 @@ func (t *tx) InsertMembers(ctx context.Context, ms []disburse.Member) (map[strin
 	return inserted, nil
 }
 
-func (t *tx) Member(ctx context.Context, msisdn string) (disburse.Member, error) {
-	m, err := scanMember(t.queryRow(ctx, `SELECT `+memberColumns+` FROM members m WHERE m.msisdn = ?`, msisdn))
-	return m, found("member", err)
-}
-
 func (t *tx) Members(ctx context.Context, msisdns []string) (map[string]disburse.Member, error) {
 	msisdns = distinct(msisdns)
 	return byKey(ctx, t, "members", `SELECT `+memberColumns+` FROM @rows AS r CROSS JOIN members m WHERE m.msisdn = r.msisdn`,

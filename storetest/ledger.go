@@ -93,7 +93,7 @@ func testInsertTransfersRefusesNegativeBalance(t *testing.T, s disburse.Store) {
 	p := payment(b, msisdnUK, 30_00)
 	insertPayments(t, s, p)
 	err := s.Write(ctx, func(tx disburse.Tx) error {
-		if _, err := tx.InsertMembers(ctx, []disburse.Member{disburse.Member{Msisdn: msisdnKE, RegisteredAt: t0}}); err != nil {
+		if _, err := tx.InsertMembers(ctx, []disburse.Member{{Msisdn: msisdnKE, RegisteredAt: t0}}); err != nil {
 			return err
 		}
 		return tx.InsertTransfers(ctx, []disburse.Transfer{
@@ -111,7 +111,7 @@ func testInsertTransfersRefusesNegativeBalance(t *testing.T, s disburse.Store) {
 		t.Errorf("holding balance = %s, want 0.00 unchanged", got)
 	}
 	notFound(t, s, "member written before the refused transfers", func(tx disburse.Tx) error {
-		_, err := tx.Member(ctx, msisdnKE)
+		_, err := member(tx, msisdnKE)
 		return err
 	})
 }

@@ -71,7 +71,7 @@ func newSoundLedger(t *testing.T, s disburse.Store) soundLedger {
 			return err
 		}
 		for _, m := range []string{msisdnKE, msisdnKE2} {
-			if _, err := tx.InsertMembers(ctx, []disburse.Member{disburse.Member{Msisdn: m, RegisteredAt: t0}}); err != nil {
+			if _, err := tx.InsertMembers(ctx, []disburse.Member{{Msisdn: m, RegisteredAt: t0}}); err != nil {
 				return err
 			}
 		}

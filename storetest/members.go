@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -21,9 +22,9 @@ func testMember(t *testing.T, s disburse.Store) {
 	})
 	same(t, "InsertMembers", map[string]bool{msisdnKE: true}, added)
 	same(t, "InsertMembers with a member already", map[string]bool{msisdnUK: true}, again)
-	same(t, "Member added beside one that was a member", uk, get(t, s, func(tx disburse.Tx) (disburse.Member, error) { return tx.Member(ctx, msisdnUK) }))
-	same(t, "Member (unchanged by the duplicate)", m, get(t, s, func(tx disburse.Tx) (disburse.Member, error) { return tx.Member(ctx, msisdnKE) }))
-	notFound(t, s, "Member", func(tx disburse.Tx) error { _, err := tx.Member(ctx, msisdnKE2); return err })
+	same(t, "Member added beside one that was a member", uk, get(t, s, func(tx disburse.Tx) (disburse.Member, error) { return member(tx, msisdnUK) }))
+	same(t, "Member (unchanged by the duplicate)", m, get(t, s, func(tx disburse.Tx) (disburse.Member, error) { return member(tx, msisdnKE) }))
+	notFound(t, s, "Member", func(tx disburse.Tx) error { _, err := member(tx, msisdnKE2); return err })
 }
 
 func testMembers(t *testing.T, s disburse.Store) {
@@ -46,4 +47,14 @@ func testMembers(t *testing.T, s disburse.Store) {
 	if len(none) != 0 {
 		t.Errorf("Members of nobody = %v", none)
 	}
+}
+
+// member reads one member through Members; none is ErrNotFound.
+func member(tx disburse.Tx, msisdn string) (disburse.Member, error) {
+	ms, err := tx.Members(context.Background(), []string{msisdn})
+	m, ok := ms[msisdn]
+	if err == nil && !ok {
+		err = disburse.ErrNotFound
+	}
+	return m, err
 }

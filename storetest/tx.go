@@ -16,7 +16,7 @@ var errRollback = errors.New("roll back")
 func testWriteRollsBack(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	err := s.Write(ctx, func(tx disburse.Tx) error {
-		if _, err := tx.InsertMembers(ctx, []disburse.Member{disburse.Member{Msisdn: msisdnKE, RegisteredAt: t0}}); err != nil {
+		if _, err := tx.InsertMembers(ctx, []disburse.Member{{Msisdn: msisdnKE, RegisteredAt: t0}}); err != nil {
 			return err
 		}
 		return fmt.Errorf("use case: %w", errRollback)
@@ -24,10 +24,10 @@ func testWriteRollsBack(t *testing.T, s disburse.Store) {
 	if !errors.Is(err, errRollback) {
 		t.Errorf("Write = %v, want fn's error", err)
 	}
-	notFound(t, s, "member of a rolled back Write", func(tx disburse.Tx) error { _, err := tx.Member(ctx, msisdnKE); return err })
+	notFound(t, s, "member of a rolled back Write", func(tx disburse.Tx) error { _, err := member(tx, msisdnKE); return err })
 	// The store still works after the rollback.
 	write(t, s, func(tx disburse.Tx) error {
-		_, err := tx.InsertMembers(ctx, []disburse.Member{disburse.Member{Msisdn: msisdnKE, RegisteredAt: t0}})
+		_, err := tx.InsertMembers(ctx, []disburse.Member{{Msisdn: msisdnKE, RegisteredAt: t0}})
 		return err
 	})
 }
@@ -45,7 +45,7 @@ func testWriteSurvivesPanic(t *testing.T, s disburse.Store) {
 			}
 		}()
 		_ = s.Write(ctx, func(tx disburse.Tx) error {
-			if _, err := tx.InsertMembers(ctx, []disburse.Member{disburse.Member{Msisdn: msisdnKE, RegisteredAt: t0}}); err != nil {
+			if _, err := tx.InsertMembers(ctx, []disburse.Member{{Msisdn: msisdnKE, RegisteredAt: t0}}); err != nil {
 				return err
 			}
 			panic("use case bug")
@@ -54,7 +54,7 @@ func testWriteSurvivesPanic(t *testing.T, s disburse.Store) {
 	done := make(chan error, 1)
 	go func() {
 		done <- s.Write(ctx, func(tx disburse.Tx) error {
-			_, err := tx.InsertMembers(ctx, []disburse.Member{disburse.Member{Msisdn: msisdnUK, RegisteredAt: t0}})
+			_, err := tx.InsertMembers(ctx, []disburse.Member{{Msisdn: msisdnUK, RegisteredAt: t0}})
 			return err
 		})
 	}()
@@ -66,19 +66,19 @@ func testWriteSurvivesPanic(t *testing.T, s disburse.Store) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("Write after a panic did not finish: the panicked transaction is still open")
 	}
-	notFound(t, s, "member of a panicked Write", func(tx disburse.Tx) error { _, err := tx.Member(ctx, msisdnKE); return err })
+	notFound(t, s, "member of a panicked Write", func(tx disburse.Tx) error { _, err := member(tx, msisdnKE); return err })
 }
 
 func testReadIsReadOnly(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	err := s.Read(ctx, func(tx disburse.Tx) error {
-		_, err := tx.InsertMembers(ctx, []disburse.Member{disburse.Member{Msisdn: msisdnKE, RegisteredAt: t0}})
+		_, err := tx.InsertMembers(ctx, []disburse.Member{{Msisdn: msisdnKE, RegisteredAt: t0}})
 		return err
 	})
 	if err == nil {
 		t.Error("Read let a write through")
 	}
-	notFound(t, s, "member written in a Read", func(tx disburse.Tx) error { _, err := tx.Member(ctx, msisdnKE); return err })
+	notFound(t, s, "member written in a Read", func(tx disburse.Tx) error { _, err := member(tx, msisdnKE); return err })
 }
 
 // testConcurrentWrites: Writes racing on the same rows all succeed (none
