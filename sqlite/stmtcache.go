@@ -18,8 +18,9 @@ import (
 
 // maxCachedStatements bounds one connection's cache, and maxCachedText
 // the text of a statement it keeps: past either, a statement is prepared,
-// run and closed as the driver does on its own. A long text is a bulk
-// statement whose parsing its many rows pay for anyway.
+// run and closed as the driver does on its own. A long text is a
+// multi-row INSERT, which Engine.InsertRows prepares for the one call
+// that runs it many times: kept here, each would hold megabytes.
 const (
 	maxCachedStatements = 512
 	maxCachedText       = 4096

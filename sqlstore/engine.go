@@ -61,6 +61,13 @@ func (c Conn) Query(ctx context.Context, query string, args ...any) (*sql.Rows, 
 	return c.t.query(ctx, query, args...)
 }
 
+// Prepare prepares a statement in the transaction, for one text an
+// engine runs many times over (SQLite's full chunks of a multi-row
+// INSERT); the caller closes it.
+func (c Conn) Prepare(ctx context.Context, query string) (*sql.Stmt, error) {
+	return c.t.tx.PrepareContext(ctx, c.t.e.Rebind(query))
+}
+
 // Raw calls f with the driver's connection the transaction is open on, for
 // what database/sql has no words for (PostgreSQL's COPY).
 func (c Conn) Raw(f func(driverConn any) error) error { return c.t.conn.Raw(f) }
