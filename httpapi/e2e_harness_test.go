@@ -108,7 +108,13 @@ func startOn(t *testing.T, open opener, cfg httpapi.Config) *harness {
 		if cfg.AdminToken == adminToken && !t.Failed() {
 			h.checkLedger()
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// The client's transport may hold a connection it dialled and
+		// never used (its dial lost the race to an idle one). The server
+		// counts such a connection idle only after 5 s, so Shutdown would
+		// wait for it: the client closes its idle connections first, and
+		// the deadline is above those 5 s.
+		h.client.CloseIdleConnections()
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
 		if err := srv.Shutdown(ctx); err != nil {
 			t.Errorf("shutdown: %v", err)

@@ -56,6 +56,12 @@ type validatingTransport struct {
 	t *testing.T
 }
 
+// CloseIdleConnections closes the idle connections of the transport it
+// sends through (http.Client.CloseIdleConnections calls it).
+func (validatingTransport) CloseIdleConnections() {
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+}
+
 func (v validatingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	reqBody, err := readAll(req.Body)
 	if err != nil {
