@@ -20,7 +20,7 @@ import (
 // the text of a statement it keeps: past either, a statement is prepared,
 // run and closed as the driver does on its own. A long text is a
 // multi-row INSERT, which Engine.InsertRows prepares for the one call
-// that runs it many times: kept here, such statements, with 32,766
+// that runs it many times: kept here, such statements, of up to 32,766
 // parameters each, would hold their memory for the connection's life.
 const (
 	maxCachedStatements = 512
