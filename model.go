@@ -110,6 +110,10 @@ type Batch struct {
 	CreatedAt      time.Time
 	SubmittedAt    time.Time
 	ClosedAt       time.Time // when it became CLOSED or CANCELLED
+	// ReversalDueAt is when the legs still PENDING are reversed: set at
+	// submit, for every leg the submit held, from the organisation's
+	// reversal period then.
+	ReversalDueAt time.Time
 }
 
 // Payment is one instruction to pay an msisdn, with an optional referral leg.

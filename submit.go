@@ -88,9 +88,14 @@ func (s *Service) SubmitSpooled(ctx context.Context, organisationID, batchID str
 		b.Status = BatchOpen
 		if b.Summary.nothingPending() {
 			b.Status, b.ClosedAt = BatchClosed, m.now
-		} else if err := tx.InsertMemberCheck(ctx, b.ID, m.now); err != nil {
-			// A payee may register before this commits, unseen by both.
-			return err
+		} else {
+			// The date pay gave every held leg: the reversal sweep finds
+			// the batch by it (Tx.ClaimDueLegs).
+			b.ReversalDueAt = m.now.Add(org.ReversalPeriod)
+			if err := tx.InsertMemberCheck(ctx, b.ID, m.now); err != nil {
+				// A payee may register before this commits, unseen by both.
+				return err
+			}
 		}
 		if err := tx.UpdateBatch(ctx, b); err != nil {
 			return err

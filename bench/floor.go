@@ -159,18 +159,19 @@ func (f *floor) add(ctx context.Context, batchID string, spec batchSpec) (time.D
 		if err != nil {
 			return err
 		}
-		return updateBatch(ctx, tx, batch, disburse.BatchDraft, s, nil)
+		return updateBatch(ctx, tx, batch, disburse.BatchDraft, s, nil, nil)
 	})
 }
 
-// updateBatch writes a batch's status, summary and submission time.
-func updateBatch(ctx context.Context, tx floorTx, id uuid.UUID, status disburse.BatchStatus, s disburse.Summary, submitted any) error {
+// updateBatch writes a batch's status, summary, submission time and
+// reversal date.
+func updateBatch(ctx context.Context, tx floorTx, id uuid.UUID, status disburse.BatchStatus, s disburse.Summary, submitted, due any) error {
 	n, err := tx.exec(ctx, `UPDATE batches SET status = ?, payments_amount = ?, payments_count = ?, referrals_amount = ?,
 		draft_amount = ?, draft_count = ?, pending_amount = ?, pending_count = ?, settled_amount = ?, settled_count = ?,
-		cancelled_amount = ?, cancelled_count = ?, held_amount = ?, submitted_at = ? WHERE id = ?`,
+		cancelled_amount = ?, cancelled_count = ?, held_amount = ?, submitted_at = ?, reversal_due_at = ? WHERE id = ?`,
 		string(status), int64(s.PaymentsAmount), s.PaymentsCount, int64(s.ReferralsAmount), int64(s.DraftAmount), s.DraftCount,
 		int64(s.PendingAmount), s.PendingCount, int64(s.SettledAmount), s.SettledCount,
-		int64(s.CancelledAmount), s.CancelledCount, int64(s.HeldAmount), submitted, id)
+		int64(s.CancelledAmount), s.CancelledCount, int64(s.HeldAmount), submitted, due, id)
 	if err == nil && n != 1 {
 		err = fmt.Errorf("batch %s: updated %d rows", id, n)
 	}

@@ -122,7 +122,7 @@ func (f *floor) submit(ctx context.Context, batchID string, spec batchSpec) (tim
 		if _, err := tx.exec(ctx, `INSERT INTO member_checks (batch_id, created_at) VALUES (?, ?)`, batch, now); err != nil {
 			return err
 		}
-		return updateBatch(ctx, tx, batch, disburse.BatchOpen, s, now)
+		return updateBatch(ctx, tx, batch, disburse.BatchOpen, s, now, micros(due))
 	})
 }
 

@@ -132,9 +132,9 @@ func snapshot(t *testing.T, fl *floor, o *org, batchID string) map[string][]stri
 			COUNT(*), CAST(SUM(t.amount) AS BIGINT)
 			FROM transfers t JOIN payments p ON p.id = t.payment_id JOIN accounts a ON a.id = t.to_account_id JOIN accounts f ON f.id = t.from_account_id
 			WHERE p.batch_id = '` + batchID + `' GROUP BY t.kind, t.leg, t.reference, f.kind, a.kind, t.created_at = p.submitted_at`}
-		queries["batch"] = query{16, `SELECT status, payments_amount, payments_count, referrals_amount, draft_amount, draft_count,
+		queries["batch"] = query{17, `SELECT status, payments_amount, payments_count, referrals_amount, draft_amount, draft_count,
 			pending_amount, pending_count, settled_amount, settled_count, cancelled_amount, cancelled_count, held_amount,
-			submitted_at IS NULL, closed_at IS NULL, (SELECT COUNT(*) FROM member_checks WHERE batch_id = '` + batchID + `')
+			submitted_at IS NULL, closed_at IS NULL, reversal_due_at IS NULL, (SELECT COUNT(*) FROM member_checks WHERE batch_id = '` + batchID + `')
 			FROM batches WHERE id = '` + batchID + `'`}
 	}
 	tx, err := fl.db.begin(t.Context())

@@ -70,6 +70,7 @@ CREATE TABLE batches (
     created_at bigint NOT NULL,
     submitted_at bigint,
     closed_at bigint,
+    reversal_due_at bigint,
     CONSTRAINT batches_check CHECK (((status = ANY (ARRAY['DRAFT'::text, 'CANCELLED'::text])) OR (submitted_at IS NOT NULL))),
     CONSTRAINT batches_check1 CHECK (((status = ANY (ARRAY['DRAFT'::text, 'OPEN'::text])) OR (closed_at IS NOT NULL))),
     CONSTRAINT batches_held_amount_check CHECK ((held_amount >= 0)),
@@ -81,6 +82,7 @@ CREATE TABLE batches (
 CREATE INDEX batches_account ON batches USING btree (account_id);
 CREATE INDEX batches_created ON batches USING btree (created_at, id);
 CREATE INDEX batches_organisation ON batches USING btree (organisation_id, created_at DESC, id DESC);
+CREATE INDEX batches_reversal_due ON batches USING btree (reversal_due_at, id) WHERE (status = 'OPEN'::text);
 
 CREATE TABLE idempotency_keys (
     scope text NOT NULL,
@@ -170,9 +172,9 @@ CREATE TABLE payments (
     referral_msisdn text NOT NULL,
     referral_status text NOT NULL,
     referral_settled_at bigint,
-    held boolean GENERATED ALWAYS AS ((status = 'PENDING'::text)) STORED,
     referral_held boolean GENERATED ALWAYS AS ((referral_status = 'PENDING'::text)) STORED,
     held_external_id text,
+    held boolean GENERATED ALWAYS AS (((status = 'PENDING'::text) OR ((status = 'DRAFT'::text) AND (NOT is_member)))) STORED,
     CONSTRAINT payments_amount_check CHECK ((amount > 0)),
     CONSTRAINT payments_check CHECK (((status <> ALL (ARRAY['PENDING'::text, 'SETTLED'::text])) OR (submitted_at IS NOT NULL))),
     CONSTRAINT payments_check1 CHECK (((status <> 'PENDING'::text) OR (reversal_due_at IS NOT NULL))),
@@ -188,7 +190,7 @@ CREATE TABLE payments (
 );
 CREATE INDEX payments_batch ON payments USING btree (batch_id, seq);
 CREATE UNIQUE INDEX payments_external_id ON payments USING btree (organisation_id, held_external_id) WHERE (held_external_id IS NOT NULL);
-CREATE INDEX payments_held_due ON payments USING btree (reversal_due_at, seq) WHERE (held OR referral_held);
+CREATE INDEX payments_held_batch ON payments USING btree (batch_id, seq) WHERE (held OR referral_held);
 CREATE INDEX payments_held_msisdn ON payments USING btree (msisdn) WHERE held;
 CREATE INDEX payments_held_referral ON payments USING btree (referral_msisdn) WHERE referral_held;
 

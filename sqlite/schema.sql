@@ -61,7 +61,7 @@ CREATE TABLE batches (
     held_amount      INTEGER NOT NULL CHECK (held_amount >= 0),
     created_at       INTEGER NOT NULL,
     submitted_at     INTEGER,
-    closed_at        INTEGER,
+    closed_at        INTEGER, reversal_due_at INTEGER,
     CHECK (status IN ('DRAFT', 'CANCELLED') OR submitted_at IS NOT NULL),
     CHECK (status IN ('DRAFT', 'OPEN') OR closed_at IS NOT NULL)
 ) STRICT;
@@ -257,6 +257,8 @@ CREATE INDEX batches_created ON batches (created_at, id);
 
 CREATE INDEX batches_organisation ON batches (organisation_id, created_at DESC, id DESC);
 
+CREATE INDEX batches_reversal_due ON batches (reversal_due_at, id) WHERE status = 'OPEN';
+
 CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);
 
 CREATE INDEX notifications_done ON notifications (status, channel, id) WHERE status <> 'PENDING';
@@ -270,7 +272,7 @@ CREATE INDEX payments_batch ON payments (batch_id, seq);
 CREATE UNIQUE INDEX payments_external_id ON payments (organisation_id, held_external_id)
     WHERE held_external_id IS NOT NULL;
 
-CREATE INDEX payments_held_due ON payments (reversal_due_at, seq) WHERE held OR referral_held;
+CREATE INDEX payments_held_batch ON payments (batch_id, seq) WHERE held OR referral_held;
 
 CREATE INDEX payments_held_msisdn ON payments (msisdn) WHERE held;
 

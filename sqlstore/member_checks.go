@@ -35,7 +35,7 @@ func (t *tx) DeleteMemberCheck(ctx context.Context, batchID string) error {
 func (t *tx) LockLegsPendingToMembers(ctx context.Context, batchID string, limit int) ([]disburse.Payment, error) {
 	return list(ctx, t, "legs pending to members", scanRowPayment, `SELECT `+paymentColumns+` FROM payments p
 		WHERE p.batch_id = ? AND (
-			(p.held AND EXISTS (SELECT 1 FROM members m WHERE m.msisdn = p.msisdn)) OR
-			(p.referral_held AND EXISTS (SELECT 1 FROM members m WHERE m.msisdn = p.referral_msisdn)))
+			(p.held AND p.status = 'PENDING' AND EXISTS (SELECT 1 FROM members m WHERE m.msisdn = p.msisdn)) OR
+			(p.referral_held AND p.referral_status = 'PENDING' AND EXISTS (SELECT 1 FROM members m WHERE m.msisdn = p.referral_msisdn)))
 		ORDER BY p.seq LIMIT ?`+t.e.LockClause(false), batchID, limit)
 }

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -172,16 +173,17 @@ func (t *tx) DeleteDraftPayment(ctx context.Context, id string) error {
 // two) did not: planned before the table had statistics, it scanned
 // every payment (docs/benchmarks.md, "Issue 16: registration"). The
 // lock applies to the outer SELECT, the only form PostgreSQL allows FOR
-// UPDATE in. A payment with legs to two of msisdns comes back once.
+// UPDATE in. A payment with legs to two of msisdns comes back once. A
+// held leg may still be DRAFT (migration 00017), hence the statuses.
 func (t *tx) LockPendingLegsTo(ctx context.Context, msisdns ...string) ([]disburse.Payment, error) {
 	var out []disburse.Payment
 	seen := make(map[string]bool)
 	for _, msisdn := range distinct(msisdns) {
 		ps, err := list(ctx, t, "pending legs", scanRowPayment, `SELECT `+paymentColumns+` FROM payments p
 			WHERE p.id IN (
-				SELECT id FROM payments WHERE msisdn = ? AND held
+				SELECT id FROM payments WHERE msisdn = ? AND held AND status = 'PENDING'
 				UNION
-				SELECT id FROM payments WHERE referral_msisdn = ? AND referral_held)
+				SELECT id FROM payments WHERE referral_msisdn = ? AND referral_held AND referral_status = 'PENDING')
 			ORDER BY p.seq`+t.e.LockClause(false), msisdn, msisdn)
 		if err != nil {
 			return nil, err
@@ -198,12 +200,75 @@ func (t *tx) LockPendingLegsTo(ctx context.Context, msisdns ...string) ([]disbur
 
 func (t *tx) LockPendingLegsOf(ctx context.Context, batchID string) ([]disburse.Payment, error) {
 	return list(ctx, t, "pending legs of batch", scanRowPayment, `SELECT `+paymentColumns+` FROM payments p
-		WHERE p.batch_id = ? AND (p.held OR p.referral_held)
+		WHERE p.batch_id = ? AND (p.held OR p.referral_held) AND `+pendingLeg+`
 		ORDER BY p.seq`+t.e.LockClause(false), batchID)
 }
 
+// pendingLeg keeps, of the held legs (an index's predicate), the PENDING
+// ones: on PostgreSQL a DRAFT leg to a non-member is held too (migration
+// 00017).
+const pendingLeg = `(p.status = 'PENDING' OR p.referral_status = 'PENDING')`
+
+// ClaimDueLegs goes through the OPEN batches whose reversal date has
+// passed, in date order, and takes each one's held legs in seq order until
+// it has n. The date it finds them by is the batch's (migration 00017):
+// a payment's own reversal_due_at is in no index, so that a submit updates
+// its payments in place, but each leg is still held to it.
 func (t *tx) ClaimDueLegs(ctx context.Context, now time.Time, n int) ([]disburse.Payment, error) {
-	return list(ctx, t, "due legs", scanRowPayment, `SELECT `+paymentColumns+` FROM payments p
-		WHERE p.reversal_due_at <= ? AND (p.held OR p.referral_held)
-		ORDER BY p.reversal_due_at, p.seq LIMIT ?`+t.e.LockClause(true), micros(now), n)
+	batches, err := t.dueBatches(ctx, now, n)
+	if err != nil {
+		return nil, err
+	}
+	var out []disburse.Payment
+	for _, id := range batches {
+		legs, err := list(ctx, t, "due legs", scanRowPayment, `SELECT `+paymentColumns+` FROM payments p
+			WHERE p.batch_id = ? AND (p.held OR p.referral_held) AND `+pendingLeg+` AND p.reversal_due_at <= ?
+			ORDER BY p.seq LIMIT ?`+t.e.LockClause(true), id, micros(now), n-len(out))
+		if err != nil {
+			return nil, err
+		}
+		if out = append(out, legs...); len(out) == n {
+			break
+		}
+	}
+	return out, nil
+}
+
+// dueBatches lists up to n OPEN batches whose legs may be due, in the
+// order of their reversal dates: n is enough when each gives a leg, and a
+// batch whose legs another sweep holds waits for the next claim. A batch
+// without a date was submitted by a release from before migration 00017
+// (during a rolling deploy) and counts when its first held leg is due.
+func (t *tx) dueBatches(ctx context.Context, now time.Time, n int) ([]string, error) {
+	type due struct {
+		id    string
+		dated bool
+	}
+	found, err := list(ctx, t, "due batches", func(r *sql.Rows) (due, error) {
+		var d due
+		err := r.Scan(&d.id, &d.dated)
+		return d, err
+	}, `SELECT id, reversal_due_at IS NOT NULL FROM batches
+		WHERE status = 'OPEN' AND (reversal_due_at <= ? OR reversal_due_at IS NULL)
+		ORDER BY reversal_due_at, id LIMIT ?`, micros(now), n)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, d := range found {
+		if !d.dated {
+			var first sql.NullInt64
+			err := t.queryRow(ctx, `SELECT p.reversal_due_at FROM payments p
+				WHERE p.batch_id = ? AND (p.held OR p.referral_held) AND `+pendingLeg+`
+				ORDER BY p.seq LIMIT 1`, d.id).Scan(&first)
+			if errors.Is(err, sql.ErrNoRows) || (err == nil && first.Int64 > now.UnixMicro()) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("due batches: %w", err)
+			}
+		}
+		out = append(out, d.id)
+	}
+	return out, nil
 }

@@ -119,6 +119,17 @@ func (w world) insertBatch(t *testing.T, s disburse.Store, name string) disburse
 	return b
 }
 
+// insertOpenBatch stores a new batch as a submit leaves one with legs
+// pending: OPEN, its legs due at due (none when due is zero, as a release
+// before migration 00017 left it).
+func (w world) insertOpenBatch(t *testing.T, s disburse.Store, name string, due time.Time) disburse.Batch {
+	t.Helper()
+	b := w.batch(name, t0)
+	b.Status, b.SubmittedAt, b.ReversalDueAt = disburse.BatchOpen, t0, due
+	write(t, s, func(tx disburse.Tx) error { return tx.InsertBatch(t.Context(), b) })
+	return b
+}
+
 // payment returns a new DRAFT payment in b, not yet stored.
 func payment(b disburse.Batch, msisdn string, amount disburse.Money) disburse.Payment {
 	return disburse.Payment{ID: disburse.NewID(), BatchID: b.ID, OrganisationID: b.OrganisationID,

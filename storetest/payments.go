@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -211,7 +212,8 @@ func testLockPendingLegsTo(t *testing.T, s disburse.Store) {
 	referralSettled := pending(withReferral(payment(b, msisdnUK, 100), msisdnKE, 10), due)
 	referralSettled.ReferralStatus, referralSettled.ReferralSettledAt = disburse.PaymentSettled, t0
 	stranger := pending(payment(b, msisdnUK2, 100), due)
-	insertPayments(t, s, toHim, settled, referral, stranger, referralSettled, elsewhere)
+	draft := payment(b, msisdnKE, 100) // to a non-member: held on PostgreSQL, not pending
+	insertPayments(t, s, toHim, settled, referral, stranger, draft, referralSettled, elsewhere)
 	var got []disburse.Payment
 	write(t, s, func(tx disburse.Tx) (err error) { got, err = tx.LockPendingLegsTo(ctx, msisdnKE); return err })
 	same(t, "LockPendingLegsTo", ids([]disburse.Payment{toHim, referral, elsewhere}), ids(got))
@@ -227,15 +229,19 @@ func testLockPendingLegsTo(t *testing.T, s disburse.Store) {
 func testClaimDueLegs(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	w := newWorld(t, s)
-	b := w.insertBatch(t, s, "b")
-	first := pending(payment(b, msisdnKE, 100), at(time.Hour))
-	second := pending(payment(b, msisdnKE, 100), at(2*time.Hour))
-	referralOnly := pending(withReferral(payment(b, msisdnKE, 100), msisdnUK, 10), at(time.Hour))
+	early, late := w.insertOpenBatch(t, s, "early", at(time.Hour)), w.insertOpenBatch(t, s, "late", at(2*time.Hour))
+	// Submitted by a release before migration 00017: no date of its own.
+	undated := w.insertOpenBatch(t, s, "undated", time.Time{})
+	draftBatch := w.insertBatch(t, s, "draft")
+	lateLeg := pending(payment(late, msisdnKE, 100), at(2*time.Hour))
+	first := pending(payment(early, msisdnKE, 100), at(time.Hour))
+	referralOnly := pending(withReferral(payment(early, msisdnKE, 100), msisdnUK, 10), at(time.Hour))
 	referralOnly.Status, referralOnly.SettledAt = disburse.PaymentSettled, t0
-	later := pending(payment(b, msisdnKE, 100), at(3*time.Hour))
-	done := pending(payment(b, msisdnKE, 100), at(time.Hour))
+	done := pending(payment(early, msisdnKE, 100), at(time.Hour))
 	done.Status, done.CancelledAt = disburse.PaymentCancelled, at(time.Hour)
-	insertPayments(t, s, later, second, done, first, referralOnly)
+	undatedLeg := pending(payment(undated, msisdnKE, 100), at(4*time.Hour))
+	draft := payment(draftBatch, msisdnKE, 100) // to a non-member: held on PostgreSQL, never due
+	insertPayments(t, s, lateLeg, first, done, referralOnly, undatedLeg, draft)
 	for _, c := range []struct {
 		name  string
 		now   time.Time
@@ -243,11 +249,19 @@ func testClaimDueLegs(t *testing.T, s disburse.Store) {
 		want  []disburse.Payment
 	}{
 		{"nothing due yet", at(time.Hour - time.Microsecond), 10, nil},
-		{"due at now", at(2 * time.Hour), 10, []disburse.Payment{first, referralOnly, second}},
-		{"limit", at(4 * time.Hour), 2, []disburse.Payment{first, referralOnly}},
+		{"one batch due", at(time.Hour), 10, []disburse.Payment{first, referralOnly}},
+		{"in the batches' date order, each in the order of addition", at(3 * time.Hour), 10, []disburse.Payment{first, referralOnly, lateLeg}},
+		{"limit", at(3 * time.Hour), 2, []disburse.Payment{first, referralOnly}},
+		{"limit across batches", at(3 * time.Hour), 3, []disburse.Payment{first, referralOnly, lateLeg}},
 	} {
 		var got []disburse.Payment
 		write(t, s, func(tx disburse.Tx) (err error) { got, err = tx.ClaimDueLegs(ctx, c.now, c.limit); return err })
 		same(t, "ClaimDueLegs "+c.name, ids(c.want), ids(got))
 	}
+	// The undated batch counts once its first leg is due; where it comes
+	// in the order is the engine's (NULL sorts first on SQLite).
+	var got []disburse.Payment
+	write(t, s, func(tx disburse.Tx) (err error) { got, err = tx.ClaimDueLegs(ctx, at(4*time.Hour), 10); return err })
+	same(t, "ClaimDueLegs with an undated batch due", slices.Sorted(slices.Values(ids([]disburse.Payment{first, referralOnly, lateLeg, undatedLeg}))),
+		slices.Sorted(slices.Values(ids(got))))
 }
