@@ -173,10 +173,10 @@ type Tx interface {
 	DeleteMemberCheck(ctx context.Context, batchID string) error
 	// ClaimDueLegs returns, locked, up to limit payments with a PENDING leg
 	// whose ReversalDueAt is not after now, of OPEN batches whose
-	// ReversalDueAt is not after now either (or who have none: submitted
+	// ReversalDueAt is not after now either (or which have none: submitted
 	// before batches had one): batch by batch in the order of those dates,
-	// each batch's in the order they were added. Rows
-	// locked by another transaction are skipped (PostgreSQL: SKIP LOCKED).
+	// each batch's in the order they were added. Rows locked by another
+	// transaction are skipped (PostgreSQL: SKIP LOCKED).
 	ClaimDueLegs(ctx context.Context, now time.Time, limit int) ([]Payment, error)
 
 	InsertNotifications(ctx context.Context, ns []Notification) error

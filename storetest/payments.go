@@ -234,6 +234,7 @@ func testClaimDueLegs(t *testing.T, s disburse.Store) {
 	undated := w.insertOpenBatch(t, s, "undated", time.Time{})
 	draftBatch := w.insertBatch(t, s, "draft")
 	lateLeg := pending(payment(late, msisdnKE, 100), at(2*time.Hour))
+	lateLeg2 := pending(payment(late, msisdnUK, 100), at(2*time.Hour))
 	first := pending(payment(early, msisdnKE, 100), at(time.Hour))
 	referralOnly := pending(withReferral(payment(early, msisdnKE, 100), msisdnUK, 10), at(time.Hour))
 	referralOnly.Status, referralOnly.SettledAt = disburse.PaymentSettled, t0
@@ -241,7 +242,7 @@ func testClaimDueLegs(t *testing.T, s disburse.Store) {
 	done.Status, done.CancelledAt = disburse.PaymentCancelled, at(time.Hour)
 	undatedLeg := pending(payment(undated, msisdnKE, 100), at(4*time.Hour))
 	draft := payment(draftBatch, msisdnKE, 100) // to a non-member: held on PostgreSQL, never due
-	insertPayments(t, s, lateLeg, first, done, referralOnly, undatedLeg, draft)
+	insertPayments(t, s, lateLeg, first, done, referralOnly, lateLeg2, undatedLeg, draft)
 	for _, c := range []struct {
 		name  string
 		now   time.Time
@@ -250,7 +251,7 @@ func testClaimDueLegs(t *testing.T, s disburse.Store) {
 	}{
 		{"nothing due yet", at(time.Hour - time.Microsecond), 10, nil},
 		{"one batch due", at(time.Hour), 10, []disburse.Payment{first, referralOnly}},
-		{"in the batches' date order, each in the order of addition", at(3 * time.Hour), 10, []disburse.Payment{first, referralOnly, lateLeg}},
+		{"in the batches' date order, each in the order of addition", at(3 * time.Hour), 10, []disburse.Payment{first, referralOnly, lateLeg, lateLeg2}},
 		{"limit", at(3 * time.Hour), 2, []disburse.Payment{first, referralOnly}},
 		{"limit across batches", at(3 * time.Hour), 3, []disburse.Payment{first, referralOnly, lateLeg}},
 	} {
@@ -262,6 +263,6 @@ func testClaimDueLegs(t *testing.T, s disburse.Store) {
 	// in the order is the engine's (NULL sorts first on SQLite).
 	var got []disburse.Payment
 	write(t, s, func(tx disburse.Tx) (err error) { got, err = tx.ClaimDueLegs(ctx, at(4*time.Hour), 10); return err })
-	same(t, "ClaimDueLegs with an undated batch due", slices.Sorted(slices.Values(ids([]disburse.Payment{first, referralOnly, lateLeg, undatedLeg}))),
+	same(t, "ClaimDueLegs with an undated batch due", slices.Sorted(slices.Values(ids([]disburse.Payment{first, referralOnly, lateLeg, lateLeg2, undatedLeg}))),
 		slices.Sorted(slices.Values(ids(got))))
 }
