@@ -14,8 +14,8 @@
 --     ClaimDueLegs finds the due OPEN batches by batches.reversal_due_at,
 --     then their held legs in seq order by payments_held_batch. The
 --     payment keeps its own reversal_due_at, for the API, in no index.
--- A set-based UPDATE of a million payments as a submit makes them took
--- 10.4 to 15.5 s before, 5.2 to 5.6 s after (docs/benchmarks.md). The ADD
+-- One set-based UPDATE of a million payments, as a submit changes them,
+-- took 10.4 to 15.5 s before, 5.2 to 5.6 s after (docs/benchmarks.md). The ADD
 -- COLUMN rewrites the payments table under an exclusive lock
 -- (docs/operations.md, "Migrations").
 -- referral_held stays as it was: no column says whether the referral
