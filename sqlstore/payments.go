@@ -129,25 +129,6 @@ func (t *tx) ExternalIDsInUse(ctx context.Context, organisationID string, ids []
 	return inUse, nil
 }
 
-func (t *tx) UpdatePaymentStates(ctx context.Context, ps []disburse.Payment) error {
-	cols := paymentStateColumns(ps)
-	set := ""
-	for i, c := range cols[1:] {
-		if i > 0 {
-			set += ", "
-		}
-		set += c.Name + " = r." + c.Name
-	}
-	n, err := t.bulk(ctx, `UPDATE payments SET `+set+` FROM @rows AS r WHERE payments.id = r.id`, nil, len(ps), cols, nil)
-	if err != nil {
-		return fmt.Errorf("update payment states: %w", err)
-	}
-	if n != int64(len(ps)) {
-		return fmt.Errorf("update payment states: %d of %d payments: %w", n, len(ps), disburse.ErrNotFound)
-	}
-	return nil
-}
-
 // deleteDrafts marks DRAFT payments DELETED, with their referral legs,
 // and frees their external ids (held_external_id, migration 00016).
 const deleteDrafts = `UPDATE payments SET status = 'DELETED', held_external_id = NULL,
