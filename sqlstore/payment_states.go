@@ -10,33 +10,27 @@ import (
 )
 
 // UpdatePaymentStates writes the state columns of ps (paymentStateColumns)
-// in one statement a chunk. The payments of one write share a handful of
-// states (a submit's page: settled or pending, with or without a
-// referral), so each payment travels as its id and the number of its
-// state, and each distinct state once: the rows the engine unpacks are
-// two columns wide, not nine, which took a page of 10,000 from about 115
-// to 76 ms on PostgreSQL (docs/benchmarks.md, "A payment's state sent
-// once"). The states are MATERIALIZED so that SQLite indexes them for the
-// join rather than reading them all again for every payment.
+// in one statement a chunk, in one of two forms by how many there are.
+//
+// A large write (a submit's page, a cancel's) shares a handful of states
+// among its payments: settled or pending, with or without a referral. From
+// statesOnceFrom payments on, each payment travels as its id and the
+// number of its state, and each distinct state once, in a MATERIALIZED CTE
+// the UPDATE joins (SQLite gives it an automatic index, so that a write of
+// many states stays linear). The rows the engine unpacks are two columns
+// wide, not nine: on PostgreSQL a page of 10,000 took 76 ms instead of 115.
+// Below that, each payment carries its own state, the plainer statement:
+// registrations (a few hundred legs at most) ran slower with the joined
+// form in every pair of runs measured (docs/benchmarks.md, "A payment's
+// state sent once").
 func (t *tx) UpdatePaymentStates(ctx context.Context, ps []disburse.Payment) error {
-	states, stateOf := distinctStates(ps)
-	stateCols := append(paymentStateColumns(states)[1:], IntCol("k", func(i int) int64 { return int64(i) }))
-	src, stateArgs, err := t.e.Rows(stateCols, len(states))
-	if err != nil {
-		return fmt.Errorf("update payment states: %w", err)
+	var n int64
+	var err error
+	if len(ps) < statesOnceFrom {
+		n, err = t.updateEachState(ctx, ps)
+	} else {
+		n, err = t.updateDistinctStates(ctx, ps)
 	}
-	set := ""
-	for i, c := range stateCols[:len(stateCols)-1] {
-		if i > 0 {
-			set += ", "
-		}
-		set += c.Name + " = s." + c.Name
-	}
-	n, err := t.bulk(ctx, `WITH s AS MATERIALIZED `+src+` UPDATE payments SET `+set+
-		` FROM @rows AS r JOIN s ON s.k = r.k WHERE payments.id = r.id`, stateArgs, len(ps), []Column{
-		IDCol("id", func(i int) string { return ps[i].ID }),
-		IntCol("k", func(i int) int64 { return int64(stateOf[i]) }),
-	}, nil)
 	if err != nil {
 		return fmt.Errorf("update payment states: %w", err)
 	}
@@ -44,6 +38,45 @@ func (t *tx) UpdatePaymentStates(ctx context.Context, ps []disburse.Payment) err
 		return fmt.Errorf("update payment states: %d of %d payments: %w", n, len(ps), disburse.ErrNotFound)
 	}
 	return nil
+}
+
+// statesOnceFrom is the size of a write from which UpdatePaymentStates
+// sends each distinct state once.
+const statesOnceFrom = 1000
+
+// updateEachState joins the payments to their ids, each row with its state.
+func (t *tx) updateEachState(ctx context.Context, ps []disburse.Payment) (int64, error) {
+	cols := paymentStateColumns(ps)
+	return t.bulk(ctx, `UPDATE payments SET `+setFrom("r", cols[1:])+` FROM @rows AS r WHERE payments.id = r.id`,
+		nil, len(ps), cols, nil)
+}
+
+// updateDistinctStates joins the payments to their ids and their ids to
+// their states, numbered by k.
+func (t *tx) updateDistinctStates(ctx context.Context, ps []disburse.Payment) (int64, error) {
+	states, stateOf := distinctStates(ps)
+	stateCols := paymentStateColumns(states)[1:]
+	src, stateArgs, err := t.e.Rows(append(stateCols, IntCol("k", func(i int) int64 { return int64(i) })), len(states))
+	if err != nil {
+		return 0, err
+	}
+	return t.bulk(ctx, `WITH s AS MATERIALIZED `+src+` UPDATE payments SET `+setFrom("s", stateCols)+
+		` FROM @rows AS r JOIN s ON s.k = r.k WHERE payments.id = r.id`, stateArgs, len(ps), []Column{
+		IDCol("id", func(i int) string { return ps[i].ID }),
+		IntCol("k", func(i int) int64 { return int64(stateOf[i]) }),
+	}, nil)
+}
+
+// setFrom is the SET list that writes cols from the same columns of alias.
+func setFrom(alias string, cols []Column) string {
+	set := ""
+	for i, c := range cols {
+		if i > 0 {
+			set += ", "
+		}
+		set += c.Name + " = " + alias + "." + c.Name
+	}
+	return set
 }
 
 // paymentState is what paymentStateColumns write, but the id. Times are

@@ -179,6 +179,48 @@ func testUpdatePaymentStates(t *testing.T, s disburse.Store) {
 	write(t, s, func(tx disburse.Tx) error { return tx.UpdatePaymentStates(ctx, nil) })
 }
 
+// testUpdateManyPaymentStates: a write as large as a submit's page, its
+// payments in a few states mixed, as a submit or a cancel leaves them (a
+// store may write large updates in another form: sqlstore does from 1,000
+// payments on).
+func testUpdateManyPaymentStates(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	b := w.insertBatch(t, s, "b")
+	many := make([]disburse.Payment, 1500)
+	for i := range many {
+		many[i] = payment(b, msisdnKE, disburse.Money(100+i))
+		if i%4 == 0 {
+			many[i] = withReferral(many[i], msisdnUK, 10)
+		}
+	}
+	insertPayments(t, s, many...)
+	for i := range many {
+		m := &many[i]
+		switch i % 3 {
+		case 0:
+			m.Status, m.IsMember, m.SubmittedAt, m.SettledAt = disburse.PaymentSettled, true, at(time.Minute), at(time.Minute)
+		case 1:
+			m.Status, m.SubmittedAt, m.ReversalDueAt = disburse.PaymentPending, at(time.Minute), at(time.Hour)
+		case 2:
+			m.Status, m.CancelledAt = disburse.PaymentCancelled, at(2*time.Hour)
+		}
+		if m.ReferralStatus != "" {
+			m.ReferralStatus, m.SubmittedAt, m.ReversalDueAt = disburse.PaymentPending, at(time.Minute), at(time.Hour)
+		}
+	}
+	write(t, s, func(tx disburse.Tx) error { return tx.UpdatePaymentStates(ctx, many) })
+	got := get(t, s, func(tx disburse.Tx) ([]disburse.Payment, error) {
+		return tx.Payments(ctx, b.ID, disburse.PaymentFilter{})
+	})
+	same(t, "after UpdatePaymentStates", many, got)
+
+	missing := append(slices.Clone(many), payment(b, msisdnKE, 100))
+	if err := s.Write(ctx, func(tx disburse.Tx) error { return tx.UpdatePaymentStates(ctx, missing) }); err == nil {
+		t.Error("UpdatePaymentStates of a missing payment among many: no error")
+	}
+}
+
 func testDeleteDraftPayments(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	w := newWorld(t, s)

@@ -53,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"ExternalIDsInUse", testExternalIDsInUse},
 		{"InsertTakenExternalIDs", testInsertTakenExternalIDs},
 		{"UpdatePaymentStates", testUpdatePaymentStates},
+		{"UpdateManyPaymentStates", testUpdateManyPaymentStates},
 		{"DeleteDraftPayments", testDeleteDraftPayments},
 		{"LockPendingLegsTo", testLockPendingLegsTo},
 		{"ClaimDueLegs", testClaimDueLegs},
