@@ -3,8 +3,6 @@ package sqlstore
 import (
 	"context"
 	"fmt"
-	"math"
-	"time"
 
 	"github.com/disburse/disburse"
 )
@@ -80,12 +78,12 @@ func setFrom(alias string, cols []Column) string {
 }
 
 // paymentState is what paymentStateColumns write, but the id. Times are
-// kept as microseconds, what the columns store, so that two equal
+// kept as the columns store them (micros: nil for NULL), so that two equal
 // instants are one state whatever their location or monotonic reading.
 type paymentState struct {
 	status, referralStatus                                                disburse.PaymentStatus
 	isMember                                                              bool
-	submittedAt, settledAt, reversalDueAt, cancelledAt, referralSettledAt int64
+	submittedAt, settledAt, reversalDueAt, cancelledAt, referralSettledAt any
 }
 
 // distinctStates returns the distinct states of ps, each as a payment that
@@ -97,7 +95,7 @@ func distinctStates(ps []disburse.Payment) ([]disburse.Payment, []int) {
 	stateOf := make([]int, len(ps))
 	for i, p := range ps {
 		key := paymentState{p.Status, p.ReferralStatus, p.IsMember,
-			unixMicro(p.SubmittedAt), unixMicro(p.SettledAt), unixMicro(p.ReversalDueAt), unixMicro(p.CancelledAt), unixMicro(p.ReferralSettledAt)}
+			micros(p.SubmittedAt), micros(p.SettledAt), micros(p.ReversalDueAt), micros(p.CancelledAt), micros(p.ReferralSettledAt)}
 		k, ok := index[key]
 		if !ok {
 			k = len(states)
@@ -109,13 +107,4 @@ func distinctStates(ps []disburse.Payment) ([]disburse.Payment, []int) {
 		stateOf[i] = k
 	}
 	return states, stateOf
-}
-
-// unixMicro is t as the store keeps it, and for the zero time (NULL) a
-// number no time gives.
-func unixMicro(t time.Time) int64 {
-	if t.IsZero() {
-		return math.MinInt64
-	}
-	return t.UnixMicro()
 }
