@@ -153,9 +153,8 @@ type Tx interface {
 	// is not a DRAFT payment.
 	DeleteDraftPayment(ctx context.Context, id string) error
 	// LockPendingLegsTo returns, locked, the payments with a PENDING leg
-	// (payment or referral) to any of msisdns, in every organisation:
-	// those of the first msisdn in the order they were added, then those
-	// of the next not returned already, and so on.
+	// (payment or referral) to any of msisdns, in every organisation,
+	// each once, in the order they were added.
 	LockPendingLegsTo(ctx context.Context, msisdns ...string) ([]Payment, error)
 	// LockPendingLegsOf returns, locked, the batch's payments with a
 	// PENDING leg, in the order they were added.

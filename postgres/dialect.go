@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/disburse/disburse/sqlstore"
@@ -140,4 +141,13 @@ func (e Engine) MaxBulkRows() int {
 // registration.
 func (Engine) AnyOf(column string, values []string) (string, any) {
 	return column + " = ANY(CAST(? AS TEXT[]))", values
+}
+
+// PlanEachRun runs the statement unnamed, parsed and planned with its
+// values at each run (pgx keeps only its description), where a named
+// prepared statement would be planned generically after five runs and
+// keep that plan. PostgreSQL plans an unnamed statement's bind with the
+// values bound, as it does a prepared statement's first five.
+func (Engine) PlanEachRun(args ...any) []any {
+	return append([]any{pgx.QueryExecModeCacheDescribe}, args...)
 }

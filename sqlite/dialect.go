@@ -75,6 +75,11 @@ func (Engine) AnyOf(column string, values []string) (string, any) {
 	return column + " IN (SELECT value FROM json_each(?))", string(append(buf, ']'))
 }
 
+// PlanEachRun returns args as they are: SQLite plans a statement when it
+// prepares it, and prepares it again by itself whenever the plan may be
+// stale (the schema or ANALYZE's statistics changed).
+func (Engine) PlanEachRun(args ...any) []any { return args }
+
 // appendJSONString appends s as a JSON string. Bytes that are not valid
 // UTF-8 are passed through: SQLite's JSON functions keep them as they are,
 // as they would in a text column.

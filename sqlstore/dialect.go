@@ -29,6 +29,12 @@ type Dialect interface {
 	// one argument of its placeholder: a list of any length passed as one
 	// parameter.
 	AnyOf(column string, values []string) (cond string, arg any)
+	// PlanEachRun returns a statement's args with what makes the engine
+	// plan it for those values each time it runs, never from a plan it
+	// cached on an earlier run: for a lookup whose plan must follow the
+	// table's size, which a plan cached while the table was empty does
+	// not (LockPendingLegsTo).
+	PlanEachRun(args ...any) []any
 }
 
 // RebindDollar rewrites ? placeholders as $1, $2, ... (PostgreSQL), leaving

@@ -146,37 +146,28 @@ func (t *tx) DeleteDraftPayment(ctx context.Context, id string) error {
 	return t.update(ctx, "draft payment", deleteDrafts+`id = ?`, id)
 }
 
-// LockPendingLegsTo looks up one msisdn a statement, each the union of
-// two index lookups (one partial index per leg, on the held flags of
-// migration 00005): this form keeps its index scans in every plan
-// PostgreSQL may cache for it, even one made while payments was empty. A
-// list in one statement (a join to bulk rows, = ANY, or an OR of the
-// two) did not: planned before the table had statistics, it scanned
-// every payment (docs/benchmarks.md, "Issue 16: registration"). The
-// lock applies to the outer SELECT, the only form PostgreSQL allows FOR
-// UPDATE in. A payment with legs to two of msisdns comes back once. A
-// held leg may still be DRAFT (migration 00017), hence the statuses.
+// LockPendingLegsTo looks the legs of all msisdns up in one statement:
+// the union of two index lookups (one partial index per leg, on the held
+// flags of migration 00005), each payment once, locked in seq order. On
+// PostgreSQL it is planned with its values at every run (PlanEachRun): a
+// plan of it cached while payments was empty, as a new deployment's and
+// the bench's are when the first members register, scans every payment,
+// for every registration (docs/benchmarks.md, "Issue 16: registration").
+// The lock applies to the outer SELECT, the only form PostgreSQL allows
+// FOR UPDATE in. A held leg may still be DRAFT (migration 00017), hence
+// the statuses.
 func (t *tx) LockPendingLegsTo(ctx context.Context, msisdns ...string) ([]disburse.Payment, error) {
-	var out []disburse.Payment
-	seen := make(map[string]bool)
-	for _, msisdn := range distinct(msisdns) {
-		ps, err := list(ctx, t, "pending legs", scanRowPayment, `SELECT `+paymentColumns+` FROM payments p
-			WHERE p.id IN (
-				SELECT id FROM payments WHERE msisdn = ? AND held AND status = 'PENDING'
-				UNION
-				SELECT id FROM payments WHERE referral_msisdn = ? AND referral_held AND referral_status = 'PENDING')
-			ORDER BY p.seq`+t.e.LockClause(false), msisdn, msisdn)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range ps {
-			if !seen[p.ID] {
-				seen[p.ID] = true
-				out = append(out, p)
-			}
-		}
+	if len(msisdns) == 0 {
+		return nil, nil
 	}
-	return out, nil
+	payees, payeesArg := t.e.AnyOf("msisdn", msisdns)
+	referrals, referralsArg := t.e.AnyOf("referral_msisdn", msisdns)
+	return list(ctx, t, "pending legs", scanRowPayment, `SELECT `+paymentColumns+` FROM payments p
+		WHERE p.id IN (
+			SELECT id FROM payments WHERE `+payees+` AND held AND status = 'PENDING'
+			UNION
+			SELECT id FROM payments WHERE `+referrals+` AND referral_held AND referral_status = 'PENDING')
+		ORDER BY p.seq`+t.e.LockClause(false), t.e.PlanEachRun(payeesArg, referralsArg)...)
 }
 
 func (t *tx) LockPendingLegsOf(ctx context.Context, batchID string) ([]disburse.Payment, error) {
