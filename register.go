@@ -213,12 +213,11 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments [
 	if err != nil {
 		return err
 	}
-	changes := make([]Summary, len(ids))
 	// A wallet is a member's in one currency, whichever organisation pays
-	// it: each is ensured once, however many batches pay into it.
-	wallets := make(map[string]map[string]string) // currency → msisdn → account id
-	var events []WebhookEvent
-	for k, id := range ids {
+	// it: each currency's wallets are ensured in one statement, sorted,
+	// however many organisations and batches pay into them.
+	need := make(map[string][]string) // currency → msisdns
+	for _, id := range ids {
 		b, ok := batches[id]
 		if !ok {
 			return fmt.Errorf("resolve: batch %s: %w", id, ErrNotFound)
@@ -227,22 +226,27 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments [
 		if !ok {
 			return fmt.Errorf("resolve: organisation %s: %w", b.OrganisationID, ErrNotFound)
 		}
-		if wallets[org.Currency] == nil {
-			wallets[org.Currency] = make(map[string]string)
+		need[org.Currency] = append(need[org.Currency], walletsFor(org)...)
+	}
+	wallets := make(map[string]map[string]string, len(need)) // currency → msisdn → account id
+	for _, currency := range slices.Sorted(maps.Keys(need)) {
+		msisdns := slices.Compact(slices.Sorted(slices.Values(need[currency])))
+		if len(msisdns) == 0 {
+			continue
 		}
-		have := wallets[org.Currency]
-		missing := slices.DeleteFunc(walletsFor(org), func(msisdn string) bool { _, ok := have[msisdn]; return ok })
-		if len(missing) > 0 {
-			ensured, err := tx.EnsureWallets(ctx, org.Currency, missing, m.now)
-			if err != nil {
-				return err
-			}
-			maps.Copy(have, ensured)
+		if wallets[currency], err = tx.EnsureWallets(ctx, currency, msisdns, m.now); err != nil {
+			return err
 		}
+	}
+	changes := make([]Summary, len(ids))
+	var events []WebhookEvent
+	for k, id := range ids {
+		b := batches[id]
+		org := orgs[b.OrganisationID]
 		var sum Summary
 		for _, i := range byBatch[id] {
 			old := payments[i]
-			change(org, b, &payments[i], have)
+			change(org, b, &payments[i], wallets[org.Currency])
 			m.record(&sum, old, payments[i])
 			events = append(events, legEvents(org.ID, old, payments[i], m.now)...)
 		}
