@@ -64,7 +64,7 @@ func (s *Service) settleSomeMembersPending(ctx context.Context) (n int, queued b
 			return err
 		}
 		m := writeBuffer{now: s.now()}
-		return s.resolve(ctx, tx, &m, legs, func(org Organisation, _ Batch, p *Payment, wallets map[string]string) {
+		return s.resolve(ctx, tx, &m, legs, func(org Organisation, p *Payment, wallets map[string]string) {
 			settleLegs(&m, org, p, members, wallets)
 		}, func(org Organisation) []string { return memberPayees(legs, members, org.ID) })
 	})

@@ -150,7 +150,7 @@ func (s *Service) register(ctx context.Context, group []registration) ([]registe
 			return err
 		}
 		m := writeBuffer{now: now}
-		return s.resolve(ctx, tx, &m, legs, func(org Organisation, b Batch, p *Payment, wallets map[string]string) {
+		return s.resolve(ctx, tx, &m, legs, func(org Organisation, p *Payment, wallets map[string]string) {
 			settleLegs(&m, org, p, members, wallets)
 		}, func(org Organisation) []string { return memberPayees(legs, members, org.ID) })
 	})
@@ -189,7 +189,7 @@ func settleLegs(m *writeBuffer, org Organisation, p *Payment, members map[string
 // the batch, so a cancel, a sweep and a registration never wait on each
 // other in a circle, and none resolves a leg another has already locked.
 func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments []Payment,
-	change func(org Organisation, b Batch, p *Payment, wallets map[string]string),
+	change func(org Organisation, p *Payment, wallets map[string]string),
 	walletsFor func(org Organisation) []string) error {
 	byBatch := make(map[string][]int)
 	var ids []string
@@ -200,16 +200,11 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments [
 		byBatch[p.BatchID] = append(byBatch[p.BatchID], i)
 	}
 	slices.SortFunc(ids, strings.Compare)
-	// Unlocked: change reads only what never changes (the payout account).
-	batches, err := tx.BatchesByID(ctx, ids)
-	if err != nil {
-		return err
+	orgIDs := newDistinct(len(payments))
+	for _, p := range payments {
+		orgIDs.add(p.OrganisationID)
 	}
-	var orgIDs []string
-	for _, b := range batches {
-		orgIDs = append(orgIDs, b.OrganisationID)
-	}
-	orgs, err := tx.OrganisationsByID(ctx, orgIDs)
+	orgs, err := tx.OrganisationsByID(ctx, orgIDs.list)
 	if err != nil {
 		return err
 	}
@@ -217,14 +212,10 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments [
 	// it: each currency's wallets are ensured in one statement, sorted,
 	// however many organisations and batches pay into them.
 	need := make(map[string][]string) // currency → msisdns
-	for _, id := range ids {
-		b, ok := batches[id]
+	for _, id := range orgIDs.list {
+		org, ok := orgs[id]
 		if !ok {
-			return fmt.Errorf("resolve: batch %s: %w", id, ErrNotFound)
-		}
-		org, ok := orgs[b.OrganisationID]
-		if !ok {
-			return fmt.Errorf("resolve: organisation %s: %w", b.OrganisationID, ErrNotFound)
+			return fmt.Errorf("resolve: organisation %s: %w", id, ErrNotFound)
 		}
 		need[org.Currency] = append(need[org.Currency], walletsFor(org)...)
 	}
@@ -241,12 +232,11 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments [
 	changes := make([]Summary, len(ids))
 	var events []WebhookEvent
 	for k, id := range ids {
-		b := batches[id]
-		org := orgs[b.OrganisationID]
 		var sum Summary
 		for _, i := range byBatch[id] {
 			old := payments[i]
-			change(org, b, &payments[i], wallets[org.Currency])
+			org := orgs[old.OrganisationID]
+			change(org, &payments[i], wallets[org.Currency])
 			m.record(&sum, old, payments[i])
 			events = append(events, legEvents(org.ID, old, payments[i], m.now)...)
 		}

@@ -43,10 +43,25 @@ func (s *Service) reverseSome(ctx context.Context) (int, error) {
 		if err != nil {
 			return err
 		}
-		return s.resolve(ctx, tx, &m, due, func(org Organisation, b Batch, p *Payment, wallets map[string]string) {
+		// Unlocked: a leg goes back to its batch's payout account, which
+		// never changes.
+		batches, err := tx.BatchesByID(ctx, batchesOf(due))
+		if err != nil {
+			return err
+		}
+		return s.resolve(ctx, tx, &m, due, func(org Organisation, p *Payment, wallets map[string]string) {
 			settleLegs(&m, org, p, members, wallets)
-			returnLegs(&m, org, b, p, PaymentPending, TransferReverse)
+			returnLegs(&m, org, batches[p.BatchID], p, PaymentPending, TransferReverse)
 		}, func(org Organisation) []string { return memberPayees(due, members, org.ID) })
 	})
 	return n, err
+}
+
+// batchesOf lists the distinct batches of payments.
+func batchesOf(payments []Payment) []string {
+	d := newDistinct(len(payments))
+	for _, p := range payments {
+		d.add(p.BatchID)
+	}
+	return d.list
 }
