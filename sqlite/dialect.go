@@ -75,9 +75,10 @@ func (Engine) AnyOf(column string, values []string) (string, any) {
 	return column + " IN (SELECT value FROM json_each(?))", string(append(buf, ']'))
 }
 
-// PlanEachRun returns args as they are: SQLite plans a statement when it
-// prepares it, and prepares it again by itself whenever the plan may be
-// stale (the schema or ANALYZE's statistics changed).
+// PlanEachRun returns args as they are: SQLite makes no generic plan to
+// fall back on after a few runs, as PostgreSQL does, and its plan of a
+// lookup by an indexed column is the index whatever the table's size
+// (EXPLAIN QUERY PLAN of LockPendingLegsTo, docs/benchmarks.md).
 func (Engine) PlanEachRun(args ...any) []any { return args }
 
 // appendJSONString appends s as a JSON string. Bytes that are not valid
