@@ -87,3 +87,15 @@ func qualified(alias string, cols []Column) string {
 	}
 	return s
 }
+
+// setFrom is the SET list that writes cols from the same columns of alias.
+func setFrom(alias string, cols []Column) string {
+	set := ""
+	for i, c := range cols {
+		if i > 0 {
+			set += ", "
+		}
+		set += c.Name + " = " + alias + "." + c.Name
+	}
+	return set
+}

@@ -65,18 +65,6 @@ func (t *tx) updateDistinctStates(ctx context.Context, ps []disburse.Payment) (i
 	}, nil)
 }
 
-// setFrom is the SET list that writes cols from the same columns of alias.
-func setFrom(alias string, cols []Column) string {
-	set := ""
-	for i, c := range cols {
-		if i > 0 {
-			set += ", "
-		}
-		set += c.Name + " = " + alias + "." + c.Name
-	}
-	return set
-}
-
 // paymentState is what paymentStateColumns write, but the id. Times are
 // kept as the columns store them (micros: nil for NULL), so that two equal
 // instants are one state whatever their location or monotonic reading.
