@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"github.com/disburse/disburse"
 )
@@ -104,4 +105,20 @@ func TestStatementBalance(t *testing.T) {
 	if st.Balance != 400 {
 		t.Errorf("balance = %v, want 4.00", st.Balance)
 	}
+}
+
+// TestAppendDateTimeMatchesFormat: the hand-written digits are
+// time.AppendFormat's, for any instant in any zone, years of more or
+// fewer than four digits included.
+func TestAppendDateTimeMatchesFormat(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		sec := rapid.Int64Range(-70_000_000_000, 400_000_000_000).Draw(t, "sec") // years about -250 to 14,600
+		nsec := rapid.Int64Range(0, 999_999_999).Draw(t, "nsec")
+		zone := time.FixedZone("z", rapid.IntRange(-14*3600, 14*3600).Draw(t, "offset"))
+		in := time.Unix(sec, nsec).In(zone)
+		want := `"` + in.UTC().Format(dateTimeLayout) + `"`
+		if got := string(appendDateTime(nil, dateTime(in))); got != want {
+			t.Fatalf("%v: got %s, want %s", in, got, want)
+		}
+	})
 }

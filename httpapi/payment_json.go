@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"encoding/json"
-	"time"
 
 	"github.com/disburse/disburse"
 )
@@ -17,13 +16,6 @@ import (
 func appendPayment(dst []byte, p disburse.Payment) []byte {
 	j := toPayment(p)
 	return appendPaymentJSON(dst, &j)
-}
-
-// appendDateTime writes t as dateTime.MarshalJSON writes it.
-func appendDateTime(dst []byte, t dateTime) []byte {
-	dst = append(dst, '"')
-	dst = time.Time(t).UTC().AppendFormat(dst, dateTimeLayout)
-	return append(dst, '"')
 }
 
 // appendString writes s as a JSON string. Identifiers, numbers and most
