@@ -11,7 +11,9 @@ import (
 	"net"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/disburse/disburse/sqlstore"
 )
@@ -115,17 +117,33 @@ const paymentCursor = "payment_pages"
 // filled, before autovacuum analysed it) it answered each page by fetching
 // and sorting every later payment of the batch, which is quadratic in the
 // batch (docs/benchmarks.md).
-func (Engine) PaymentPages(ctx context.Context, c sqlstore.Conn, query string, args []any, size int, page sqlstore.PageFunc) error {
+//
+// A page is read through the pgx connection itself, not database/sql,
+// which would turn each of its values into a driver.Value first
+// (docs/benchmarks.md); use runs after, once database/sql has the
+// connection back.
+func (Engine) PaymentPages(ctx context.Context, c sqlstore.Conn, query string, args []any, size int, read sqlstore.PageFunc, use func() error) error {
 	if _, err := c.Exec(ctx, `DECLARE `+paymentCursor+` NO SCROLL CURSOR FOR `+query+` ORDER BY p.seq`, args...); err != nil {
 		return err
 	}
 	fetch := fmt.Sprintf(`FETCH FORWARD %d FROM %s`, size, paymentCursor)
 	for {
-		rows, err := c.Query(ctx, fetch)
-		if err != nil {
+		var n int
+		err := c.Raw(func(driverConn any) error {
+			conn, ok := driverConn.(*stdlib.Conn)
+			if !ok {
+				return fmt.Errorf("postgres: payment pages: not a pgx connection: %T", driverConn)
+			}
+			rows, err := conn.Conn().Query(ctx, fetch)
+			if err != nil {
+				return err
+			}
+			n, _, err = read(pgxRows{rows})
 			return err
+		})
+		if err == nil {
+			err = use()
 		}
-		n, _, err := page(rows)
 		if err != nil {
 			return err
 		}
@@ -139,3 +157,11 @@ func (Engine) PaymentPages(ctx context.Context, c sqlstore.Conn, query string, a
 
 // Migrations returns the embedded migrations (postgres.Migrations).
 func (Engine) Migrations() fs.FS { return Migrations() }
+
+// pgxRows are pgx's rows as sqlstore.Rows, whose Close returns an error.
+type pgxRows struct{ pgx.Rows }
+
+func (r pgxRows) Close() error {
+	r.Rows.Close()
+	return r.Rows.Err()
+}

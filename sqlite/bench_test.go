@@ -4,50 +4,47 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/disburse/disburse/sqlstore"
 	"github.com/disburse/disburse/storetest"
 )
 
 // BenchmarkBatch100k: 100,000 payments added and submitted, in a new file
 // (storetest.BenchBatch100k says what it measures).
 func BenchmarkBatch100k(b *testing.B) {
-	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	storetest.BenchBatch100k(b, s)
+	storetest.BenchBatch100k(b, benchStore(b))
 }
 
 // BenchmarkWebhookEvents100k: 100,000 webhook events in one transaction,
 // in a new file (storetest.BenchWebhookEvents100k says why).
 func BenchmarkWebhookEvents100k(b *testing.B) {
-	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	storetest.BenchWebhookEvents100k(b, s)
+	storetest.BenchWebhookEvents100k(b, benchStore(b))
 }
 
 // BenchmarkWebhookDelivery: the delivery rate of one process, in a new
 // file (storetest.BenchWebhookDelivery says what it measures).
 func BenchmarkWebhookDelivery(b *testing.B) {
-	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	storetest.BenchWebhookDelivery(b, s)
+	storetest.BenchWebhookDelivery(b, benchStore(b))
 }
 
 // BenchmarkNotificationDelivery: the notification delivery rate of one
 // process, in a new file (storetest.BenchNotificationDelivery says what it
 // measures).
 func BenchmarkNotificationDelivery(b *testing.B) {
+	storetest.BenchNotificationDelivery(b, benchStore(b))
+}
+
+// BenchmarkPaymentPages: a batch of 100,000 read in pages, in a new
+// database (storetest.BenchPaymentPages).
+func BenchmarkPaymentPages(b *testing.B) {
+	storetest.BenchPaymentPages(b, benchStore(b))
+}
+
+// benchStore opens a store on a new file, closed when the benchmark ends.
+func benchStore(b *testing.B) *sqlstore.Store {
 	s, err := Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s.Close()
-	storetest.BenchNotificationDelivery(b, s)
+	b.Cleanup(func() { s.Close() })
+	return s
 }

@@ -112,14 +112,17 @@ func (e Engine) InsertRows(ctx context.Context, c sqlstore.Conn, table string, c
 // the last one read, in seq order, which SQLite's planner always answers
 // by walking the (batch_id, seq) index from there. The payments a page
 // changed lie behind the key, so the next page does not see them.
-func (Engine) PaymentPages(ctx context.Context, c sqlstore.Conn, query string, args []any, size int, page sqlstore.PageFunc) error {
+func (Engine) PaymentPages(ctx context.Context, c sqlstore.Conn, query string, args []any, size int, read sqlstore.PageFunc, use func() error) error {
 	next, nextArgs := query+` ORDER BY p.seq LIMIT ?`, append(slices.Clip(args), size)
 	for {
 		rows, err := c.Query(ctx, next, nextArgs...)
 		if err != nil {
 			return err
 		}
-		n, last, err := page(rows)
+		n, last, err := read(rows)
+		if err == nil {
+			err = use()
+		}
 		if err != nil || n < size {
 			return err
 		}

@@ -32,20 +32,32 @@ type Engine interface {
 	// identity column follows it), in c's transaction.
 	InsertRows(ctx context.Context, c Conn, table string, cols []Column, n int) error
 	// PaymentPages runs query, a SELECT from payments p that ends in its
-	// WHERE clause, in seq order, and hands its rows to page size at a
-	// time, until page reads fewer than size. Each page's cost must follow
-	// size, not what is left of the query; and page may change the
-	// payments it has read without changing which payments later pages
-	// hold.
-	PaymentPages(ctx context.Context, c Conn, query string, args []any, size int, page PageFunc) error
+	// WHERE clause, in seq order, and hands its rows to read size at a
+	// time, calling use after each page's rows are closed, until read
+	// reads fewer than size. Each page's cost must follow size, not what
+	// is left of the query; and use may change the payments read has read
+	// without changing which payments later pages hold.
+	PaymentPages(ctx context.Context, c Conn, query string, args []any, size int, read PageFunc, use func() error) error
 	// Migrations returns the engine's embedded goose migrations, which
 	// Store.SchemaCurrent compares with what the database has applied.
 	Migrations() fs.FS
 }
 
 // PageFunc reads one page of payments from rows and closes them; it
-// returns how many it read and the id of the last.
-type PageFunc func(rows *sql.Rows) (n int, lastID string, err error)
+// returns how many it read and the id of the last. It runs no statement
+// of its own: on PostgreSQL the rows are the pgx connection's, read while
+// database/sql lends it (Conn.Raw).
+type PageFunc func(rows Rows) (n int, lastID string, err error)
+
+// Rows are a query's rows as a PageFunc reads them: *sql.Rows, or an
+// engine's own, which skip database/sql's conversion of every value
+// (a twentieth of a submit's CPU on PostgreSQL, docs/benchmarks.md).
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close() error
+}
 
 // Conn is the transaction an Engine's operation runs in. Its statements
 // take ? placeholders, as all of the store's SQL does.

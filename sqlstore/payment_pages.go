@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/disburse/disburse"
@@ -20,13 +19,18 @@ func (t *tx) PaymentPages(ctx context.Context, batchID string, status disburse.P
 		query, args = query+` AND p.status = ?`, append(args, string(status))
 	}
 	buf := make([]disburse.Payment, 0, size)
-	err := t.e.PaymentPages(ctx, Conn{t}, query, args, size, func(rows *sql.Rows) (int, string, error) {
-		page, err := collect("payments", rows, buf[:0], scanRowPayment)
-		if err != nil || len(page) == 0 {
+	var page []disburse.Payment
+	read := func(rows Rows) (n int, last string, err error) {
+		if page, err = collect("payments", rows, buf[:0], scanPagePayment); err != nil || len(page) == 0 {
 			return 0, "", err
 		}
-		n, last := len(page), page[len(page)-1].ID // before fn, which may change page
-		return n, last, fn(page)
+		return len(page), page[len(page)-1].ID, nil
+	}
+	err := t.e.PaymentPages(ctx, Conn{t}, query, args, size, read, func() error {
+		if len(page) == 0 {
+			return nil
+		}
+		return fn(page)
 	})
 	if err != nil {
 		return fmt.Errorf("payment pages: %w", err)

@@ -16,16 +16,24 @@ const paymentColumns = `p.id, p.batch_id, p.organisation_id, p.msisdn, p.amount,
 	p.reversal_due_at, p.cancelled_at, p.referral_amount, p.referral_msisdn,
 	p.referral_status, p.referral_settled_at`
 
+// scanPayment scans the amounts and statuses into their plain types:
+// both drivers convert into a named type by reflection, value by value.
 func scanPayment(r scanner) (disburse.Payment, error) {
 	var p disburse.Payment
-	err := r.Scan(&p.ID, &p.BatchID, &p.OrganisationID, &p.Msisdn, &p.Amount, &p.Firstname, &p.Lastname,
-		&p.ExternalID, &p.Status, &p.IsMember, at(&p.CreatedAt), at(&p.SubmittedAt), at(&p.SettledAt),
-		at(&p.ReversalDueAt), at(&p.CancelledAt), &p.ReferralAmount, &p.ReferralMsisdn,
-		&p.ReferralStatus, at(&p.ReferralSettledAt))
+	var amount, referralAmount int64
+	var status, referralStatus string
+	err := r.Scan(&p.ID, &p.BatchID, &p.OrganisationID, &p.Msisdn, &amount, &p.Firstname, &p.Lastname,
+		&p.ExternalID, &status, &p.IsMember, at(&p.CreatedAt), at(&p.SubmittedAt), at(&p.SettledAt),
+		at(&p.ReversalDueAt), at(&p.CancelledAt), &referralAmount, &p.ReferralMsisdn,
+		&referralStatus, at(&p.ReferralSettledAt))
+	p.Amount, p.ReferralAmount = disburse.Money(amount), disburse.Money(referralAmount)
+	p.Status, p.ReferralStatus = disburse.PaymentStatus(status), disburse.PaymentStatus(referralStatus)
 	return p, err
 }
 
 func scanRowPayment(r *sql.Rows) (disburse.Payment, error) { return scanPayment(r) }
+
+func scanPagePayment(r Rows) (disburse.Payment, error) { return scanPayment(r) }
 
 // paymentStateColumns are the columns UpdatePaymentStates writes, with the
 // id that finds the row.

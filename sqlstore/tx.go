@@ -122,8 +122,8 @@ func list[T any](ctx context.Context, t *tx, what string, scan func(*sql.Rows) (
 }
 
 // collect appends every row of rows, read with scan, to out and closes them.
-func collect[T any](what string, rows *sql.Rows, out []T, scan func(*sql.Rows) (T, error)) ([]T, error) {
-	err := forEach(rows, func(r *sql.Rows) error {
+func collect[T any, R Rows](what string, rows R, out []T, scan func(R) (T, error)) ([]T, error) {
+	err := forEach(rows, func(r R) error {
 		v, err := scan(r)
 		out = append(out, v)
 		return err
@@ -135,7 +135,7 @@ func collect[T any](what string, rows *sql.Rows, out []T, scan func(*sql.Rows) (
 }
 
 // forEach calls fn for every row of rows and closes them.
-func forEach(rows *sql.Rows, fn func(*sql.Rows) error) error {
+func forEach[R Rows](rows R, fn func(R) error) error {
 	defer rows.Close()
 	for rows.Next() {
 		if err := fn(rows); err != nil {
