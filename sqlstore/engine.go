@@ -50,8 +50,8 @@ type Engine interface {
 type PageFunc func(rows Rows) (n int, lastID string, err error)
 
 // Rows are a query's rows as a PageFunc reads them: *sql.Rows, or an
-// engine's own, which skip database/sql's conversion of every value
-// (a twentieth of a submit's CPU on PostgreSQL, docs/benchmarks.md).
+// engine's own, which skip database/sql's conversion of every value into
+// a driver.Value (docs/benchmarks.md, "The submit's own CPU, per page").
 type Rows interface {
 	Next() bool
 	Scan(dest ...any) error
