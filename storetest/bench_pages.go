@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -32,7 +33,7 @@ func BenchPaymentPages(b *testing.B, s disburse.Store) {
 	if _, _, err := svc.AddPayments(ctx, org.ID, batch.ID, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: in}); err != nil {
 		b.Fatal(err)
 	}
-	errRollback := fmt.Errorf("roll back")
+	errRollback := errors.New("roll back")
 	for b.Loop() {
 		read := 0
 		err := s.Write(ctx, func(tx disburse.Tx) error {
@@ -44,7 +45,7 @@ func BenchPaymentPages(b *testing.B, s disburse.Store) {
 			}
 			return errRollback
 		})
-		if err != errRollback || read != n {
+		if !errors.Is(err, errRollback) || read != n {
 			b.Fatalf("read %d payments, %v; want %d", read, err, n)
 		}
 	}
