@@ -1,6 +1,9 @@
 package disburse
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // reverseBatchSize bounds one reversal transaction, so a sweep of a million
 // due legs never holds one enormous transaction.
@@ -45,9 +48,15 @@ func (s *Service) reverseSome(ctx context.Context) (int, error) {
 		}
 		// Unlocked: a leg goes back to its batch's payout account, which
 		// never changes.
-		batches, err := tx.BatchesByID(ctx, batchesOf(due))
+		ids := batchesOf(due)
+		batches, err := tx.BatchesByID(ctx, ids)
 		if err != nil {
 			return err
+		}
+		for _, id := range ids {
+			if _, ok := batches[id]; !ok { // never a leg back to no account
+				return fmt.Errorf("reverse: batch %s: %w", id, ErrNotFound)
+			}
 		}
 		return s.resolve(ctx, tx, &m, due, func(org Organisation, p *Payment, wallets map[string]string) {
 			settleLegs(&m, org, p, members, wallets)
