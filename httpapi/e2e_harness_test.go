@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -88,12 +87,12 @@ func startOn(t *testing.T, open opener, cfg httpapi.Config) *harness {
 	c := &clock{now: time.Date(2026, 11, 22, 10, 15, 30, 123456000, time.UTC)}
 	svc := disburse.NewService(store)
 	svc.Clock = c.Now
-	svc.Log = slog.New(slog.DiscardHandler)
+	svc.Log = e2eLogger()
 	// Pages of 3: a submit of a few payments moves them, and answers with
 	// them, over several pages.
 	svc.PageSize = 3
 	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
+		cfg.Log = e2eLogger()
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -283,12 +282,12 @@ func startReplica(t *testing.T, h *harness) *harness {
 func startServerOf(t *testing.T, h *harness, cfg httpapi.Config) *harness {
 	t.Helper()
 	svc := disburse.NewService(h.svc.Store)
-	svc.Clock, svc.Log, svc.PageSize = h.clock.Now, slog.New(slog.DiscardHandler), 3
+	svc.Clock, svc.Log, svc.PageSize = h.clock.Now, e2eLogger(), 3
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Log = slog.New(slog.DiscardHandler)
+	cfg.Log = e2eLogger()
 	srv := &http.Server{Handler: httpapi.New(svc, cfg)}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })

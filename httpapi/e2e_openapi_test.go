@@ -67,6 +67,8 @@ func (v validatingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	if err != nil {
 		return nil, err
 	}
+	e2eLogs.notePayees([]byte(req.URL.RequestURI()))
+	e2eLogs.notePayees(reqBody)
 	sent := req.Clone(req.Context())
 	sent.Body = io.NopCloser(bytes.NewReader(reqBody))
 	res, err := http.DefaultTransport.RoundTrip(sent)

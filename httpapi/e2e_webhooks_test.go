@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -60,13 +59,13 @@ func startWebhooksOn(t *testing.T, open opener) *harness {
 	t.Helper()
 	c := &clock{now: time.Date(2026, 11, 22, 10, 15, 30, 123456000, time.UTC)}
 	svc := disburse.NewService(open(t))
-	svc.Clock, svc.Log = c.Now, slog.New(slog.DiscardHandler)
+	svc.Clock, svc.Log = c.Now, e2eLogger()
 	svc.WebhookConfig.AllowPrivate = true
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: httpapi.New(svc, httpapi.Config{AdminToken: adminToken, Log: slog.New(slog.DiscardHandler)}), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: httpapi.New(svc, httpapi.Config{AdminToken: adminToken, Log: e2eLogger()}), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	h := &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, clock: c,

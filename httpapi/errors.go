@@ -60,7 +60,7 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if !known || e.Code == disburse.CodeInternal {
 		id := requestIDFrom(r.Context())
-		s.log.ErrorContext(r.Context(), "internal error", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
+		s.log.ErrorContext(r.Context(), "internal error", "request_id", id, "method", r.Method, "route", s.route(r), "err", err)
 		writeProblem(w, problem{
 			Status: http.StatusInternalServerError, Code: disburse.CodeInternal, RequestID: id,
 			Detail: "something went wrong on our side; quote the request id " + id + " when reporting it",
@@ -80,7 +80,7 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case disburse.CodeUnavailable:
 		// Nothing was committed: the same request may simply be sent again.
 		w.Header().Set("Retry-After", "1")
-		s.log.WarnContext(r.Context(), "database unavailable", "request_id", requestIDFrom(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
+		s.log.WarnContext(r.Context(), "database unavailable", "request_id", requestIDFrom(r.Context()), "method", r.Method, "route", s.route(r), "err", err)
 	}
 	writeProblem(w, p)
 }

@@ -107,7 +107,7 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, scope string
 // retry once the lease is over.
 func (s *server) finish(ctx context.Context, r *http.Request, c *disburse.Claim, a disburse.Answer) {
 	if err := s.svc.FinishIdempotent(ctx, c, a); err != nil {
-		s.log.ErrorContext(ctx, "keeping an idempotent answer failed", "request_id", requestIDFrom(r.Context()), "path", r.URL.Path, "err", err)
+		s.log.ErrorContext(ctx, "keeping an idempotent answer failed", "request_id", requestIDFrom(r.Context()), "route", s.route(r), "err", err)
 	}
 }
 

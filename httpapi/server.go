@@ -52,6 +52,7 @@ type server struct {
 	idempotencyLease time.Duration
 	limits           *limiters
 	metrics          *Metrics // nil: none
+	mux              *http.ServeMux
 }
 
 // New returns the API's handler: the route table on a ServeMux, inside the
@@ -65,11 +66,11 @@ func New(svc *disburse.Service, cfg Config) http.Handler {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	mux := http.NewServeMux()
+	s.mux = http.NewServeMux()
 	for _, rt := range s.routes() {
-		mux.Handle(rt.method+" "+rt.path, s.handle(rt.handler))
+		s.mux.Handle(rt.method+" "+rt.path, s.handle(rt.handler))
 	}
-	var routed http.Handler = s.problemsForUnrouted(mux)
+	var routed http.Handler = s.problemsForUnrouted(s.mux)
 	if cfg.Metrics != nil {
 		routed = cfg.Metrics.instrument(routed)
 	}

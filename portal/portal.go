@@ -136,7 +136,8 @@ func (p *portal) handle(h func(w http.ResponseWriter, r *http.Request) error) ht
 			// A domain failure no form shows beside a field: say it plainly.
 			p.render(w, r, http.StatusUnprocessableEntity, "message", page{Title: "Not done", Message: e.Message, Errors: fieldMessages(e)})
 		default:
-			p.log.Error("portal: internal error", "path", r.URL.Path, "err", err)
+			// The route's pattern, not the path, which can hold an msisdn.
+			p.log.Error("portal: internal error", "route", r.Pattern, "err", err)
 			p.render(w, r, http.StatusInternalServerError, "message", page{Title: "Something went wrong", Message: "The error was logged. Try again, or tell the operator."})
 		}
 	})

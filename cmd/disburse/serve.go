@@ -14,6 +14,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/internal/logs"
 	"github.com/disburse/disburse/notify"
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/worker"
@@ -46,7 +47,7 @@ func serve(ctx context.Context, args []string) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	log, err := newLogger(os.Stderr, c.LogFormat, c.LogLevel)
+	log, err := logs.New(os.Stderr, c.LogFormat, c.LogLevel)
 	if err != nil {
 		return err
 	}
