@@ -125,7 +125,27 @@ func Run(ctx context.Context, cfg Config) error {
 	return runPayments(ctx, env)
 }
 
+// check refuses a configuration that cannot run and fills its defaults.
 func (c *Config) check() error {
+	if err := c.checkSizes(); err != nil {
+		return err
+	}
+	if err := c.checkModes(); err != nil {
+		return err
+	}
+	if c.Registration && c.Register == 0 {
+		c.Register = 10_000
+	}
+	if c.Out == nil {
+		c.Out = io.Discard
+	}
+	if c.Progress == nil {
+		c.Progress = io.Discard
+	}
+	return nil
+}
+
+func (c *Config) checkSizes() error {
 	switch {
 	case c.Open == nil:
 		return errors.New("bench: no store opener")
@@ -137,6 +157,12 @@ func (c *Config) check() error {
 		return fmt.Errorf("bench: --pairs must be positive, not %d", c.Pairs)
 	case c.Register < 0:
 		return fmt.Errorf("bench: --register must not be negative, not %d", c.Register)
+	}
+	return nil
+}
+
+func (c *Config) checkModes() error {
+	switch {
 	case (c.HTTPLoad || c.LoadDuringDelivery) && (c.Duration <= 0 || c.Connections < 1):
 		return errors.New("bench: --duration and --connections must be positive")
 	case c.Registration && (c.Orgs < 1 || len(c.Clients) == 0 || slices.Min(c.Clients) < 1):
@@ -144,19 +170,9 @@ func (c *Config) check() error {
 	case c.Deliver < 0 || c.DeliveryRate < 0 || c.DeliveryConcurrency < 1 || c.Rate < 1:
 		return errors.New("bench: --deliver and --delivery-rate must not be negative, --delivery-concurrency and --rate must be positive")
 	}
-	if c.Registration && c.Register == 0 {
-		c.Register = 10_000
-	}
 	switch c.ProfilePhase {
 	case "add", "submit", "register", "reverse", "deliver", "batch", "all":
-	default:
-		return fmt.Errorf("bench: --profile-phase must be add, submit, register, reverse, deliver, batch or all, not %q", c.ProfilePhase)
+		return nil
 	}
-	if c.Out == nil {
-		c.Out = io.Discard
-	}
-	if c.Progress == nil {
-		c.Progress = io.Discard
-	}
-	return nil
+	return fmt.Errorf("bench: --profile-phase must be add, submit, register, reverse, deliver, batch or all, not %q", c.ProfilePhase)
 }

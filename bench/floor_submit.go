@@ -27,103 +27,128 @@ func (f *floor) submit(ctx context.Context, batchID string, spec batchSpec) (tim
 		// Its UPDATE settles every referral leg: they go to members.
 		return 0, fmt.Errorf("batch %s: the floor submits batches with members only", batchID)
 	}
-	batch := uuid.MustParse(batchID)
-	payout, holding := uuid.MustParse(f.org.accountID), uuid.MustParse(f.org.holdingID)
+	plan := f.planSubmit(batchID, spec, ids)
+	return f.transact(ctx, func(tx floorTx) error {
+		wallets, err := f.wallets(ctx, tx, spec.members, plan.now)
+		if err != nil {
+			return err
+		}
+		if err := plan.settle(ctx, tx); err != nil {
+			return err
+		}
+		if err := plan.insertTransfers(ctx, tx, wallets); err != nil {
+			return err
+		}
+		if err := plan.insertSMS(ctx, tx, f.org); err != nil {
+			return err
+		}
+		accounts, deltas := []uuid.UUID{plan.payout, plan.holding}, []int64{-plan.total, plan.held}
+		for msisdn, amount := range plan.paid {
+			accounts, deltas = append(accounts, wallets[msisdn]), append(deltas, amount)
+		}
+		if err := tx.addToBalances(ctx, accounts, deltas); err != nil {
+			return err
+		}
+		if _, err := tx.exec(ctx, `INSERT INTO member_checks (batch_id, created_at) VALUES (?, ?)`, plan.batch, plan.now); err != nil {
+			return err
+		}
+		return updateBatch(ctx, tx, plan.batch, disburse.BatchOpen, plan.summary, plan.now, micros(plan.due))
+	})
+}
+
+// submitPlan is what a floor's submit knows before its transaction.
+type submitPlan struct {
+	spec                   batchSpec
+	ids                    []uuid.UUID // the payments, in the order added
+	batch, payout, holding uuid.UUID
+	at, due                time.Time
+	now                    int64 // at in the stores' micros
+	summary                disburse.Summary
+	paid                   map[string]int64 // members' msisdns: what their wallets receive
+	held, total            int64
+}
+
+func (f *floor) planSubmit(batchID string, spec batchSpec, ids []uuid.UUID) *submitPlan {
 	t := f.now()
-	now, due := micros(t), t.Add(f.org.reversal)
-	var s disburse.Summary
-	paid := make(map[string]int64) // members' msisdns: what their wallets receive
-	var held, total int64
+	p := &submitPlan{spec: spec, ids: ids, batch: uuid.MustParse(batchID),
+		payout: uuid.MustParse(f.org.accountID), holding: uuid.MustParse(f.org.holdingID),
+		at: t, due: t.Add(f.org.reversal), now: micros(t), paid: make(map[string]int64)}
 	for i := range spec.n {
-		s.Change(disburse.Payment{Status: disburse.PaymentDeleted}, submitted(spec.payment(i), t, due))
+		p.summary.Change(disburse.Payment{Status: disburse.PaymentDeleted}, submitted(spec.payment(i), t, p.due))
 	}
 	for w := spec.walk(); ; {
 		_, l, ok := w.next()
 		if !ok {
 			break
 		}
-		total += int64(l.amount)
+		p.total += int64(l.amount)
 		if l.member {
-			paid[l.msisdn] += int64(l.amount)
+			p.paid[l.msisdn] += int64(l.amount)
 		} else {
-			held += int64(l.amount)
+			p.held += int64(l.amount)
 		}
 	}
-	sms := smsText(f.org, due)
-	return f.transact(ctx, func(tx floorTx) error {
-		wallets, err := f.wallets(ctx, tx, spec.members, now)
-		if err != nil {
-			return err
-		}
-		// The payments' new states, decided by the membership stored at add.
-		n, err := tx.exec(ctx, `UPDATE payments SET
-			status = CASE WHEN is_member THEN 'SETTLED' ELSE 'PENDING' END,
-			submitted_at = CAST(? AS BIGINT),
-			settled_at = CASE WHEN is_member THEN CAST(? AS BIGINT) END,
-			reversal_due_at = CASE WHEN is_member THEN NULL ELSE CAST(? AS BIGINT) END,
-			referral_status = CASE WHEN referral_amount > 0 THEN 'SETTLED' ELSE referral_status END,
-			referral_settled_at = CASE WHEN referral_amount > 0 THEN CAST(? AS BIGINT) END
-			WHERE batch_id = ? AND status = 'DRAFT'`, now, now, micros(due), now, batch)
-		if err != nil {
-			return err
-		}
-		if n != int64(spec.n) {
-			return fmt.Errorf("submit updated %d of %d payments", n, spec.n)
-		}
+	return p
+}
 
-		// A transfer per leg, in the service's order.
-		w := spec.walk()
-		err = tx.insert(ctx, "transfers", []string{"id", "from_account_id", "to_account_id", "amount", "kind", "payment_id", "leg", "reference", "created_at"},
-			func(dst []any) bool {
-				i, l, ok := w.next()
+// settle writes the payments' new states, decided by the membership
+// stored at add.
+func (p *submitPlan) settle(ctx context.Context, tx floorTx) error {
+	n, err := tx.exec(ctx, `UPDATE payments SET
+		status = CASE WHEN is_member THEN 'SETTLED' ELSE 'PENDING' END,
+		submitted_at = CAST(? AS BIGINT),
+		settled_at = CASE WHEN is_member THEN CAST(? AS BIGINT) END,
+		reversal_due_at = CASE WHEN is_member THEN NULL ELSE CAST(? AS BIGINT) END,
+		referral_status = CASE WHEN referral_amount > 0 THEN 'SETTLED' ELSE referral_status END,
+		referral_settled_at = CASE WHEN referral_amount > 0 THEN CAST(? AS BIGINT) END
+		WHERE batch_id = ? AND status = 'DRAFT'`, p.now, p.now, micros(p.due), p.now, p.batch)
+	if err != nil {
+		return err
+	}
+	if n != int64(p.spec.n) {
+		return fmt.Errorf("submit updated %d of %d payments", n, p.spec.n)
+	}
+	return nil
+}
+
+// insertTransfers writes a transfer per leg, in the service's order.
+func (p *submitPlan) insertTransfers(ctx context.Context, tx floorTx, wallets map[string]uuid.UUID) error {
+	w := p.spec.walk()
+	return tx.insert(ctx, "transfers", []string{"id", "from_account_id", "to_account_id", "amount", "kind", "payment_id", "leg", "reference", "created_at"},
+		func(dst []any) bool {
+			i, l, ok := w.next()
+			if !ok {
+				return false
+			}
+			to, kind := p.holding, disburse.TransferHold
+			if l.member {
+				to, kind = wallets[l.msisdn], disburse.TransferPay
+			}
+			dst[0], dst[1], dst[2], dst[3], dst[4] = uuid.Must(uuid.NewV7()), p.payout, to, int64(l.amount), string(kind)
+			dst[5], dst[6], dst[7], dst[8] = p.ids[i], string(l.which), "", p.now
+			return true
+		})
+}
+
+// insertSMS writes an SMS per held leg, in the same order.
+func (p *submitPlan) insertSMS(ctx context.Context, tx floorTx, o *org) error {
+	sms := smsText(o, p.due)
+	w := p.spec.walk()
+	return tx.insert(ctx, "notifications", []string{"id", "channel", "recipient", "message", "status", "attempts", "next_attempt_at", "lease_owner", "last_error", "created_at"},
+		func(dst []any) bool {
+			for {
+				_, l, ok := w.next()
 				if !ok {
 					return false
 				}
-				to, kind := holding, disburse.TransferHold
 				if l.member {
-					to, kind = wallets[l.msisdn], disburse.TransferPay
+					continue
 				}
-				dst[0], dst[1], dst[2], dst[3], dst[4] = uuid.Must(uuid.NewV7()), payout, to, int64(l.amount), string(kind)
-				dst[5], dst[6], dst[7], dst[8] = ids[i], string(l.which), "", now
+				dst[0], dst[1], dst[2], dst[3] = uuid.Must(uuid.NewV7()), string(disburse.ChannelSMS), l.msisdn, sms(l.amount)
+				dst[4], dst[5], dst[6], dst[7], dst[8], dst[9] = string(disburse.NotificationPending), int64(0), p.now, "", "", p.now
 				return true
-			})
-		if err != nil {
-			return err
-		}
-
-		// An SMS per held leg, in the same order.
-		w = spec.walk()
-		err = tx.insert(ctx, "notifications", []string{"id", "channel", "recipient", "message", "status", "attempts", "next_attempt_at", "lease_owner", "last_error", "created_at"},
-			func(dst []any) bool {
-				for {
-					_, l, ok := w.next()
-					if !ok {
-						return false
-					}
-					if l.member {
-						continue
-					}
-					dst[0], dst[1], dst[2], dst[3] = uuid.Must(uuid.NewV7()), string(disburse.ChannelSMS), l.msisdn, sms(l.amount)
-					dst[4], dst[5], dst[6], dst[7], dst[8], dst[9] = string(disburse.NotificationPending), int64(0), now, "", "", now
-					return true
-				}
-			})
-		if err != nil {
-			return err
-		}
-
-		accounts, deltas := []uuid.UUID{payout, holding}, []int64{-total, held}
-		for msisdn, amount := range paid {
-			accounts, deltas = append(accounts, wallets[msisdn]), append(deltas, amount)
-		}
-		if err := tx.addToBalances(ctx, accounts, deltas); err != nil {
-			return err
-		}
-		if _, err := tx.exec(ctx, `INSERT INTO member_checks (batch_id, created_at) VALUES (?, ?)`, batch, now); err != nil {
-			return err
-		}
-		return updateBatch(ctx, tx, batch, disburse.BatchOpen, s, now, micros(due))
-	})
+			}
+		})
 }
 
 // floorLeg is one leg of payment i: where it goes and how much.

@@ -44,42 +44,10 @@ func runPayments(ctx context.Context, e *env) error {
 		return err
 	}
 
-	r := result{store: engineOf(cfg.DatabaseURL), payments: n, chunk: cfg.Chunk, pairs: cfg.Pairs}
-	var first batchSpec
-	var firstID string
-	for i := range cfg.Pairs {
-		svcSpec := o.newBatch(fmt.Sprintf("s%d", i), n, true)
-		floorSpec := o.newBatch(fmt.Sprintf("f%d", i), n, true)
-		sides := []func() error{
-			func() error {
-				// The service's own peak: the floor's connection is closed
-				// by now, but its high-water mark would stay.
-				r.runPeakRSS = max(r.runPeakRSS, peakRSSMB())
-				resetPeakRSS()
-				id, add, sub, err := serviceRun(ctx, e, o, svcSpec)
-				r.peakRSS = max(r.peakRSS, peakRSSMB())
-				if i == 0 {
-					first, firstID = svcSpec, id
-				}
-				r.add, r.submit = append(r.add, add), append(r.submit, sub)
-				return err
-			},
-			func() error {
-				add, sub, err := floorRun(ctx, e, o, floorSpec)
-				r.addFloor, r.subFloor = append(r.addFloor, add), append(r.subFloor, sub)
-				return err
-			},
-		}
-		if i%2 == 1 {
-			sides[0], sides[1] = sides[1], sides[0]
-		}
-		for _, side := range sides {
-			if err := side(); err != nil {
-				return err
-			}
-		}
-		e.say("pair %d: add %v (floor %v), submit %v (floor %v)", i+1,
-			r.add[i].Round(time.Millisecond), r.addFloor[i].Round(time.Millisecond), r.submit[i].Round(time.Millisecond), r.subFloor[i].Round(time.Millisecond))
+	r := &result{store: engineOf(cfg.DatabaseURL), payments: n, chunk: cfg.Chunk, pairs: cfg.Pairs}
+	first, firstID, err := r.runPairs(ctx, e, o)
+	if err != nil {
+		return err
 	}
 
 	r.registered = first.nonMemberCount()
@@ -117,6 +85,47 @@ func runPayments(ctx context.Context, e *env) error {
 		return err
 	}
 	return ledgerError(ok, problems)
+}
+
+// runPairs adds and submits each pair of batches, the service's and the
+// floor's, in turns (who goes first alternates), and returns the service's
+// first batch, which the later phases use.
+func (r *result) runPairs(ctx context.Context, e *env, o *org) (first batchSpec, firstID string, err error) {
+	for i := range e.cfg.Pairs {
+		svcSpec := o.newBatch(fmt.Sprintf("s%d", i), r.payments, true)
+		floorSpec := o.newBatch(fmt.Sprintf("f%d", i), r.payments, true)
+		sides := []func() error{
+			func() error {
+				// The service's own peak: the floor's connection is closed
+				// by now, but its high-water mark would stay.
+				r.runPeakRSS = max(r.runPeakRSS, peakRSSMB())
+				resetPeakRSS()
+				id, add, sub, err := serviceRun(ctx, e, o, svcSpec)
+				r.peakRSS = max(r.peakRSS, peakRSSMB())
+				if i == 0 {
+					first, firstID = svcSpec, id
+				}
+				r.add, r.submit = append(r.add, add), append(r.submit, sub)
+				return err
+			},
+			func() error {
+				add, sub, err := floorRun(ctx, e, o, floorSpec)
+				r.addFloor, r.subFloor = append(r.addFloor, add), append(r.subFloor, sub)
+				return err
+			},
+		}
+		if i%2 == 1 {
+			sides[0], sides[1] = sides[1], sides[0]
+		}
+		for _, side := range sides {
+			if err := side(); err != nil {
+				return first, firstID, err
+			}
+		}
+		e.say("pair %d: add %v (floor %v), submit %v (floor %v)", i+1,
+			r.add[i].Round(time.Millisecond), r.addFloor[i].Round(time.Millisecond), r.submit[i].Round(time.Millisecond), r.subFloor[i].Round(time.Millisecond))
+	}
+	return first, firstID, nil
 }
 
 // deliverOutboxes sends, as the workers would, the notifications of the

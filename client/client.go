@@ -92,18 +92,12 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	}
 	renewed := false
 	for try := 0; ; try++ {
-		token, err := d.accessToken(req.Context())
+		token, err := d.prepare(req, try)
 		if err != nil {
 			return nil, err
 		}
-		req.Header.Set("Authorization", "Bearer "+token)
-		if try > 0 && req.GetBody != nil {
-			if req.Body, err = req.GetBody(); err != nil {
-				return nil, err
-			}
-		}
 		res, err := d.opts.HTTPClient.Do(req)
-		if err == nil && res.StatusCode == http.StatusUnauthorized && !renewed && (safe || req.GetBody != nil || req.Body == nil) {
+		if !renewed && err == nil && res.StatusCode == http.StatusUnauthorized && resendable(req, safe) {
 			// A token revoked or expired early: renew it once and send again
 			// (a request the server refused with 401 did nothing).
 			res.Body.Close()
@@ -114,18 +108,48 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 		if !safe || try >= d.opts.Retries || !retryable(res, err) {
 			return res, err
 		}
-		wait := d.opts.Backoff << try
-		if res != nil {
-			if s, perr := strconv.Atoi(res.Header.Get("Retry-After")); perr == nil && s >= 0 {
-				wait = time.Duration(s) * time.Second
-			}
-			res.Body.Close()
+		if err := d.wait(req.Context(), res, try); err != nil {
+			return nil, err
 		}
-		select {
-		case <-req.Context().Done():
-			return nil, req.Context().Err()
-		case <-time.After(wait):
+	}
+}
+
+// prepare sets a live access token on req, and before a retry a fresh
+// copy of its body, and returns the token.
+func (d *doer) prepare(req *http.Request, try int) (string, error) {
+	token, err := d.accessToken(req.Context())
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	if try > 0 && req.GetBody != nil {
+		if req.Body, err = req.GetBody(); err != nil {
+			return "", err
 		}
+	}
+	return token, nil
+}
+
+// resendable: the request's body, if any, can be sent a second time.
+func resendable(req *http.Request, safe bool) bool {
+	return safe || req.GetBody != nil || req.Body == nil
+}
+
+// wait sleeps before retry try+1: the answer's Retry-After when it has
+// one, else the backoff doubled at each try.
+func (d *doer) wait(ctx context.Context, res *http.Response, try int) error {
+	wait := d.opts.Backoff << try
+	if res != nil {
+		if s, err := strconv.Atoi(res.Header.Get("Retry-After")); err == nil && s >= 0 {
+			wait = time.Duration(s) * time.Second
+		}
+		res.Body.Close()
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(wait):
+		return nil
 	}
 }
 

@@ -108,75 +108,90 @@ func batches(ctx context.Context, args []string, out, errOut io.Writer) error {
 	case "upload":
 		return upload(ctx, fs, a, args[1:])
 	case "list":
-		status := fs.String("status", "", "only batches with this status code")
-		external := fs.String("external-id", "", "only batches with this external id")
-		skip, take := fs.Int("skip", 0, "batches to skip"), fs.Int("take", 1000, "batches to show, at most 1000")
-		if _, err := parseArgs(fs, args[1:]); err != nil {
-			return err
-		}
-		api, err := a.connect()
-		if err != nil {
-			return err
-		}
-		p := &apiclient.ListBatchesParams{Skip: skip, Take: take}
-		if *status != "" {
-			p.StatusCode = (*apiclient.BatchStatus)(status)
-		}
-		if *external != "" {
-			p.ExternalId = external
-		}
-		res, err := api.ListBatchesWithResponse(ctx, p)
-		if err != nil {
-			return serviceError(err)
-		}
-		return a.show(res.StatusCode(), res.Body, func() { printBatches(out, *res.JSON200...) })
+		return batchesList(ctx, fs, a, args[1:])
 	case "get", "submit", "cancel":
-		pos, err := parseArgs(fs, args[1:])
-		if err != nil {
-			return err
-		}
-		if len(pos) != 1 {
-			return usageError("usage: disburse batches %s ID", args[0])
-		}
-		api, err := a.connect()
-		if err != nil {
-			return err
-		}
-		var res *http.Response
-		switch args[0] {
-		case "get":
-			res, err = api.GetBatch(ctx, pos[0])
-		case "submit":
-			return a.submit(ctx, api, pos[0])
-		case "cancel":
-			res, err = api.CancelBatch(ctx, pos[0], nil)
-		}
-		return a.showBatch(res, err)
+		return oneBatch(ctx, fs, a, args[0], args[1:])
 	case "payments":
-		status := fs.String("status", "", "only payments with this status code")
-		skip, take := fs.Int("skip", 0, "payments to skip"), fs.Int("take", 1000, "payments to show, at most 1000")
-		pos, err := parseArgs(fs, args[1:])
-		if err != nil {
-			return err
-		}
-		if len(pos) != 1 {
-			return usageError("usage: disburse batches payments ID")
-		}
-		api, err := a.connect()
-		if err != nil {
-			return err
-		}
-		p := &apiclient.ListPaymentsParams{Skip: skip, Take: take}
-		if *status != "" {
-			p.StatusCode = (*apiclient.PaymentStatus)(status)
-		}
-		res, err := api.ListPaymentsWithResponse(ctx, pos[0], p)
-		if err != nil {
-			return serviceError(err)
-		}
-		return a.show(res.StatusCode(), res.Body, func() { printPayments(out, *res.JSON200) })
+		return listPayments(ctx, fs, a, args[1:])
 	}
 	return usageError("%s", batchesUsage)
+}
+
+// batchesList is "batches list".
+func batchesList(ctx context.Context, fs *flag.FlagSet, a *apiFlags, args []string) error {
+	status := fs.String("status", "", "only batches with this status code")
+	external := fs.String("external-id", "", "only batches with this external id")
+	skip, take := fs.Int("skip", 0, "batches to skip"), fs.Int("take", 1000, "batches to show, at most 1000")
+	if _, err := parseArgs(fs, args); err != nil {
+		return err
+	}
+	api, err := a.connect()
+	if err != nil {
+		return err
+	}
+	p := &apiclient.ListBatchesParams{Skip: skip, Take: take}
+	if *status != "" {
+		p.StatusCode = (*apiclient.BatchStatus)(status)
+	}
+	if *external != "" {
+		p.ExternalId = external
+	}
+	res, err := api.ListBatchesWithResponse(ctx, p)
+	if err != nil {
+		return serviceError(err)
+	}
+	return a.show(res.StatusCode(), res.Body, func() { printBatches(a.out, *res.JSON200...) })
+}
+
+// oneBatch is "batches get|submit|cancel ID".
+func oneBatch(ctx context.Context, fs *flag.FlagSet, a *apiFlags, command string, args []string) error {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError("usage: disburse batches %s ID", command)
+	}
+	api, err := a.connect()
+	if err != nil {
+		return err
+	}
+	var res *http.Response
+	switch command {
+	case "get":
+		res, err = api.GetBatch(ctx, pos[0])
+	case "submit":
+		return a.submit(ctx, api, pos[0])
+	case "cancel":
+		res, err = api.CancelBatch(ctx, pos[0], nil)
+	}
+	return a.showBatch(res, err)
+}
+
+// listPayments is "batches payments ID".
+func listPayments(ctx context.Context, fs *flag.FlagSet, a *apiFlags, args []string) error {
+	status := fs.String("status", "", "only payments with this status code")
+	skip, take := fs.Int("skip", 0, "payments to skip"), fs.Int("take", 1000, "payments to show, at most 1000")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError("usage: disburse batches payments ID")
+	}
+	api, err := a.connect()
+	if err != nil {
+		return err
+	}
+	p := &apiclient.ListPaymentsParams{Skip: skip, Take: take}
+	if *status != "" {
+		p.StatusCode = (*apiclient.PaymentStatus)(status)
+	}
+	res, err := api.ListPaymentsWithResponse(ctx, pos[0], p)
+	if err != nil {
+		return serviceError(err)
+	}
+	return a.show(res.StatusCode(), res.Body, func() { printPayments(a.out, *res.JSON200) })
 }
 
 func accounts(ctx context.Context, args []string, out, errOut io.Writer) error {

@@ -145,8 +145,18 @@ func parse(fs *flag.FlagSet, args []string) error {
 // bits when it is random base64, as a generated one is.
 const minAdminToken = 24
 
-// check reports settings that cannot work, before anything starts.
+// check reports settings that cannot work, before anything starts: the
+// first one, in the order of the README's table.
 func (c *config) check() error {
+	for _, check := range []func() error{c.checkAccess, c.checkDelivery, c.checkLimits, c.checkHTTP} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *config) checkAccess() error {
 	switch {
 	case c.AdminToken != "" && len(c.AdminToken) < minAdminToken:
 		return fmt.Errorf("admin-token must be at least %d characters: it opens the whole operator API", minAdminToken)
@@ -154,6 +164,12 @@ func (c *config) check() error {
 		return fmt.Errorf("token-ttl must be positive")
 	case c.WorkerInterval <= 0:
 		return fmt.Errorf("worker-interval must be positive")
+	}
+	return nil
+}
+
+func (c *config) checkDelivery() error {
+	switch {
 	case c.NotifyProvider != "log" && c.NotifyProvider != "http":
 		return fmt.Errorf("notify-provider must be log or http, not %q", c.NotifyProvider)
 	case c.NotifyProvider == "http" && c.NotifyURL == "":
@@ -164,6 +180,12 @@ func (c *config) check() error {
 		return fmt.Errorf("delivery-concurrency must be at least 1")
 	case c.DeliveryRate < 0:
 		return fmt.Errorf("delivery-rate must not be negative")
+	}
+	return nil
+}
+
+func (c *config) checkLimits() error {
+	switch {
 	case c.Limits.MaxAmount < disburse.MinAmount:
 		return fmt.Errorf("max-amount must be at least %s, the smallest payment", disburse.MinAmount)
 	case c.Limits.MaxPaymentsPerRequest < 1:
@@ -172,6 +194,12 @@ func (c *config) check() error {
 		return fmt.Errorf("max-payments-per-batch must be at least 1")
 	case c.MaxBodyBytes < 1:
 		return fmt.Errorf("max-body-bytes must be at least 1")
+	}
+	return nil
+}
+
+func (c *config) checkHTTP() error {
+	switch {
 	case c.ReadTimeout <= 0 || c.WriteTimeout <= 0 || c.IdleTimeout <= 0:
 		return fmt.Errorf("read-timeout, write-timeout and idle-timeout must be positive")
 	case c.MaxHeaderBytes < 4096:

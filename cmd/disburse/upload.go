@@ -33,28 +33,11 @@ import (
 //     twice, so no row can be added, or paid, twice.
 //  3. The rows go in requests of --request-size; --submit submits the batch.
 func upload(ctx context.Context, fs *flag.FlagSet, a *apiFlags, args []string) error {
-	file := fs.String("file", "", "the CSV file of payments (required)")
-	name := fs.String("name", "", "the batch's name (required)")
-	externalID := fs.String("external-id", "", "the batch's external id (default: csv- and the file's hash)")
-	submit := fs.Bool("submit", false, "submit the batch once every row is in")
-	size := fs.Int("request-size", 10000, "payments per request, 1 to 100000")
-	if _, err := parseArgs(fs, args); err != nil {
+	u, err := parseUpload(fs, args)
+	if err != nil {
 		return err
 	}
-	if *file == "" || *name == "" {
-		return usageError("usage: disburse batches upload --file payouts.csv --name NAME [--external-id ID] [--submit] [--request-size N]")
-	}
-	if *size < 1 || *size > 100000 {
-		return usageError("--request-size must be 1 to 100000")
-	}
-	hash, err := fileHash(*file)
-	if err != nil {
-		return usageError("%v", err)
-	}
-	if *externalID == "" {
-		*externalID = "csv-" + hash[:16]
-	}
-	total, err := validateFile(*file, *size, a.errOut)
+	total, err := validateFile(u.file, u.size, a.errOut)
 	if err != nil {
 		return err
 	}
@@ -62,7 +45,7 @@ func upload(ctx context.Context, fs *flag.FlagSet, a *apiFlags, args []string) e
 	if err != nil {
 		return err
 	}
-	batch, err := findOrCreateBatch(ctx, api, *name, *externalID)
+	batch, err := findOrCreateBatch(ctx, api, u.name, u.externalID)
 	if err != nil {
 		return err
 	}
@@ -74,10 +57,10 @@ func upload(ctx context.Context, fs *flag.FlagSet, a *apiFlags, args []string) e
 	if done > 0 {
 		fmt.Fprintf(a.errOut, "batch %s holds %d of the file's %d payments already: sending the rest\n", batch.Id, done, total)
 	}
-	if err := sendRows(ctx, api, a.errOut, batch.Id.String(), *file, hash[:16], *size, done, total); err != nil {
+	if err := sendRows(ctx, api, a.errOut, batch.Id.String(), u.file, u.hash[:16], u.size, done, total); err != nil {
 		return err
 	}
-	if *submit {
+	if u.submit {
 		return a.submit(ctx, api, batch.Id.String())
 	}
 	res, err := api.GetBatchWithResponse(ctx, batch.Id.String())
@@ -85,6 +68,38 @@ func upload(ctx context.Context, fs *flag.FlagSet, a *apiFlags, args []string) e
 		return serviceError(err)
 	}
 	return a.show(res.StatusCode(), res.Body, func() { printBatches(a.out, *res.JSON200) })
+}
+
+// uploadArgs are an upload's flags, checked, with the file's hash.
+type uploadArgs struct {
+	file, name, externalID, hash string
+	submit                       bool
+	size                         int
+}
+
+func parseUpload(fs *flag.FlagSet, args []string) (uploadArgs, error) {
+	file := fs.String("file", "", "the CSV file of payments (required)")
+	name := fs.String("name", "", "the batch's name (required)")
+	externalID := fs.String("external-id", "", "the batch's external id (default: csv- and the file's hash)")
+	submit := fs.Bool("submit", false, "submit the batch once every row is in")
+	size := fs.Int("request-size", 10000, "payments per request, 1 to 100000")
+	if _, err := parseArgs(fs, args); err != nil {
+		return uploadArgs{}, err
+	}
+	if *file == "" || *name == "" {
+		return uploadArgs{}, usageError("usage: disburse batches upload --file payouts.csv --name NAME [--external-id ID] [--submit] [--request-size N]")
+	}
+	if *size < 1 || *size > 100000 {
+		return uploadArgs{}, usageError("--request-size must be 1 to 100000")
+	}
+	hash, err := fileHash(*file)
+	if err != nil {
+		return uploadArgs{}, usageError("%v", err)
+	}
+	if *externalID == "" {
+		*externalID = "csv-" + hash[:16]
+	}
+	return uploadArgs{file: *file, name: *name, externalID: *externalID, hash: hash, submit: *submit, size: *size}, nil
 }
 
 func (a *apiFlags) print(b apiclient.Batch) error {
