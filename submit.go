@@ -18,7 +18,7 @@ func (s *Service) Submit(ctx context.Context, organisationID, batchID string) (B
 // AnswerSpool keeps a submit's answer: it is shown the payments a page at
 // a time, in their new state, as the submit writes them. The API answers
 // with them all, and reading a large batch back from the store after the
-// commit cost a tenth of the submit (docs/benchmarks.md).
+// commit was a visible part of the submit (docs/benchmarks.md).
 type AnswerSpool interface {
 	// Restart says the submit's transaction runs again from its start:
 	// the pages shown so far are void.

@@ -38,8 +38,8 @@ type Config struct {
 	Pairs    int // service/floor pairs of add and submit; medians are reported
 	// Register is how many of the first batch's non-members register; 0
 	// is all of them. A run of a million payments registers a sample:
-	// 500,000 registrations would take most of an hour, and their rate
-	// does not depend on the batch's size.
+	// registering every payee would take far longer than the rest of the
+	// run, and their rate does not depend on the batch's size.
 	Register int
 
 	// Webhooks is how many webhook endpoints (every event) the bench's

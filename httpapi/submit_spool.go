@@ -11,8 +11,8 @@ import (
 // spool keeps a submit's answer, the JSON of its payments, in a temporary
 // file while the submit writes them (a disburse.AnswerSpool): after the
 // commit the file is copied out, rather than every payment read back from
-// the store. A million payments' JSON, a quarter of a gigabyte, does not
-// belong in memory. Should the file fail, the spool says so (failed) and
+// the store. A million payments' JSON is hundreds of megabytes, which do
+// not belong in memory. Should the file fail, the spool says so (failed) and
 // the answer is read from the store as before.
 type spool struct {
 	f    *os.File

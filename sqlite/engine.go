@@ -56,12 +56,13 @@ const maxVariables = 32766
 // InsertRows binds the rows to a multi-row INSERT ... VALUES, as many rows
 // a statement as its parameters allow (and MaxBulkRows), rather than passing them as JSON
 // (Rows): SQLite then neither parses the JSON nor extracts each value
-// from it, a third of an add's CPU (docs/benchmarks.md, "Issue 16"). Rows
+// from it, much of an add's CPU (docs/benchmarks.md, "SQLite inserts
+// with multi-row `VALUES`"). Rows
 // go in the order given, so the rowid follows it.
 //
 // The full chunks share one text, prepared once and run for each, as
 // the bench's floor does: parsing a statement of 32,766 parameters again
-// for each chunk was a sixth of an add's CPU. Only a last, shorter chunk
+// for each chunk showed in an add's profile. Only a last, shorter chunk
 // is parsed on its own. (The connection's statement cache leaves such
 // long texts out, so the call keeps its own.)
 func (e Engine) InsertRows(ctx context.Context, c sqlstore.Conn, table string, cols []sqlstore.Column, n int) (err error) {

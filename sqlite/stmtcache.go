@@ -9,8 +9,8 @@ import (
 )
 
 // The driver prepares every statement it is given, each time: on a
-// registration, parsing SQL was about a third of the CPU the store used
-// (docs/benchmarks.md, "Issue 16: registration"). Each connection here
+// registration, parsing SQL was much of the CPU the store used
+// (docs/benchmarks.md, "Registration"). Each connection here
 // keeps its prepared statements by their text and runs a statement again
 // from there. The texts are few and fixed: bulk rows travel as one JSON
 // parameter (Engine.Rows), so a statement's text does not depend on how

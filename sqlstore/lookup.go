@@ -75,8 +75,8 @@ func qualify(alias, columns string) string {
 
 // PrepareLookups is an Option for a driver that parses every statement it
 // is handed anew: modernc.org/sqlite keeps no statement cache, and its
-// parser took a third of the handler's CPU time in GET /batches/{id}
-// (bench --http-load). pgx keeps a cache per connection, so PostgreSQL
+// parser was a large part of the handler's CPU time in GET /batches/{id}
+// (bench --http-load, docs/benchmarks.md). pgx keeps a cache per connection, so PostgreSQL
 // needs no such thing.
 func PrepareLookups() Option {
 	return func(s *Store) { s.prepared = &statements{db: s.read, d: s.e} }

@@ -31,7 +31,8 @@ func Plausible(s string) bool {
 // The answer is libphonenumber's, phonenumbers.GetNumberType of
 // phonenumbers.Parse("+"+s, ""), but most numbers skip Parse (see
 // splitMsisdn) and the type is found with patterns compiled once (see
-// numberType): validation was half of the CPU a large batch cost. Both
+// numberType): through Parse, validation was the largest cost of a large
+// batch (docs/benchmarks.md). Both
 // follow the library's code, phonenumbers v1.8.1; TestValidAsParse and
 // FuzzValid hold them to its answers, upgrades included.
 func Valid(s string) bool {
@@ -186,7 +187,8 @@ var callingCodes = sync.OnceValue(func() *[1000]callingCode {
 })
 
 // numberPlan is one region's metadata with its patterns, compiled on first
-// use: a service sees few countries, and all of them take 0.1 s to compile.
+// use: a service sees few countries, and compiling them all would slow
+// every start.
 type numberPlan struct {
 	meta *phonenumbers.PhoneMetadata
 	once sync.Once

@@ -74,7 +74,7 @@ func URL(tb testing.TB) string {
 		tb.Fatalf("pgtest: %v", err)
 	}
 	// A test's commits need not survive a crash: not waiting for the WAL
-	// flush at every commit makes the tests several times faster.
+	// flush at every commit makes the tests much faster.
 	if err := adminExec(ctx, admin, "ALTER DATABASE "+name+" SET synchronous_commit = off"); err != nil {
 		tb.Fatalf("pgtest: %v", err)
 	}
