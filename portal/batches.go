@@ -7,15 +7,16 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/portal/backoffice"
 )
 
 // batches lists batches newest first: every organisation's for an
 // operator (filtered by organisation), the user's own organisation's else.
 func (p *portal) batches(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	f := disburse.PortalBatchFilter{OrganisationID: strings.TrimSpace(q.Get("organisation")), Status: disburse.BatchStatus(q.Get("status")),
+	f := backoffice.BatchFilter{OrganisationID: strings.TrimSpace(q.Get("organisation")), Status: disburse.BatchStatus(q.Get("status")),
 		Before: q.Get("before"), Limit: pageSize + 1}
-	list, err := p.svc.AllBatches(r.Context(), user(r).Scope(), f)
+	list, err := p.office.AllBatches(r.Context(), user(r).Scope(), f)
 	pg := page{Title: "Batches", Statuses: disburse.BatchStatuses(),
 		Filter: map[string]string{"organisation": f.OrganisationID, "status": string(f.Status)}}
 	if field, _, ok := fieldErrors(err); ok {
@@ -39,7 +40,7 @@ func (p *portal) batches(w http.ResponseWriter, r *http.Request) error {
 // createBatch is an organisation user's: an operator pays for nobody.
 func (p *portal) createBatch(w http.ResponseWriter, r *http.Request) error {
 	u := user(r)
-	if u.Role != disburse.RoleOrganisation {
+	if u.Role != backoffice.RoleOrganisation {
 		return notFound
 	}
 	form := formValues(r, "name", "externalId")
@@ -63,7 +64,7 @@ func (p *portal) batch(w http.ResponseWriter, r *http.Request) error {
 // cursor ?after=: a batch of a million opens as fast as one of ten.
 func (p *portal) batchPage(w http.ResponseWriter, r *http.Request, status int, pg page) error {
 	scope := user(r).Scope()
-	b, err := p.svc.ScopedBatch(r.Context(), scope, r.PathValue("id"))
+	b, err := p.office.ScopedBatch(r.Context(), scope, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -71,7 +72,7 @@ func (p *portal) batchPage(w http.ResponseWriter, r *http.Request, status int, p
 	if after != "" && !disburse.ValidID(after) {
 		return notFound
 	}
-	payments, err := p.svc.PaymentsPage(r.Context(), scope, b.ID, after, pageSize+1)
+	payments, err := p.office.PaymentsPage(r.Context(), scope, b.ID, after, pageSize+1)
 	if err != nil {
 		return err
 	}
@@ -95,7 +96,7 @@ func (p *portal) batchPage(w http.ResponseWriter, r *http.Request, status int, p
 // operator looks but does not pay, so the operator gets 404 too.
 func ownBatchOnly(r *http.Request) (string, error) {
 	u := user(r)
-	if u.Role != disburse.RoleOrganisation {
+	if u.Role != backoffice.RoleOrganisation {
 		return "", notFound
 	}
 	return u.OrganisationID, nil
@@ -139,13 +140,13 @@ type leg struct {
 	Amount                                disburse.Money
 	Status                                disburse.PaymentStatus
 	SettledAt, ReversalDueAt, CancelledAt time.Time
-	Transfers                             []disburse.LegTransfer
+	Transfers                             []backoffice.LegTransfer
 }
 
 // payment draws a payment with its legs and each leg's transfers, for
 // an operator or the payment's own organisation (else 404).
 func (p *portal) payment(w http.ResponseWriter, r *http.Request) error {
-	pay, transfers, err := p.svc.ScopedPaymentTransfers(r.Context(), user(r).Scope(), r.PathValue("id"))
+	pay, transfers, err := p.office.ScopedPaymentTransfers(r.Context(), user(r).Scope(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}

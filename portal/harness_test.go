@@ -16,20 +16,22 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/portal"
+	"github.com/disburse/disburse/portal/backoffice"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlite"
+	"github.com/disburse/disburse/sqlstore"
 )
 
-type opener func(t *testing.T) disburse.Store
+type opener func(t *testing.T) *sqlstore.Store
 
 // eachStore runs test on SQLite and on PostgreSQL (which pgtest skips,
 // saying how to run it, without DISBURSE_TEST_POSTGRES_URL).
 func eachStore(t *testing.T, test func(t *testing.T, open opener)) {
 	t.Run("sqlite", func(t *testing.T) { test(t, openSQLite) })
-	t.Run("postgres", func(t *testing.T) { test(t, pgtest.Open) })
+	t.Run("postgres", func(t *testing.T) { test(t, pgtest.OpenSQL) })
 }
 
-func openSQLite(t *testing.T) disburse.Store {
+func openSQLite(t *testing.T) *sqlstore.Store {
 	t.Helper()
 	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "portal.db"))
 	if err != nil {
@@ -57,6 +59,7 @@ func (c *clock) Add(d time.Duration) {
 type world struct {
 	srv              *httptest.Server
 	svc              *disburse.Service
+	office           *backoffice.Service
 	clock            *clock
 	org, other       disburse.Organisation
 	orgAccount       disburse.Account
@@ -75,10 +78,11 @@ const (
 func newWorld(t *testing.T, open opener) *world {
 	t.Helper()
 	ctx := t.Context()
-	svc := disburse.NewService(open(t))
+	store := open(t)
+	svc, office := disburse.NewService(store), backoffice.NewService(store)
 	c := &clock{now: time.Now().UTC()}
-	svc.Clock = c.Now
-	w := &world{svc: svc, clock: c}
+	svc.Clock, office.Clock = c.Now, c.Now
+	w := &world{svc: svc, office: office, clock: c}
 	var accounts []disburse.Account
 	var err error
 	if w.org, accounts, err = svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Acme Payouts"}); err != nil {
@@ -88,17 +92,17 @@ func newWorld(t *testing.T, open opener) *world {
 	if w.other, _, err = svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Other Org"}); err != nil {
 		t.Fatal(err)
 	}
-	mk := func(email string, role disburse.Role, org string) string {
-		_, pw, err := svc.CreatePortalUser(ctx, disburse.NewPortalUser{Email: email, Role: role, OrganisationID: org})
+	mk := func(email string, role backoffice.Role, org string) string {
+		_, pw, err := office.CreateUser(ctx, backoffice.NewUser{Email: email, Role: role, OrganisationID: org})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return pw
 	}
-	w.operatorPassword = mk(operatorEmail, disburse.RoleOperator, "")
-	w.userPassword = mk(userEmail, disburse.RoleOrganisation, w.org.ID)
-	w.otherPassword = mk(otherEmail, disburse.RoleOrganisation, w.other.ID)
-	w.srv = httptest.NewServer(portal.Mount(portal.New(svc, portal.Config{}), httpapi.New(svc, httpapi.Config{AdminToken: adminToken})))
+	w.operatorPassword = mk(operatorEmail, backoffice.RoleOperator, "")
+	w.userPassword = mk(userEmail, backoffice.RoleOrganisation, w.org.ID)
+	w.otherPassword = mk(otherEmail, backoffice.RoleOrganisation, w.other.ID)
+	w.srv = httptest.NewServer(portal.Mount(portal.New(svc, office, portal.Config{}), httpapi.New(svc, httpapi.Config{AdminToken: adminToken})))
 	t.Cleanup(w.srv.Close)
 	return w
 }

@@ -20,9 +20,9 @@ func TestOperatorPages(t *testing.T) {
 		op.post(orgPath+"/accounts", url.Values{"name": {""}}).expect(t, http.StatusBadRequest, "name is required")
 		op.post(orgPath+"/accounts", url.Values{"name": {"Salaries"}}).expect(t, http.StatusOK, "Account added", "Salaries")
 		op.post(orgPath+"/keys", nil).expect(t, http.StatusOK, "dak_")
-		keys, _ := w.svc.APIKeys(ctx, w.org.ID)
+		keys, _ := w.office.APIKeys(ctx, w.org.ID)
 		op.post("/portal/keys/"+keys[0].ID+"/revoke", nil).expect(t, http.StatusOK, "revoked")
-		if keys, _ = w.svc.APIKeys(ctx, w.org.ID); keys[0].RevokedAt.IsZero() {
+		if keys, _ = w.office.APIKeys(ctx, w.org.ID); keys[0].RevokedAt.IsZero() {
 			t.Error("the key was not revoked")
 		}
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/portal/backoffice"
 )
 
 // pageSize is how many rows a list page shows; the next page starts
@@ -17,7 +18,7 @@ const pageSize = 100
 // to their organisation.
 func (p *portal) home(w http.ResponseWriter, r *http.Request) error {
 	u := user(r)
-	if u.Role == disburse.RoleOperator {
+	if u.Role == backoffice.RoleOperator {
 		http.Redirect(w, r, "/portal/organisations", http.StatusSeeOther)
 	} else {
 		http.Redirect(w, r, "/portal/organisations/"+u.OrganisationID, http.StatusSeeOther)
@@ -43,7 +44,7 @@ func (p *portal) organisations(w http.ResponseWriter, r *http.Request) error {
 
 func (p *portal) organisationsPage(w http.ResponseWriter, r *http.Request, status int, pg page) error {
 	q := r.URL.Query().Get("q")
-	list, err := p.svc.OrganisationSummaries(r.Context(), q, 500)
+	list, err := p.office.OrganisationSummaries(r.Context(), q, 500)
 	if err != nil {
 		return err
 	}
@@ -101,7 +102,7 @@ func (p *portal) organisationPage(w http.ResponseWriter, r *http.Request, status
 	if err != nil {
 		return err
 	}
-	keys, err := p.svc.APIKeys(r.Context(), id)
+	keys, err := p.office.APIKeys(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -142,7 +143,7 @@ func (p *portal) createAccount(w http.ResponseWriter, r *http.Request) error {
 func (p *portal) deposit(w http.ResponseWriter, r *http.Request) error {
 	accountID := r.PathValue("id")
 	t, err := p.svc.DepositBy(r.Context(), actor(r), accountID, strings.TrimSpace(r.PostFormValue("amount")), r.PostFormValue("reference"))
-	orgID, aerr := p.svc.AccountOrganisation(r.Context(), accountID)
+	orgID, aerr := p.office.AccountOrganisation(r.Context(), accountID)
 	if aerr != nil {
 		return aerr
 	}
@@ -169,7 +170,7 @@ func (p *portal) createKey(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (p *portal) revokeKey(w http.ResponseWriter, r *http.Request) error {
-	k, err := p.svc.ScopedAPIKey(r.Context(), user(r).Scope(), r.PathValue("id"))
+	k, err := p.office.ScopedAPIKey(r.Context(), user(r).Scope(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -230,10 +231,10 @@ func (p *portal) registerMember(w http.ResponseWriter, r *http.Request) error {
 // before): newest first, or the pending ones in the order they fall due.
 func (p *portal) notifications(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	f := disburse.NotificationFilter{Recipient: strings.TrimSpace(q.Get("recipient")), Status: disburse.NotificationStatus(q.Get("status")),
+	f := backoffice.NotificationFilter{Recipient: strings.TrimSpace(q.Get("recipient")), Status: disburse.NotificationStatus(q.Get("status")),
 		Channel: disburse.Channel(q.Get("channel")), After: q.Get("after"), Limit: pageSize + 1}
 	pg := page{Title: "Notifications", Filter: map[string]string{"recipient": f.Recipient, "status": string(f.Status), "channel": string(f.Channel), "after": f.After}}
-	list, err := p.svc.NotificationsPage(r.Context(), f)
+	list, err := p.office.NotificationsPage(r.Context(), f)
 	if field, _, ok := fieldErrors(err); ok {
 		pg.Field = field
 		p.render(w, r, http.StatusBadRequest, "notifications", pg)

@@ -1,8 +1,9 @@
 // Package portal is the management portal: server-rendered pages at
 // /portal/ for the service's operators and for the organisations that pay
 // through it. Every page calls the same disburse.Service use cases as the
-// HTTP API, so no business rule is written twice; docs/portal.md describes
-// it.
+// HTTP API, so no business rule is written twice, and the portal's own
+// (users, sessions, scoped views, uploads) in package backoffice;
+// docs/portal.md describes it.
 package portal
 
 import (
@@ -15,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/portal/backoffice"
 )
 
 //go:embed templates/*.html
@@ -26,7 +28,7 @@ var staticFiles embed.FS
 // Prefix is where the portal is mounted.
 const Prefix = "/portal/"
 
-// Config is what the portal needs besides the service.
+// Config is what the portal needs besides the services.
 type Config struct {
 	// Log receives internal errors; nil means slog.Default().
 	Log *slog.Logger
@@ -36,14 +38,16 @@ type Config struct {
 
 type portal struct {
 	svc     *disburse.Service
+	office  *backoffice.Service
 	log     *slog.Logger
 	pages   map[string]*template.Template
 	limiter *signInLimiter
 }
 
-// New returns the portal's handler, to be mounted at Prefix.
-func New(svc *disburse.Service, cfg Config) http.Handler {
-	p := &portal{svc: svc, log: cfg.Log, pages: parsePages(), limiter: newSignInLimiter(cfg.SignInLimits)}
+// New returns the portal's handler, to be mounted at Prefix: svc for the
+// payouts, office for the portal's users, sessions, views and uploads.
+func New(svc *disburse.Service, office *backoffice.Service, cfg Config) http.Handler {
+	p := &portal{svc: svc, office: office, log: cfg.Log, pages: parsePages(), limiter: newSignInLimiter(cfg.SignInLimits)}
 	if p.log == nil {
 		p.log = slog.Default()
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/portal/backoffice"
 )
 
 func TestSignIn(t *testing.T) {
@@ -75,12 +76,12 @@ func TestSessionExpiry(t *testing.T) {
 			b.get(page).expect(t, http.StatusOK)
 		}
 		// ...but idle longer than it, it ends.
-		w.clock.Add(disburse.PortalIdleTimeout + time.Second)
+		w.clock.Add(backoffice.IdleTimeout + time.Second)
 		b.get(page).expect(t, http.StatusSeeOther)
 
 		// Used all the time, it still ends at its expiry.
 		b = w.signedIn(t, userEmail, w.userPassword)
-		for elapsed := time.Duration(0); elapsed < disburse.PortalSessionTTL-20*time.Minute; elapsed += 20 * time.Minute {
+		for elapsed := time.Duration(0); elapsed < backoffice.SessionTTL-20*time.Minute; elapsed += 20 * time.Minute {
 			w.clock.Add(20 * time.Minute)
 			b.get(page).expect(t, http.StatusOK)
 		}
@@ -90,11 +91,11 @@ func TestSessionExpiry(t *testing.T) {
 		// Sessions nobody comes back to are purged by the worker's sweep.
 		w.signedIn(t, userEmail, w.userPassword)
 		w.signedIn(t, operatorEmail, w.operatorPassword)
-		if n, err := w.svc.PurgePortalSessions(t.Context()); err != nil || n != 0 {
+		if n, err := w.office.PurgeSessions(t.Context()); err != nil || n != 0 {
 			t.Errorf("purge of live sessions: %d, %v", n, err)
 		}
-		w.clock.Add(disburse.PortalIdleTimeout)
-		if n, err := w.svc.PurgePortalSessions(t.Context()); err != nil || n != 2 {
+		w.clock.Add(backoffice.IdleTimeout)
+		if n, err := w.office.PurgeSessions(t.Context()); err != nil || n != 2 {
 			t.Errorf("purge of idle sessions: %d, %v; want 2", n, err)
 		}
 	})

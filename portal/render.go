@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/portal/backoffice"
 )
 
 // page is what every template is given: the signed-in user and the parts
 // the page uses. One type for all pages keeps the templates' data plain.
 type page struct {
 	Title   string
-	User    disburse.PortalUser
+	User    backoffice.User
 	Message string
 	Errors  []string          // failures not tied to one field
 	Field   map[string]string // a failure beside each field, by field name
@@ -28,7 +29,7 @@ type page struct {
 	Search  string
 
 	Organisation  disburse.Organisation
-	Organisations []disburse.OrganisationSummary
+	Organisations []backoffice.OrganisationSummary
 	Accounts      []disburse.Account
 	Keys          []disburse.APIKey
 	NewKey        string
@@ -46,8 +47,8 @@ type page struct {
 	Audit         []disburse.AuditEntry
 	Upload        *uploadResult
 	Legs          []leg
-	UploadID      string           // a new upload's id, for its progress
-	Progress      *disburse.Upload // an upload's progress
+	UploadID      string             // a new upload's id, for its progress
+	Progress      *backoffice.Upload // an upload's progress
 }
 
 var funcs = template.FuncMap{
@@ -65,7 +66,7 @@ var funcs = template.FuncMap{
 		}
 		return d.String()
 	},
-	"operator": func(u disburse.PortalUser) bool { return u.Role == disburse.RoleOperator },
+	"operator": func(u backoffice.User) bool { return u.Role == backoffice.RoleOperator },
 	// nextQuery is the query of a list's next page: its filters, with
 	// the cursor key set to cursor.
 	"nextQuery": func(filter map[string]string, key, cursor string) template.URL {
@@ -79,13 +80,13 @@ var funcs = template.FuncMap{
 		return template.URL(q.Encode())
 	},
 	// progressText says where an upload is, in words.
-	"progressText": func(u disburse.Upload) string {
+	"progressText": func(u backoffice.Upload) string {
 		switch u.Phase {
-		case disburse.UploadReceiving:
+		case backoffice.UploadReceiving:
 			return fmt.Sprintf("Receiving the file: %s of %s", megabytes(u.Done), megabytes(u.Total))
-		case disburse.UploadChecking:
+		case backoffice.UploadChecking:
 			return fmt.Sprintf("Checking the rows: %s read, %d %% of the file", thousands(u.Rows), u.Percent())
-		case disburse.UploadAdding:
+		case backoffice.UploadAdding:
 			return fmt.Sprintf("Adding the payments: %s of %s added", thousands(u.Done), thousands(u.Total))
 		}
 		return fmt.Sprintf("Done: %s rows read.", thousands(u.Rows))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/portal/backoffice"
 )
 
 // cookieName holds the session's secret; the store keeps only its hash.
@@ -17,8 +18,8 @@ const cookieName = "disburse_portal"
 type userKey struct{}
 
 // user is the signed-in user of a request that passed signedIn.
-func user(r *http.Request) disburse.PortalUser {
-	u, _ := r.Context().Value(userKey{}).(disburse.PortalUser)
+func user(r *http.Request) backoffice.User {
+	u, _ := r.Context().Value(userKey{}).(backoffice.User)
 	return u
 }
 
@@ -27,9 +28,9 @@ func user(r *http.Request) disburse.PortalUser {
 func (p *portal) signedIn(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, _ := r.Cookie(cookieName)
-		u, err := disburse.PortalUser{}, error(disburse.ErrUnauthorized)
+		u, err := backoffice.User{}, error(disburse.ErrUnauthorized)
 		if c != nil {
-			u, err = p.svc.PortalSessionUser(r.Context(), c.Value)
+			u, err = p.office.SessionUser(r.Context(), c.Value)
 		}
 		if err != nil {
 			if disburse.ErrorCode(err) != disburse.CodeUnauthorized {
@@ -54,7 +55,7 @@ func (p *portal) signedIn(next http.Handler) http.Handler {
 // learns nothing of the operator's pages.
 func (p *portal) operator(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if user(r).Role != disburse.RoleOperator {
+		if user(r).Role != backoffice.RoleOperator {
 			p.handle(func(http.ResponseWriter, *http.Request) error { return notFound }).ServeHTTP(w, r)
 			return
 		}
@@ -81,8 +82,8 @@ func (p *portal) signIn(w http.ResponseWriter, r *http.Request) error {
 			Errors: []string{"Too many failed sign-ins. Wait a minute and try again."}})
 		return nil
 	}
-	secret, _, err := p.svc.SignIn(r.Context(), email, password)
-	if errors.Is(err, disburse.ErrSignIn) {
+	secret, _, err := p.office.SignIn(r.Context(), email, password)
+	if errors.Is(err, backoffice.ErrSignIn) {
 		p.limiter.fail(email, client)
 		p.render(w, r, http.StatusUnauthorized, "signin", page{Title: "Sign in", Next: next, Email: email,
 			Errors: []string{"The email or the password is wrong."}})
@@ -93,7 +94,7 @@ func (p *portal) signIn(w http.ResponseWriter, r *http.Request) error {
 	}
 	http.SetCookie(w, &http.Cookie{
 		Name: cookieName, Value: secret, Path: "/portal/", HttpOnly: true, Secure: r.TLS != nil,
-		SameSite: http.SameSiteLaxMode, Expires: time.Now().Add(disburse.PortalSessionTTL),
+		SameSite: http.SameSiteLaxMode, Expires: time.Now().Add(backoffice.SessionTTL),
 	})
 	http.Redirect(w, r, next, http.StatusSeeOther)
 	return nil
@@ -102,7 +103,7 @@ func (p *portal) signIn(w http.ResponseWriter, r *http.Request) error {
 // signOut ends the session in the store, so it ends at once everywhere.
 func (p *portal) signOut(w http.ResponseWriter, r *http.Request) error {
 	if c, err := r.Cookie(cookieName); err == nil {
-		if err := p.svc.SignOut(r.Context(), c.Value); err != nil {
+		if err := p.office.SignOut(r.Context(), c.Value); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/portal"
+	"github.com/disburse/disburse/portal/backoffice"
 )
 
 // TestEveryRouteAsWrongOrganisation walks every route of the portal as a
@@ -48,7 +49,7 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 		if _, err := w.svc.Submit(ctx, w.org.ID, paid.ID); err != nil {
 			t.Fatal(err)
 		}
-		upload, err := w.svc.StartUpload(ctx, disburse.Upload{ID: disburse.NewID(), OrganisationID: w.org.ID, BatchID: b.ID, Phase: disburse.UploadChecking})
+		upload, err := w.office.StartUpload(ctx, backoffice.Upload{ID: disburse.NewID(), OrganisationID: w.org.ID, BatchID: b.ID, Phase: backoffice.UploadChecking})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +107,7 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 		if err != nil || after.Status != disburse.BatchDraft || after.Summary.PaymentsCount != 1 {
 			t.Errorf("Acme's batch changed: %+v, %v", after.Summary, err)
 		}
-		keys, _ := w.svc.APIKeys(ctx, w.org.ID)
+		keys, _ := w.office.APIKeys(ctx, w.org.ID)
 		if len(keys) != 1 || !keys[0].RevokedAt.IsZero() {
 			t.Errorf("Acme's key changed: %+v", keys)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/csvpayments"
+	"github.com/disburse/disburse/portal/backoffice"
 )
 
 // maxUploadBytes bounds a CSV upload: a million payments of long names
@@ -61,8 +62,8 @@ func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxUploadBytes)
-	prog := &progress{p: p, ctx: r.Context(), u: disburse.Upload{OrganisationID: org, BatchID: b.ID,
-		Phase: disburse.UploadReceiving, Total: max(r.ContentLength, 0)}}
+	prog := &progress{p: p, ctx: r.Context(), u: backoffice.Upload{OrganisationID: org, BatchID: b.ID,
+		Phase: backoffice.UploadReceiving, Total: max(r.ContentLength, 0)}}
 	defer prog.finish()
 	spool, size, err := spoolUpload(r, prog)
 	if err != nil {
@@ -75,9 +76,9 @@ func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 		chunk = disburse.DefaultLimits.MaxPaymentsPerRequest
 	}
 	res := &uploadResult{}
-	prog.set(disburse.UploadChecking, 0, size, 0)
+	prog.set(backoffice.UploadChecking, 0, size, 0)
 	err = eachChunk(spool, chunk, res, func(rows *csvpayments.Reader, chunk []csvpayments.Row) error {
-		prog.set(disburse.UploadChecking, rows.Offset(), size, int64(res.Rows))
+		prog.set(backoffice.UploadChecking, rows.Offset(), size, int64(res.Rows))
 		err := p.svc.CheckPayments(csvpayments.Payments(chunk), o.ReferralsEnabled)
 		var e *disburse.Error
 		if errors.As(err, &e) && e.Code == disburse.CodeInvalid {
@@ -99,7 +100,7 @@ func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	added := 0
-	prog.set(disburse.UploadAdding, 0, int64(res.Rows), int64(res.Rows))
+	prog.set(backoffice.UploadAdding, 0, int64(res.Rows), int64(res.Rows))
 	err = eachChunk(spool, min(chunk, addChunk), &uploadResult{}, func(_ *csvpayments.Reader, chunk []csvpayments.Row) error {
 		clear := false
 		_, _, err := p.svc.AddPayments(r.Context(), org, b.ID, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: csvpayments.Payments(chunk)})
@@ -110,7 +111,7 @@ func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 		}
 		if err == nil {
 			added += len(chunk)
-			prog.set(disburse.UploadAdding, int64(added), int64(res.Rows), int64(res.Rows))
+			prog.set(backoffice.UploadAdding, int64(added), int64(res.Rows), int64(res.Rows))
 		}
 		return err
 	})
@@ -210,7 +211,7 @@ type countingReader struct {
 func (c *countingReader) Read(b []byte) (int, error) {
 	n, err := c.r.Read(b)
 	c.n += int64(n)
-	c.prog.set(disburse.UploadReceiving, c.n, c.prog.u.Total, 0)
+	c.prog.set(backoffice.UploadReceiving, c.n, c.prog.u.Total, 0)
 	return n, err
 }
 
@@ -221,7 +222,7 @@ func (c *countingReader) Read(b []byte) (int, error) {
 type progress struct {
 	p    *portal
 	ctx  context.Context
-	u    disburse.Upload
+	u    backoffice.Upload
 	on   bool
 	last time.Time
 }
@@ -233,7 +234,7 @@ func (g *progress) start(id string) {
 		return
 	}
 	g.u.ID = id
-	u, err := g.p.svc.StartUpload(g.ctx, g.u)
+	u, err := g.p.office.StartUpload(g.ctx, g.u)
 	if err != nil {
 		if !errors.Is(err, disburse.ErrDuplicate) {
 			g.p.log.Warn("portal: upload progress", "err", err)
@@ -243,7 +244,7 @@ func (g *progress) start(id string) {
 	g.u, g.on, g.last = u, true, time.Now()
 }
 
-func (g *progress) set(phase disburse.UploadPhase, done, total, rows int64) {
+func (g *progress) set(phase backoffice.UploadPhase, done, total, rows int64) {
 	if !g.on {
 		return
 	}
@@ -257,7 +258,7 @@ func (g *progress) set(phase disburse.UploadPhase, done, total, rows int64) {
 
 func (g *progress) save() {
 	g.last = time.Now()
-	if err := g.p.svc.SaveUpload(g.ctx, &g.u); err != nil {
+	if err := g.p.office.SaveUpload(g.ctx, &g.u); err != nil {
 		g.on = false
 		g.p.log.Warn("portal: upload progress", "err", err)
 	}
@@ -266,7 +267,7 @@ func (g *progress) save() {
 // finish marks the upload answered, whatever the answer.
 func (g *progress) finish() {
 	if g.on {
-		g.u.Phase = disburse.UploadDone
+		g.u.Phase = backoffice.UploadDone
 		g.save()
 	}
 }
@@ -275,7 +276,7 @@ func (g *progress) finish() {
 // while the upload is read; any replica can answer, since the progress is
 // in the database.
 func (p *portal) uploadStatus(w http.ResponseWriter, r *http.Request) error {
-	u, err := p.svc.ScopedUpload(r.Context(), user(r).Scope(), r.PathValue("id"))
+	u, err := p.office.ScopedUpload(r.Context(), user(r).Scope(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/portal/backoffice"
 )
 
 // TestPaymentPageTransfers: a payment with a referral shows each leg's
@@ -161,8 +162,8 @@ func TestUploadProgress(t *testing.T) {
 		if strings.Contains(b.get("/portal/uploads/"+form[1]).body, "hx-get") {
 			t.Error("a finished upload's status still polls")
 		}
-		up, err := w.svc.ScopedUpload(t.Context(), w.org.ID, form[1])
-		if err != nil || up.Phase != disburse.UploadDone || up.Rows != 3 || up.BatchID != id {
+		up, err := w.office.ScopedUpload(t.Context(), w.org.ID, form[1])
+		if err != nil || up.Phase != backoffice.UploadDone || up.Rows != 3 || up.BatchID != id {
 			t.Errorf("the stored progress: %+v, %v", up, err)
 		}
 		// The same page sent twice: the second upload is not tracked, and works.
@@ -172,22 +173,22 @@ func TestUploadProgress(t *testing.T) {
 		b.uploadAs(id, next, "msisdn,amount\n0712345678,1\n254712345678,1\n254712345678,1\n").expect(t, http.StatusBadRequest, "msisdn must be")
 		b.get("/portal/uploads/"+next).expect(t, http.StatusOK, "Done: 3 rows read.")
 		// While it runs: each phase in words, and the poll for the next look.
-		up.Phase, up.Done, up.Total, up.Rows = disburse.UploadAdding, 4, 8, 8
-		if err := w.svc.SaveUpload(t.Context(), &up); err != nil {
+		up.Phase, up.Done, up.Total, up.Rows = backoffice.UploadAdding, 4, 8, 8
+		if err := w.office.SaveUpload(t.Context(), &up); err != nil {
 			t.Fatal(err)
 		}
 		b.get("/portal/uploads/"+form[1]).expect(t, http.StatusOK, "Adding the payments: 4 of 8 added", `value="50"`, `hx-get="/portal/uploads/`+form[1]+`"`)
 		op := w.signedIn(t, operatorEmail, w.operatorPassword)
 		op.get("/portal/uploads/"+form[1]).expect(t, http.StatusOK, "Adding the payments")
 		// A day after its last change the progress is purged.
-		if n, err := w.svc.PurgeUploads(t.Context()); err != nil || n != 0 {
+		if n, err := w.office.PurgeUploads(t.Context()); err != nil || n != 0 {
 			t.Errorf("PurgeUploads at once: %d, %v", n, err)
 		}
-		w.clock.Add(disburse.UploadKeep + time.Minute)
-		if n, err := w.svc.PurgeUploads(t.Context()); err != nil || n != 2 {
+		w.clock.Add(backoffice.UploadKeep + time.Minute)
+		if n, err := w.office.PurgeUploads(t.Context()); err != nil || n != 2 {
 			t.Errorf("PurgeUploads a day on: %d, %v; want the 2 uploads", n, err)
 		}
-		if _, err := w.svc.ScopedUpload(t.Context(), "", form[1]); disburse.ErrorCode(err) != disburse.CodeNotFound {
+		if _, err := w.office.ScopedUpload(t.Context(), "", form[1]); disburse.ErrorCode(err) != disburse.CodeNotFound {
 			t.Errorf("a purged upload: %v", err)
 		}
 	})

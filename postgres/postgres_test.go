@@ -9,6 +9,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/postgres/pgtest"
+	"github.com/disburse/disburse/sqlstore"
 	"github.com/disburse/disburse/storetest"
 )
 
@@ -22,7 +23,20 @@ func TestStore(t *testing.T) { storetest.Run(t, pgtest.Open) }
 // insert copied, so that COPY runs the suite too.
 func TestStoreInChunks(t *testing.T) { storetest.Run(t, openInChunks) }
 
-func openInChunks(t *testing.T) disburse.Store {
+// TestPortalStore and TestPortalStoreInChunks run the suite of the
+// portal's port, backoffice.Tx, as TestStore and TestStoreInChunks do.
+func TestPortalStore(t *testing.T) {
+	storetest.RunPortal(t, func(t *testing.T) storetest.PortalStore { return pgtest.OpenSQL(t) })
+}
+
+func TestPortalStoreInChunks(t *testing.T) {
+	storetest.RunPortal(t, func(t *testing.T) storetest.PortalStore { return openInChunksSQL(t) })
+}
+
+func openInChunks(t *testing.T) disburse.Store { return openInChunksSQL(t) }
+
+// openInChunksSQL is openInChunks with the store's concrete type.
+func openInChunksSQL(t *testing.T) *sqlstore.Store {
 	s, err := postgres.OpenInChunks(t.Context(), pgtest.URL(t), 3)
 	if err != nil {
 		t.Fatal(err)

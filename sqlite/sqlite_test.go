@@ -42,10 +42,20 @@ func TestProperties(t *testing.T) { storetest.RunProperties(t, openStore) }
 
 func openStore(t *testing.T) disburse.Store { return openTest(t, Engine{}) }
 
+// TestPortalStore runs the suite of the portal's port, backoffice.Tx.
+func TestPortalStore(t *testing.T) {
+	storetest.RunPortal(t, func(t *testing.T) storetest.PortalStore { return openTest(t, Engine{}) })
+}
+
 // TestStoreInSmallChunks runs the suite again with bulk statements of a
 // few rows, so that every bulk path is split into chunks.
 func TestStoreInSmallChunks(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) disburse.Store { return openTest(t, Engine{bulkRows: 3}) })
+}
+
+// TestPortalStoreInSmallChunks is TestStoreInSmallChunks for the portal's port.
+func TestPortalStoreInSmallChunks(t *testing.T) {
+	storetest.RunPortal(t, func(t *testing.T) storetest.PortalStore { return openTest(t, Engine{bulkRows: 3}) })
 }
 
 // TestMigrateTwice: migrating a migrated file changes nothing.

@@ -10,28 +10,43 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/portal/backoffice"
 )
 
-// The portal's tables (migration 00011): users, sessions, the audit log,
-// and the operator's views across organisations.
+// The portal's tables (migration 00011): users, sessions and uploads, and
+// the operator's views across organisations: backoffice.Store and
+// backoffice.Tx.
+
+var _ backoffice.Store = (*Store)(nil)
+var _ backoffice.Tx = (*tx)(nil)
+
+// WritePortal runs fn in a write transaction, as Write does.
+func (s *Store) WritePortal(ctx context.Context, fn func(backoffice.Tx) error) error {
+	return s.writeTx(ctx, func(t *tx) error { return fn(t) })
+}
+
+// ReadPortal runs fn in a read-only transaction, as Read does.
+func (s *Store) ReadPortal(ctx context.Context, fn func(backoffice.Tx) error) error {
+	return s.readTx(ctx, func(t *tx) error { return fn(t) })
+}
 
 const portalUserColumns = `u.id, u.email, u.password_hash, u.role, u.organisation_id, u.created_at`
 
-func portalUserFields(u *disburse.PortalUser) []any {
+func portalUserFields(u *backoffice.User) []any {
 	return []any{&u.ID, &u.Email, &u.PasswordHash, &u.Role, opt(&u.OrganisationID), at(&u.CreatedAt)}
 }
 
-func (t *tx) InsertPortalUser(ctx context.Context, u disburse.PortalUser) error {
+func (t *tx) InsertPortalUser(ctx context.Context, u backoffice.User) error {
 	return t.insert(ctx, "portal user",
 		`INSERT INTO portal_users (id, email, password_hash, role, organisation_id, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		u.ID, u.Email, u.PasswordHash, string(u.Role), nullID(u.OrganisationID), micros(u.CreatedAt))
 }
 
-func (t *tx) PortalUser(ctx context.Context, id string) (disburse.PortalUser, error) {
+func (t *tx) PortalUser(ctx context.Context, id string) (backoffice.User, error) {
 	return t.portalUser(ctx, "id", id)
 }
 
-func (t *tx) PortalUserByEmail(ctx context.Context, email string) (disburse.PortalUser, error) {
+func (t *tx) PortalUserByEmail(ctx context.Context, email string) (backoffice.User, error) {
 	return t.portalUser(ctx, "email", email)
 }
 
@@ -40,20 +55,20 @@ func (t *tx) SetPortalPassword(ctx context.Context, id, hash string) error {
 }
 
 // portalUser looks a user up by a unique column, id or email.
-func (t *tx) portalUser(ctx context.Context, column, value string) (disburse.PortalUser, error) {
-	var u disburse.PortalUser
+func (t *tx) portalUser(ctx context.Context, column, value string) (backoffice.User, error) {
+	var u backoffice.User
 	err := t.queryRow(ctx, `SELECT `+portalUserColumns+` FROM portal_users u WHERE u.`+column+` = ?`, value).Scan(portalUserFields(&u)...)
 	return u, found("portal user", err)
 }
 
-func (t *tx) InsertPortalSession(ctx context.Context, s disburse.PortalSession) error {
+func (t *tx) InsertPortalSession(ctx context.Context, s backoffice.Session) error {
 	return t.insert(ctx, "portal session",
 		`INSERT INTO portal_sessions (hash, user_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
 		s.Hash, s.UserID, micros(s.CreatedAt), micros(s.LastSeenAt), micros(s.ExpiresAt))
 }
 
-func (t *tx) PortalSession(ctx context.Context, hash string) (disburse.PortalSession, error) {
-	var s disburse.PortalSession
+func (t *tx) PortalSession(ctx context.Context, hash string) (backoffice.Session, error) {
+	var s backoffice.Session
 	dest := append([]any{&s.Hash, &s.UserID, at(&s.CreatedAt), at(&s.LastSeenAt), at(&s.ExpiresAt)}, portalUserFields(&s.User)...)
 	err := t.queryRow(ctx, `SELECT s.hash, s.user_id, s.created_at, s.last_seen_at, s.expires_at, `+portalUserColumns+`
 		FROM portal_sessions s JOIN portal_users u ON u.id = s.user_id WHERE s.hash = ?`, hash).Scan(dest...)
@@ -81,46 +96,9 @@ func (t *tx) DeleteDeadPortalSessions(ctx context.Context, now, idleSince time.T
 	return int(n), err
 }
 
-const auditColumns = `id, at, actor, action, organisation_id, subject, before, after`
-
-func (t *tx) InsertAudit(ctx context.Context, es ...disburse.AuditEntry) error {
-	cols := []Column{
-		IDCol("id", func(i int) string { return es[i].ID }),
-		TimeCol("at", func(i int) time.Time { return es[i].At }),
-		TextCol("actor", func(i int) string { return es[i].Actor }),
-		TextCol("action", func(i int) string { return es[i].Action }),
-		IDCol("organisation_id", func(i int) string { return es[i].OrganisationID }),
-		TextCol("subject", func(i int) string { return es[i].Subject }),
-		TextCol("before", func(i int) string { return es[i].Before }),
-		TextCol("after", func(i int) string { return es[i].After }),
-	}
-	return t.insertRows(ctx, "audit_log", cols, len(es))
-}
-
-// AuditEntries pages by (at, id) from the entry before: the same cost on
-// the first page and the thousandth.
-func (t *tx) AuditEntries(ctx context.Context, organisationID, before string, limit int) ([]disburse.AuditEntry, error) {
-	var where []string
-	var args []any
-	if organisationID != "" {
-		where, args = append(where, "organisation_id = ?"), append(args, organisationID)
-	}
-	if before != "" {
-		where, args = append(where, "(at, id) < (SELECT b.at, b.id FROM audit_log b WHERE b.id = ?)"), append(args, before)
-	}
-	query := `SELECT ` + auditColumns + ` FROM audit_log`
-	if len(where) > 0 {
-		query += ` WHERE ` + strings.Join(where, " AND ")
-	}
-	return list(ctx, t, "audit log", func(r *sql.Rows) (disburse.AuditEntry, error) {
-		var e disburse.AuditEntry
-		return e, r.Scan(&e.ID, at(&e.At), &e.Actor, &e.Action, opt(&e.OrganisationID), &e.Subject, &e.Before, &e.After)
-	}, query+` ORDER BY at DESC, id DESC LIMIT ?`, append(args, limit)...)
-}
-
 // OrganisationSummaries sums each organisation's payout balances and what
 // its batches hold; a search matches anywhere in the name, case blind.
-func (t *tx) OrganisationSummaries(ctx context.Context, search string, limit int) ([]disburse.OrganisationSummary, error) {
+func (t *tx) OrganisationSummaries(ctx context.Context, search string, limit int) ([]backoffice.OrganisationSummary, error) {
 	query, args := `SELECT o.id, o.name, o.currency, o.referrals_enabled, o.reversal_period_us, o.holding_account_id, o.created_at,
 		(SELECT CAST(COALESCE(SUM(a.balance), 0) AS BIGINT) FROM accounts a WHERE a.organisation_id = o.id AND a.kind = 'PAYOUT'),
 		(SELECT CAST(COALESCE(SUM(b.held_amount), 0) AS BIGINT) FROM batches b WHERE b.organisation_id = o.id AND b.status = 'OPEN')
@@ -128,8 +106,8 @@ func (t *tx) OrganisationSummaries(ctx context.Context, search string, limit int
 	if search != "" {
 		query, args = query+` WHERE LOWER(o.name) LIKE ? ESCAPE '\'`, append(args, "%"+likeEscape(strings.ToLower(search))+"%")
 	}
-	return list(ctx, t, "organisation summaries", func(r *sql.Rows) (disburse.OrganisationSummary, error) {
-		var s disburse.OrganisationSummary
+	return list(ctx, t, "organisation summaries", func(r *sql.Rows) (backoffice.OrganisationSummary, error) {
+		var s backoffice.OrganisationSummary
 		var period int64
 		err := r.Scan(&s.ID, &s.Name, &s.Currency, &s.ReferralsEnabled, &period, opt(&s.HoldingAccountID), at(&s.CreatedAt), &s.Float, &s.Held)
 		s.ReversalPeriod = time.Duration(period) * time.Microsecond
@@ -149,7 +127,7 @@ func (t *tx) APIKeys(ctx context.Context, organisationID string) ([]disburse.API
 	}, `SELECT `+apiKeyColumns+` FROM api_keys WHERE organisation_id = ? ORDER BY created_at DESC, id DESC`, organisationID)
 }
 
-func (t *tx) AllBatches(ctx context.Context, f disburse.PortalBatchFilter) ([]disburse.Batch, error) {
+func (t *tx) AllBatches(ctx context.Context, f backoffice.BatchFilter) ([]disburse.Batch, error) {
 	var where []string
 	var args []any
 	if f.OrganisationID != "" {
@@ -217,7 +195,7 @@ func (t *tx) PaymentTransfers(ctx context.Context, paymentID string) ([]disburse
 // The term status <> 'PENDING' is written out where notifications_done is
 // meant: SQLite uses a partial index only for a query that states its
 // condition.
-func (t *tx) NotificationsPage(ctx context.Context, f disburse.NotificationFilter) ([]disburse.Notification, error) {
+func (t *tx) NotificationsPage(ctx context.Context, f backoffice.NotificationFilter) ([]disburse.Notification, error) {
 	n := limit(f.Limit)
 	if f.Status == disburse.NotificationPending && f.Recipient == "" {
 		return t.pendingPage(ctx, f, n)
@@ -285,7 +263,7 @@ func (t *tx) NotificationsPage(ctx context.Context, f disburse.NotificationFilte
 // from the cursor's place: its due time is read first and bound as a
 // value, since SQLite seeks the index by a row value only when it is given
 // one (from a subquery it would walk every row due at the same time).
-func (t *tx) pendingPage(ctx context.Context, f disburse.NotificationFilter, n int64) ([]disburse.Notification, error) {
+func (t *tx) pendingPage(ctx context.Context, f backoffice.NotificationFilter, n int64) ([]disburse.Notification, error) {
 	where, args := []string{"n.status = 'PENDING'"}, []any(nil)
 	if f.Channel != "" {
 		where, args = append(where, "n.channel = ?"), append(args, string(f.Channel))
@@ -304,22 +282,22 @@ func (t *tx) pendingPage(ctx context.Context, f disburse.NotificationFilter, n i
 
 const uploadColumns = `id, organisation_id, batch_id, phase, done, total, rows_read, created_at, updated_at`
 
-func (t *tx) InsertUpload(ctx context.Context, u disburse.Upload) error {
+func (t *tx) InsertUpload(ctx context.Context, u backoffice.Upload) error {
 	return t.insert(ctx, "upload", `INSERT INTO portal_uploads (`+uploadColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		u.ID, u.OrganisationID, u.BatchID, string(u.Phase), u.Done, u.Total, u.Rows, micros(u.CreatedAt), micros(u.UpdatedAt))
 }
 
-func (t *tx) UpdateUpload(ctx context.Context, u disburse.Upload) error {
+func (t *tx) UpdateUpload(ctx context.Context, u backoffice.Upload) error {
 	return t.update(ctx, "upload", `UPDATE portal_uploads SET phase = ?, done = ?, total = ?, rows_read = ?, updated_at = ? WHERE id = ?`,
 		string(u.Phase), u.Done, u.Total, u.Rows, micros(u.UpdatedAt), u.ID)
 }
 
-func (t *tx) Upload(ctx context.Context, id string) (disburse.Upload, error) {
-	var u disburse.Upload
+func (t *tx) Upload(ctx context.Context, id string) (backoffice.Upload, error) {
+	var u backoffice.Upload
 	var phase string
 	err := t.queryRow(ctx, `SELECT `+uploadColumns+` FROM portal_uploads WHERE id = ?`, id).
 		Scan(&u.ID, &u.OrganisationID, &u.BatchID, &phase, &u.Done, &u.Total, &u.Rows, at(&u.CreatedAt), at(&u.UpdatedAt))
-	u.Phase = disburse.UploadPhase(phase)
+	u.Phase = backoffice.UploadPhase(phase)
 	return u, found("upload", err)
 }
 

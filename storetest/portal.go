@@ -6,92 +6,142 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/portal/backoffice"
 )
 
-// portalTests are the suite's tests of disburse.PortalTx.
-var portalTests = []struct {
-	name string
-	run  func(*testing.T, disburse.Store)
-}{
-	{"PortalUser", testPortalUser},
-	{"PortalSession", testPortalSession},
-	{"DeleteDeadPortalSessions", testDeleteDeadPortalSessions},
-	{"AuditEntries", testAuditEntries},
-	{"OrganisationSummaries", testOrganisationSummaries},
-	{"AllBatches", testAllBatches},
-	{"PaymentsAfter", testPaymentsAfter},
-	{"APIKeys", testAPIKeys},
-	{"PaymentTransfers", testPaymentTransfers},
-	{"NotificationsPage", testNotificationsPage},
-	{"Uploads", testUploads},
+// PortalStore is a store that is both the domain's and the back
+// office's, as sqlstore's is: the portal's tests make the domain's rows
+// through the one and read the portal's through the other.
+type PortalStore interface {
+	disburse.Store
+	backoffice.Store
 }
 
-func newPortalUser(w world, email string, role disburse.Role) disburse.PortalUser {
-	u := disburse.PortalUser{ID: disburse.NewID(), Email: email, PasswordHash: "$argon2id$x", Role: role, CreatedAt: t0}
-	if role == disburse.RoleOrganisation {
+// RunPortal runs the suite of backoffice.Tx, each test in parallel on a
+// store of its own. open returns a new, empty, migrated store and arranges
+// its closing with t.Cleanup.
+func RunPortal(t *testing.T, open func(t *testing.T) PortalStore) {
+	tests := []struct {
+		name string
+		run  func(*testing.T, PortalStore)
+	}{
+		{"PortalUser", testPortalUser},
+		{"PortalSession", testPortalSession},
+		{"DeleteDeadPortalSessions", testDeleteDeadPortalSessions},
+		{"OrganisationSummaries", testOrganisationSummaries},
+		{"AllBatches", testAllBatches},
+		{"PaymentsAfter", testPaymentsAfter},
+		{"APIKeys", testAPIKeys},
+		{"PaymentTransfers", testPaymentTransfers},
+		{"NotificationsPage", testNotificationsPage},
+		{"Uploads", testUploads},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t, open(t))
+		})
+	}
+}
+
+// writePortal is write for the back office's port.
+func writePortal(t *testing.T, s backoffice.Store, fn func(backoffice.Tx) error) {
+	t.Helper()
+	if err := s.WritePortal(t.Context(), fn); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+}
+
+// getPortal is get for the back office's port.
+func getPortal[T any](t *testing.T, s backoffice.Store, fn func(backoffice.Tx) (T, error)) T {
+	t.Helper()
+	var v T
+	err := s.ReadPortal(t.Context(), func(tx backoffice.Tx) error {
+		var err error
+		v, err = fn(tx)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	return v
+}
+
+// notFoundPortal is notFound for the back office's port.
+func notFoundPortal(t *testing.T, s backoffice.Store, what string, fn func(backoffice.Tx) error) {
+	t.Helper()
+	err := s.ReadPortal(t.Context(), fn)
+	if !errors.Is(err, disburse.ErrNotFound) {
+		t.Errorf("%s: got %v, want ErrNotFound", what, err)
+	}
+}
+
+func newPortalUser(w world, email string, role backoffice.Role) backoffice.User {
+	u := backoffice.User{ID: disburse.NewID(), Email: email, PasswordHash: "$argon2id$x", Role: role, CreatedAt: t0}
+	if role == backoffice.RoleOrganisation {
 		u.OrganisationID = w.org.ID
 	}
 	return u
 }
 
-func testPortalUser(t *testing.T, s disburse.Store) {
+func testPortalUser(t *testing.T, s PortalStore) {
 	ctx := t.Context()
 	w := newWorld(t, s)
-	op := newPortalUser(w, "op@example.org", disburse.RoleOperator)
-	member := newPortalUser(w, "pay@example.org", disburse.RoleOrganisation)
-	write(t, s, func(tx disburse.Tx) error {
+	op := newPortalUser(w, "op@example.org", backoffice.RoleOperator)
+	member := newPortalUser(w, "pay@example.org", backoffice.RoleOrganisation)
+	writePortal(t, s, func(tx backoffice.Tx) error {
 		return errors.Join(tx.InsertPortalUser(ctx, op), tx.InsertPortalUser(ctx, member))
 	})
-	same(t, "PortalUser", op, get(t, s, func(tx disburse.Tx) (disburse.PortalUser, error) { return tx.PortalUser(ctx, op.ID) }))
-	same(t, "PortalUserByEmail", member, get(t, s, func(tx disburse.Tx) (disburse.PortalUser, error) {
+	same(t, "PortalUser", op, getPortal(t, s, func(tx backoffice.Tx) (backoffice.User, error) { return tx.PortalUser(ctx, op.ID) }))
+	same(t, "PortalUserByEmail", member, getPortal(t, s, func(tx backoffice.Tx) (backoffice.User, error) {
 		return tx.PortalUserByEmail(ctx, member.Email)
 	}))
-	twin := newPortalUser(w, op.Email, disburse.RoleOperator)
-	err := s.Write(ctx, func(tx disburse.Tx) error { return tx.InsertPortalUser(ctx, twin) })
+	twin := newPortalUser(w, op.Email, backoffice.RoleOperator)
+	err := s.WritePortal(ctx, func(tx backoffice.Tx) error { return tx.InsertPortalUser(ctx, twin) })
 	if !errors.Is(err, disburse.ErrDuplicate) {
 		t.Errorf("a second user with the same email: %v, want ErrDuplicate", err)
 	}
-	bad := newPortalUser(w, "bad@example.org", disburse.RoleOperator)
+	bad := newPortalUser(w, "bad@example.org", backoffice.RoleOperator)
 	bad.OrganisationID = w.org.ID // an operator belongs to no organisation: the schema refuses it
-	if err := s.Write(ctx, func(tx disburse.Tx) error { return tx.InsertPortalUser(ctx, bad) }); err == nil {
+	if err := s.WritePortal(ctx, func(tx backoffice.Tx) error { return tx.InsertPortalUser(ctx, bad) }); err == nil {
 		t.Error("an operator with an organisation was accepted")
 	}
-	write(t, s, func(tx disburse.Tx) error { return tx.SetPortalPassword(ctx, op.ID, "$argon2id$y") })
+	writePortal(t, s, func(tx backoffice.Tx) error { return tx.SetPortalPassword(ctx, op.ID, "$argon2id$y") })
 	op.PasswordHash = "$argon2id$y"
-	same(t, "PortalUser after SetPortalPassword", op, get(t, s, func(tx disburse.Tx) (disburse.PortalUser, error) { return tx.PortalUser(ctx, op.ID) }))
-	notFound(t, s, "PortalUserByEmail", func(tx disburse.Tx) error { _, err := tx.PortalUserByEmail(ctx, "nobody@example.org"); return err })
+	same(t, "PortalUser after SetPortalPassword", op, getPortal(t, s, func(tx backoffice.Tx) (backoffice.User, error) { return tx.PortalUser(ctx, op.ID) }))
+	notFoundPortal(t, s, "PortalUserByEmail", func(tx backoffice.Tx) error { _, err := tx.PortalUserByEmail(ctx, "nobody@example.org"); return err })
 }
 
-func testPortalSession(t *testing.T, s disburse.Store) {
+func testPortalSession(t *testing.T, s PortalStore) {
 	ctx := t.Context()
 	w := newWorld(t, s)
-	u := newPortalUser(w, "pay@example.org", disburse.RoleOrganisation)
-	sess := disburse.PortalSession{Hash: disburse.HashSecret("dps_one"), UserID: u.ID, CreatedAt: t0, LastSeenAt: t0, ExpiresAt: at(time.Hour)}
-	write(t, s, func(tx disburse.Tx) error {
+	u := newPortalUser(w, "pay@example.org", backoffice.RoleOrganisation)
+	sess := backoffice.Session{Hash: disburse.HashSecret("dps_one"), UserID: u.ID, CreatedAt: t0, LastSeenAt: t0, ExpiresAt: at(time.Hour)}
+	writePortal(t, s, func(tx backoffice.Tx) error {
 		return errors.Join(tx.InsertPortalUser(ctx, u), tx.InsertPortalSession(ctx, sess))
 	})
 	sess.User = u
-	same(t, "PortalSession", sess, get(t, s, func(tx disburse.Tx) (disburse.PortalSession, error) { return tx.PortalSession(ctx, sess.Hash) }))
-	write(t, s, func(tx disburse.Tx) error { return tx.TouchPortalSession(ctx, sess.Hash, at(time.Minute)) })
+	same(t, "PortalSession", sess, getPortal(t, s, func(tx backoffice.Tx) (backoffice.Session, error) { return tx.PortalSession(ctx, sess.Hash) }))
+	writePortal(t, s, func(tx backoffice.Tx) error { return tx.TouchPortalSession(ctx, sess.Hash, at(time.Minute)) })
 	sess.LastSeenAt = at(time.Minute)
-	same(t, "touched PortalSession", sess, get(t, s, func(tx disburse.Tx) (disburse.PortalSession, error) { return tx.PortalSession(ctx, sess.Hash) }))
-	write(t, s, func(tx disburse.Tx) error { return tx.DeletePortalSession(ctx, sess.Hash) })
-	notFound(t, s, "deleted PortalSession", func(tx disburse.Tx) error { _, err := tx.PortalSession(ctx, sess.Hash); return err })
-	write(t, s, func(tx disburse.Tx) error { return tx.DeletePortalSession(ctx, sess.Hash) }) // twice: no error
+	same(t, "touched PortalSession", sess, getPortal(t, s, func(tx backoffice.Tx) (backoffice.Session, error) { return tx.PortalSession(ctx, sess.Hash) }))
+	writePortal(t, s, func(tx backoffice.Tx) error { return tx.DeletePortalSession(ctx, sess.Hash) })
+	notFoundPortal(t, s, "deleted PortalSession", func(tx backoffice.Tx) error { _, err := tx.PortalSession(ctx, sess.Hash); return err })
+	writePortal(t, s, func(tx backoffice.Tx) error { return tx.DeletePortalSession(ctx, sess.Hash) }) // twice: no error
 }
 
 // testDeleteDeadPortalSessions: expired and idle sessions go, at most
 // limit at a time; a live one stays.
-func testDeleteDeadPortalSessions(t *testing.T, s disburse.Store) {
+func testDeleteDeadPortalSessions(t *testing.T, s PortalStore) {
 	ctx := t.Context()
 	w := newWorld(t, s)
-	u := newPortalUser(w, "op@example.org", disburse.RoleOperator)
-	session := func(name string, lastSeen, expires time.Duration) disburse.PortalSession {
-		return disburse.PortalSession{Hash: disburse.HashSecret(name), UserID: u.ID, CreatedAt: t0, LastSeenAt: at(lastSeen), ExpiresAt: at(expires)}
+	u := newPortalUser(w, "op@example.org", backoffice.RoleOperator)
+	session := func(name string, lastSeen, expires time.Duration) backoffice.Session {
+		return backoffice.Session{Hash: disburse.HashSecret(name), UserID: u.ID, CreatedAt: t0, LastSeenAt: at(lastSeen), ExpiresAt: at(expires)}
 	}
 	live := session("live", 50*time.Minute, 2*time.Hour)
-	sessions := []disburse.PortalSession{live, session("expired", 59*time.Minute, time.Hour), session("idle", 0, 2*time.Hour), session("idle2", 10*time.Minute, 2*time.Hour)}
-	write(t, s, func(tx disburse.Tx) error {
+	sessions := []backoffice.Session{live, session("expired", 59*time.Minute, time.Hour), session("idle", 0, 2*time.Hour), session("idle2", 10*time.Minute, 2*time.Hour)}
+	writePortal(t, s, func(tx backoffice.Tx) error {
 		err := tx.InsertPortalUser(ctx, u)
 		for _, ss := range sessions {
 			err = errors.Join(err, tx.InsertPortalSession(ctx, ss))
@@ -101,7 +151,7 @@ func testDeleteDeadPortalSessions(t *testing.T, s disburse.Store) {
 	deleted := 0
 	for range 3 {
 		var n int
-		write(t, s, func(tx disburse.Tx) (err error) {
+		writePortal(t, s, func(tx backoffice.Tx) (err error) {
 			n, err = tx.DeleteDeadPortalSessions(ctx, at(time.Hour), at(30*time.Minute), 2)
 			return err
 		})
@@ -114,39 +164,10 @@ func testDeleteDeadPortalSessions(t *testing.T, s disburse.Store) {
 		t.Errorf("deleted %d sessions, want the 3 dead ones", deleted)
 	}
 	live.User = u
-	same(t, "the live session", live, get(t, s, func(tx disburse.Tx) (disburse.PortalSession, error) { return tx.PortalSession(ctx, live.Hash) }))
+	same(t, "the live session", live, getPortal(t, s, func(tx backoffice.Tx) (backoffice.Session, error) { return tx.PortalSession(ctx, live.Hash) }))
 }
 
-func testAuditEntries(t *testing.T, s disburse.Store) {
-	ctx := t.Context()
-	w, other := newWorld(t, s), newWorld(t, s)
-	var entries []disburse.AuditEntry
-	for i := range 5 {
-		org := w.org.ID
-		if i == 2 {
-			org = other.org.ID
-		}
-		entries = append(entries, disburse.AuditEntry{ID: disburse.NewID(), At: at(time.Duration(i) * time.Minute), Actor: "op@example.org",
-			Action: "organisation.settings", OrganisationID: org, Subject: org, Before: `{"a":1}`, After: `{"a":2}`})
-	}
-	member := disburse.AuditEntry{ID: disburse.NewID(), At: at(time.Hour), Actor: "operator API", Action: "member.register", Subject: msisdnKE, After: `{}`}
-	write(t, s, func(tx disburse.Tx) error {
-		err := tx.InsertAudit(ctx, member)
-		for _, e := range entries {
-			err = errors.Join(err, tx.InsertAudit(ctx, e))
-		}
-		return err
-	})
-	audit := func(org, before string, limit int) []disburse.AuditEntry {
-		return get(t, s, func(tx disburse.Tx) ([]disburse.AuditEntry, error) { return tx.AuditEntries(ctx, org, before, limit) })
-	}
-	same(t, "newest first", []disburse.AuditEntry{member, entries[4], entries[3]}, audit("", "", 3))
-	same(t, "the next page", []disburse.AuditEntry{entries[2], entries[1], entries[0]}, audit("", entries[3].ID, 3))
-	same(t, "one organisation's", []disburse.AuditEntry{entries[4], entries[3], entries[1], entries[0]}, audit(w.org.ID, "", 10))
-	same(t, "one organisation's next page", []disburse.AuditEntry{entries[1], entries[0]}, audit(w.org.ID, entries[3].ID, 10))
-}
-
-func testOrganisationSummaries(t *testing.T, s disburse.Store) {
+func testOrganisationSummaries(t *testing.T, s PortalStore) {
 	ctx := t.Context()
 	w, _ := newWorld(t, s), newWorld(t, s)
 	w.org.Name = "Zebra Payouts Ltd"
@@ -156,13 +177,13 @@ func testOrganisationSummaries(t *testing.T, s disburse.Store) {
 	b.Status, b.SubmittedAt, b.Summary.HeldAmount = disburse.BatchOpen, t0, 700
 	write(t, s, func(tx disburse.Tx) error { return tx.InsertBatch(ctx, b) })
 	write(t, s, func(tx disburse.Tx) error { return tx.UpdateBatch(ctx, b) })
-	summaries := func(search string) []disburse.OrganisationSummary {
-		return get(t, s, func(tx disburse.Tx) ([]disburse.OrganisationSummary, error) {
+	summaries := func(search string) []backoffice.OrganisationSummary {
+		return getPortal(t, s, func(tx backoffice.Tx) ([]backoffice.OrganisationSummary, error) {
 			return tx.OrganisationSummaries(ctx, search, 100)
 		})
 	}
 	got := summaries("PAYOUTS") // part of the name, in another case
-	same(t, "search", []disburse.OrganisationSummary{{Organisation: w.org, Float: 10_000, Held: 700}}, got)
+	same(t, "search", []backoffice.OrganisationSummary{{Organisation: w.org, Float: 10_000, Held: 700}}, got)
 	if n := len(summaries("")); n != 2 {
 		t.Errorf("no search: %d organisations, want 2", n)
 	}
@@ -171,7 +192,7 @@ func testOrganisationSummaries(t *testing.T, s disburse.Store) {
 	}
 }
 
-func testAllBatches(t *testing.T, s disburse.Store) {
+func testAllBatches(t *testing.T, s PortalStore) {
 	ctx := t.Context()
 	w, other := newWorld(t, s), newWorld(t, s)
 	var made []disburse.Batch
@@ -184,16 +205,16 @@ func testAllBatches(t *testing.T, s disburse.Store) {
 		write(t, s, func(tx disburse.Tx) error { return tx.InsertBatch(ctx, b) })
 		made = append(made, b)
 	}
-	batches := func(f disburse.PortalBatchFilter) []disburse.Batch {
-		return get(t, s, func(tx disburse.Tx) ([]disburse.Batch, error) { return tx.AllBatches(ctx, f) })
+	batches := func(f backoffice.BatchFilter) []disburse.Batch {
+		return getPortal(t, s, func(tx backoffice.Tx) ([]disburse.Batch, error) { return tx.AllBatches(ctx, f) })
 	}
-	same(t, "every organisation's, newest first", []disburse.Batch{made[3], made[2]}, batches(disburse.PortalBatchFilter{Limit: 2}))
-	same(t, "the next page", []disburse.Batch{made[1], made[0]}, batches(disburse.PortalBatchFilter{Limit: 2, Before: made[2].ID}))
-	same(t, "one organisation's", []disburse.Batch{made[3], made[2], made[0]}, batches(disburse.PortalBatchFilter{OrganisationID: w.org.ID}))
-	same(t, "by status", []disburse.Batch(nil), batches(disburse.PortalBatchFilter{Status: disburse.BatchOpen}))
+	same(t, "every organisation's, newest first", []disburse.Batch{made[3], made[2]}, batches(backoffice.BatchFilter{Limit: 2}))
+	same(t, "the next page", []disburse.Batch{made[1], made[0]}, batches(backoffice.BatchFilter{Limit: 2, Before: made[2].ID}))
+	same(t, "one organisation's", []disburse.Batch{made[3], made[2], made[0]}, batches(backoffice.BatchFilter{OrganisationID: w.org.ID}))
+	same(t, "by status", []disburse.Batch(nil), batches(backoffice.BatchFilter{Status: disburse.BatchOpen}))
 }
 
-func testPaymentsAfter(t *testing.T, s disburse.Store) {
+func testPaymentsAfter(t *testing.T, s PortalStore) {
 	ctx := t.Context()
 	w := newWorld(t, s)
 	b := w.insertBatch(t, s, "paged")
@@ -205,7 +226,7 @@ func testPaymentsAfter(t *testing.T, s disburse.Store) {
 	other := w.insertBatch(t, s, "other")
 	insertPayments(t, s, payment(other, msisdnKE, 100))
 	page := func(after string, n int) []string {
-		return ids(get(t, s, func(tx disburse.Tx) ([]disburse.Payment, error) { return tx.PaymentsAfter(ctx, b.ID, after, n) }))
+		return ids(getPortal(t, s, func(tx backoffice.Tx) ([]disburse.Payment, error) { return tx.PaymentsAfter(ctx, b.ID, after, n) }))
 	}
 	same(t, "first page", ids(ps[:2]), page("", 2))
 	same(t, "second page", ids(ps[2:4]), page(ps[1].ID, 2))
@@ -213,7 +234,7 @@ func testPaymentsAfter(t *testing.T, s disburse.Store) {
 	same(t, "after the last", []string(nil), page(ps[4].ID, 2))
 }
 
-func testAPIKeys(t *testing.T, s disburse.Store) {
+func testAPIKeys(t *testing.T, s PortalStore) {
 	ctx := t.Context()
 	w, other := newWorld(t, s), newWorld(t, s)
 	k1 := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("k1"), Prefix: "dak_k1", CreatedAt: t0}
@@ -222,12 +243,12 @@ func testAPIKeys(t *testing.T, s disburse.Store) {
 	write(t, s, func(tx disburse.Tx) error {
 		return errors.Join(tx.InsertAPIKey(ctx, k1), tx.InsertAPIKey(ctx, k2), tx.InsertAPIKey(ctx, k3))
 	})
-	same(t, "APIKeys", []disburse.APIKey{k2, k1}, get(t, s, func(tx disburse.Tx) ([]disburse.APIKey, error) { return tx.APIKeys(ctx, w.org.ID) }))
+	same(t, "APIKeys", []disburse.APIKey{k2, k1}, getPortal(t, s, func(tx backoffice.Tx) ([]disburse.APIKey, error) { return tx.APIKeys(ctx, w.org.ID) }))
 }
 
 // testPaymentTransfers: a payment's transfers, both legs, oldest first;
 // another payment's and deposits are not among them.
-func testPaymentTransfers(t *testing.T, s disburse.Store) {
+func testPaymentTransfers(t *testing.T, s PortalStore) {
 	ctx := t.Context()
 	w := newWorld(t, s)
 	w.deposit(t, s, 10_000)
@@ -247,19 +268,19 @@ func testPaymentTransfers(t *testing.T, s disburse.Store) {
 		return tx.InsertTransfers(ctx, []disburse.Transfer{hold, holdRef, otherHold})
 	})
 	write(t, s, func(tx disburse.Tx) error { return tx.InsertTransfers(ctx, []disburse.Transfer{reverse}) })
-	got := get(t, s, func(tx disburse.Tx) ([]disburse.Transfer, error) { return tx.PaymentTransfers(ctx, p.ID) })
+	got := getPortal(t, s, func(tx backoffice.Tx) ([]disburse.Transfer, error) { return tx.PaymentTransfers(ctx, p.ID) })
 	want := []disburse.Transfer{hold, holdRef, reverse}
 	if hold.ID > holdRef.ID { // one time: by id
 		want[0], want[1] = holdRef, hold
 	}
 	same(t, "PaymentTransfers", want, got)
 	same(t, "PaymentTransfers of a payment with none", []disburse.Transfer(nil),
-		get(t, s, func(tx disburse.Tx) ([]disburse.Transfer, error) { return tx.PaymentTransfers(ctx, disburse.NewID()) }))
+		getPortal(t, s, func(tx backoffice.Tx) ([]disburse.Transfer, error) { return tx.PaymentTransfers(ctx, disburse.NewID()) }))
 }
 
 // testNotificationsPage: newest first by id, each filter alone and
 // together, paged by the cursor.
-func testNotificationsPage(t *testing.T, s disburse.Store) {
+func testNotificationsPage(t *testing.T, s PortalStore) {
 	ctx := t.Context()
 	var ns []disburse.Notification // oldest first: ids are time-ordered
 	for i := range 8 {
@@ -273,8 +294,8 @@ func testNotificationsPage(t *testing.T, s disburse.Store) {
 		ns = append(ns, n)
 	}
 	insertNotifications(t, s, ns...)
-	page := func(f disburse.NotificationFilter) []string {
-		got := get(t, s, func(tx disburse.Tx) ([]disburse.Notification, error) { return tx.NotificationsPage(ctx, f) })
+	page := func(f backoffice.NotificationFilter) []string {
+		got := getPortal(t, s, func(tx backoffice.Tx) ([]disburse.Notification, error) { return tx.NotificationsPage(ctx, f) })
 		out := make([]string, len(got))
 		for i, n := range got {
 			out[i] = n.ID
@@ -288,16 +309,16 @@ func testNotificationsPage(t *testing.T, s disburse.Store) {
 		}
 		return out
 	}
-	same(t, "newest first", pick(7, 6, 5), page(disburse.NotificationFilter{Limit: 3}))
-	same(t, "the next page", pick(4, 3, 2), page(disburse.NotificationFilter{Limit: 3, After: ns[5].ID}))
-	same(t, "by recipient", pick(7, 5, 3, 1), page(disburse.NotificationFilter{Recipient: msisdnUK}))
-	same(t, "by status", pick(6, 3, 0), page(disburse.NotificationFilter{Status: disburse.NotificationSent}))
-	same(t, "by channel", pick(6, 4, 2, 0), page(disburse.NotificationFilter{Channel: disburse.ChannelSMS}))
-	same(t, "all three, paged", pick(1), page(disburse.NotificationFilter{Recipient: msisdnUK, Channel: disburse.ChannelPush,
+	same(t, "newest first", pick(7, 6, 5), page(backoffice.NotificationFilter{Limit: 3}))
+	same(t, "the next page", pick(4, 3, 2), page(backoffice.NotificationFilter{Limit: 3, After: ns[5].ID}))
+	same(t, "by recipient", pick(7, 5, 3, 1), page(backoffice.NotificationFilter{Recipient: msisdnUK}))
+	same(t, "by status", pick(6, 3, 0), page(backoffice.NotificationFilter{Status: disburse.NotificationSent}))
+	same(t, "by channel", pick(6, 4, 2, 0), page(backoffice.NotificationFilter{Channel: disburse.ChannelSMS}))
+	same(t, "all three, paged", pick(1), page(backoffice.NotificationFilter{Recipient: msisdnUK, Channel: disburse.ChannelPush,
 		Status: disburse.NotificationPending, After: ns[5].ID, Limit: 1}))
-	same(t, "nothing matches", []string(nil), page(disburse.NotificationFilter{Recipient: msisdnKE2}))
-	full := get(t, s, func(tx disburse.Tx) ([]disburse.Notification, error) {
-		return tx.NotificationsPage(ctx, disburse.NotificationFilter{Limit: 1})
+	same(t, "nothing matches", []string(nil), page(backoffice.NotificationFilter{Recipient: msisdnKE2}))
+	full := getPortal(t, s, func(tx backoffice.Tx) ([]disburse.Notification, error) {
+		return tx.NotificationsPage(ctx, backoffice.NotificationFilter{Limit: 1})
 	})
 	same(t, "a page's rows", []disburse.Notification{ns[7]}, full)
 
@@ -307,14 +328,14 @@ func testNotificationsPage(t *testing.T, s disburse.Store) {
 	late.Channel = disburse.ChannelPush
 	insertNotifications(t, s, late, early)
 	pendings := []string{early.ID, ns[1].ID, ns[2].ID, ns[4].ID, ns[5].ID, ns[7].ID, late.ID}
-	same(t, "pending, by due time", pendings[:4], page(disburse.NotificationFilter{Status: disburse.NotificationPending, Limit: 4}))
-	same(t, "pending, the next page", pendings[4:], page(disburse.NotificationFilter{Status: disburse.NotificationPending, After: pendings[3], Limit: 4}))
+	same(t, "pending, by due time", pendings[:4], page(backoffice.NotificationFilter{Status: disburse.NotificationPending, Limit: 4}))
+	same(t, "pending, the next page", pendings[4:], page(backoffice.NotificationFilter{Status: disburse.NotificationPending, After: pendings[3], Limit: 4}))
 	same(t, "pending PUSH", []string{ns[1].ID, ns[5].ID, ns[7].ID, late.ID},
-		page(disburse.NotificationFilter{Status: disburse.NotificationPending, Channel: disburse.ChannelPush}))
+		page(backoffice.NotificationFilter{Status: disburse.NotificationPending, Channel: disburse.ChannelPush}))
 	same(t, "PUSH, any status, newest first", []string{late.ID, ns[7].ID, ns[5].ID, ns[3].ID, ns[1].ID},
-		page(disburse.NotificationFilter{Channel: disburse.ChannelPush}))
-	err := s.Read(ctx, func(tx disburse.Tx) error {
-		_, err := tx.NotificationsPage(ctx, disburse.NotificationFilter{Status: disburse.NotificationPending, After: disburse.NewID()})
+		page(backoffice.NotificationFilter{Channel: disburse.ChannelPush}))
+	err := s.ReadPortal(ctx, func(tx backoffice.Tx) error {
+		_, err := tx.NotificationsPage(ctx, backoffice.NotificationFilter{Status: disburse.NotificationPending, After: disburse.NewID()})
 		return err
 	})
 	if !errors.Is(err, disburse.ErrNotFound) {
@@ -324,29 +345,29 @@ func testNotificationsPage(t *testing.T, s disburse.Store) {
 
 // testUploads: an upload's progress is written, read back, and purged
 // after its last change; an id taken is ErrDuplicate.
-func testUploads(t *testing.T, s disburse.Store) {
+func testUploads(t *testing.T, s PortalStore) {
 	ctx := t.Context()
 	w := newWorld(t, s)
 	b := w.insertBatch(t, s, "upload")
-	u := disburse.Upload{ID: disburse.NewID(), OrganisationID: w.org.ID, BatchID: b.ID, Phase: disburse.UploadReceiving,
+	u := backoffice.Upload{ID: disburse.NewID(), OrganisationID: w.org.ID, BatchID: b.ID, Phase: backoffice.UploadReceiving,
 		Total: 1000, CreatedAt: t0, UpdatedAt: t0}
-	write(t, s, func(tx disburse.Tx) error { return tx.InsertUpload(ctx, u) })
-	if err := s.Write(ctx, func(tx disburse.Tx) error { return tx.InsertUpload(ctx, u) }); !errors.Is(err, disburse.ErrDuplicate) {
+	writePortal(t, s, func(tx backoffice.Tx) error { return tx.InsertUpload(ctx, u) })
+	if err := s.WritePortal(ctx, func(tx backoffice.Tx) error { return tx.InsertUpload(ctx, u) }); !errors.Is(err, disburse.ErrDuplicate) {
 		t.Errorf("the same upload twice: %v, want ErrDuplicate", err)
 	}
-	same(t, "Upload", u, get(t, s, func(tx disburse.Tx) (disburse.Upload, error) { return tx.Upload(ctx, u.ID) }))
-	u.Phase, u.Done, u.Total, u.Rows, u.UpdatedAt = disburse.UploadAdding, 40, 90, 90, at(time.Hour)
-	write(t, s, func(tx disburse.Tx) error { return tx.UpdateUpload(ctx, u) })
-	same(t, "Upload after UpdateUpload", u, get(t, s, func(tx disburse.Tx) (disburse.Upload, error) { return tx.Upload(ctx, u.ID) }))
-	old := disburse.Upload{ID: disburse.NewID(), OrganisationID: w.org.ID, BatchID: b.ID, Phase: disburse.UploadDone, CreatedAt: t0, UpdatedAt: t0}
-	write(t, s, func(tx disburse.Tx) error { return tx.InsertUpload(ctx, old) })
+	same(t, "Upload", u, getPortal(t, s, func(tx backoffice.Tx) (backoffice.Upload, error) { return tx.Upload(ctx, u.ID) }))
+	u.Phase, u.Done, u.Total, u.Rows, u.UpdatedAt = backoffice.UploadAdding, 40, 90, 90, at(time.Hour)
+	writePortal(t, s, func(tx backoffice.Tx) error { return tx.UpdateUpload(ctx, u) })
+	same(t, "Upload after UpdateUpload", u, getPortal(t, s, func(tx backoffice.Tx) (backoffice.Upload, error) { return tx.Upload(ctx, u.ID) }))
+	old := backoffice.Upload{ID: disburse.NewID(), OrganisationID: w.org.ID, BatchID: b.ID, Phase: backoffice.UploadDone, CreatedAt: t0, UpdatedAt: t0}
+	writePortal(t, s, func(tx backoffice.Tx) error { return tx.InsertUpload(ctx, old) })
 	var n int
-	write(t, s, func(tx disburse.Tx) (err error) { n, err = tx.DeleteOldUploads(ctx, at(time.Minute), 10); return err })
+	writePortal(t, s, func(tx backoffice.Tx) (err error) { n, err = tx.DeleteOldUploads(ctx, at(time.Minute), 10); return err })
 	if n != 1 {
 		t.Errorf("DeleteOldUploads deleted %d, want the 1 unchanged since t0", n)
 	}
-	notFound(t, s, "a purged upload", func(tx disburse.Tx) error { _, err := tx.Upload(ctx, old.ID); return err })
-	if err := s.Write(ctx, func(tx disburse.Tx) error { return tx.UpdateUpload(ctx, old) }); !errors.Is(err, disburse.ErrNotFound) {
+	notFoundPortal(t, s, "a purged upload", func(tx backoffice.Tx) error { _, err := tx.Upload(ctx, old.ID); return err })
+	if err := s.WritePortal(ctx, func(tx backoffice.Tx) error { return tx.UpdateUpload(ctx, old) }); !errors.Is(err, disburse.ErrNotFound) {
 		t.Errorf("UpdateUpload of a purged upload: %v, want ErrNotFound", err)
 	}
 }

@@ -67,8 +67,8 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"Ping", testPing},
 		{"SchemaCurrent", testSchemaCurrent},
 		{"OperatorGauges", testOperatorGauges},
+		{"AuditEntries", testAuditEntries},
 	}
-	tests = append(tests, portalTests...) // storetest/portal.go
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/portal/backoffice"
 )
 
 // orgCreate creates an organisation from the command line, the way an
@@ -69,8 +70,8 @@ func createFundedOrg(ctx context.Context, svc *disburse.Service, name string, de
 const demoName = "Demo Organisation"
 
 // demo gives a newcomer something to call: an organisation with float, its
-// API key, and an admin token when none was configured.
-func demo(ctx context.Context, svc *disburse.Service, c *config) error {
+// API key, an admin token when none was configured, and portal users.
+func demo(ctx context.Context, svc *disburse.Service, office *backoffice.Service, c *config) error {
 	if c.AdminToken == "" {
 		c.AdminToken = disburse.NewSecret("adm_")
 	}
@@ -97,5 +98,5 @@ func demo(ctx context.Context, svc *disburse.Service, c *config) error {
 		fmt.Printf("demo organisation %s (made at an earlier start), with a new API key\n", org.ID)
 	}
 	fmt.Printf("  export API_KEY=%s\n  export ADMIN_TOKEN=%s\n", key, c.AdminToken)
-	return demoPortalUsers(ctx, svc, org.ID, c.Listen)
+	return demoPortalUsers(ctx, office, org.ID, c.Listen)
 }

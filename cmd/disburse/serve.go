@@ -17,6 +17,7 @@ import (
 	"github.com/disburse/disburse/internal/logs"
 	"github.com/disburse/disburse/notify"
 	"github.com/disburse/disburse/portal"
+	"github.com/disburse/disburse/portal/backoffice"
 	"github.com/disburse/disburse/worker"
 )
 
@@ -68,15 +69,16 @@ func serve(ctx context.Context, args []string) error {
 	svc := disburse.NewService(store)
 	svc.TokenTTL, svc.Limits, svc.Log = c.TokenTTL, c.Limits, log
 	svc.WebhookConfig.AllowPrivate = c.WebhookAllowPrivate
+	office := backoffice.NewService(store)
 
 	if c.Demo {
 		c.Listen = ln.Addr().String() // the portal address the demo prints is the one bound
-		if err := demo(ctx, svc, &c); err != nil {
+		if err := demo(ctx, svc, office, &c); err != nil {
 			return err
 		}
 	}
 
-	loops := backgroundLoops(svc, &c, log)
+	loops := backgroundLoops(svc, office, &c, log)
 	var metrics *metricsServer
 	apiConfig := httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log,
 		IdempotencyLease: c.IdempotencyLease, RateLimits: c.RateLimits}
@@ -91,7 +93,7 @@ func serve(ctx context.Context, args []string) error {
 		metrics = startMetrics(mln, reg, log)
 	}
 	srv := &http.Server{
-		Handler:           portal.Mount(portal.New(svc, portal.Config{Log: log}), httpapi.New(svc, apiConfig)),
+		Handler:           portal.Mount(portal.New(svc, office, portal.Config{Log: log}), httpapi.New(svc, apiConfig)),
 		ReadHeaderTimeout: min(readHeaderTimeout, c.ReadTimeout),
 		ReadTimeout:       c.ReadTimeout,
 		WriteTimeout:      c.WriteTimeout,
@@ -143,7 +145,7 @@ func listenGiven(fs *flag.FlagSet) bool {
 
 // backgroundLoops are the reversal sweep, notification and webhook
 // delivery, and the purges.
-func backgroundLoops(svc *disburse.Service, c *config, log *slog.Logger) []worker.Loop {
+func backgroundLoops(svc *disburse.Service, office *backoffice.Service, c *config, log *slog.Logger) []worker.Loop {
 	var provider disburse.Notifier = notify.Log{Logger: log}
 	if c.NotifyProvider == "http" {
 		provider = notify.NewHTTP(c.NotifyURL, c.DeliveryConcurrency)
@@ -158,8 +160,8 @@ func backgroundLoops(svc *disburse.Service, c *config, log *slog.Logger) []worke
 		worker.MemberChecks(svc, c.WorkerInterval, log),
 		worker.TokenPurge(svc, c.WorkerInterval, log),
 		worker.IdempotencyPurge(svc, c.WorkerInterval, log),
-		{Name: "portal-session-purge", Interval: c.WorkerInterval, RunOnce: svc.PurgePortalSessions, Log: log},
-		{Name: "portal-upload-purge", Interval: c.WorkerInterval, RunOnce: svc.PurgeUploads, Log: log},
+		{Name: "portal-session-purge", Interval: c.WorkerInterval, RunOnce: office.PurgeSessions, Log: log},
+		{Name: "portal-upload-purge", Interval: c.WorkerInterval, RunOnce: office.PurgeUploads, Log: log},
 		worker.Reversal(svc, c.WorkerInterval, log),
 		worker.Delivery(svc, provider, owner, policy, c.WorkerInterval, log),
 		worker.Webhooks(svc, notify.NewWebhook(c.WebhookAllowPrivate), httpapi.WebhookRenderer{}, owner, webhooks, c.WorkerInterval, log),

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/portal/backoffice"
 )
 
 // userCreate creates a portal user and prints the password once: a
@@ -41,8 +42,8 @@ func userCreate(ctx context.Context, args []string, stdin io.Reader, stdout io.W
 		return err
 	}
 	defer store.Close()
-	svc := disburse.NewService(store)
-	u, password, err := svc.CreatePortalUser(ctx, disburse.NewPortalUser{Email: *email, Role: disburse.Role(*role), OrganisationID: *org, Password: password})
+	office := backoffice.NewService(store)
+	u, password, err := office.CreateUser(ctx, backoffice.NewUser{Email: *email, Role: backoffice.Role(*role), OrganisationID: *org, Password: password})
 	if err != nil {
 		return err
 	}
@@ -70,16 +71,16 @@ const (
 
 // demoPortalUsers makes or refreshes the demo's two portal users and
 // prints how to sign in.
-func demoPortalUsers(ctx context.Context, svc *disburse.Service, orgID, listen string) error {
+func demoPortalUsers(ctx context.Context, office *backoffice.Service, orgID, listen string) error {
 	fmt.Printf("portal http://%s/portal/\n", listen)
-	for _, u := range []disburse.NewPortalUser{
-		{Email: demoOperatorEmail, Role: disburse.RoleOperator},
-		{Email: demoOrganisationEmail, Role: disburse.RoleOrganisation, OrganisationID: orgID},
+	for _, u := range []backoffice.NewUser{
+		{Email: demoOperatorEmail, Role: backoffice.RoleOperator},
+		{Email: demoOrganisationEmail, Role: backoffice.RoleOrganisation, OrganisationID: orgID},
 	} {
-		_, password, err := svc.CreatePortalUser(ctx, u)
+		_, password, err := office.CreateUser(ctx, u)
 		if disburse.ErrorCode(err) == disburse.CodeInvalid {
 			// Made at an earlier start: a new password for this one.
-			password, err = svc.ResetPortalPassword(ctx, u.Email)
+			password, err = office.ResetPassword(ctx, u.Email)
 		}
 		if err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/portal/backoffice"
 )
 
 func TestUserCreate(t *testing.T) {
@@ -29,8 +30,8 @@ func TestUserCreate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	svc := disburse.NewService(store)
-	if _, _, err := svc.SignIn(ctx, "op@example.org", m[1]); err != nil {
+	svc, office := disburse.NewService(store), backoffice.NewService(store)
+	if _, _, err := office.SignIn(ctx, "op@example.org", m[1]); err != nil {
 		t.Errorf("the printed password does not sign in: %v", err)
 	}
 	org, _, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Acme"})
@@ -46,7 +47,7 @@ func TestUserCreate(t *testing.T) {
 	if strings.Contains(out.String(), "password ") {
 		t.Errorf("a password read from stdin was printed: %q", out.String())
 	}
-	if _, u, err := svc.SignIn(ctx, "pay@acme.example", "correct horse battery staple"); err != nil || u.OrganisationID != org.ID {
+	if _, u, err := office.SignIn(ctx, "pay@acme.example", "correct horse battery staple"); err != nil || u.OrganisationID != org.ID {
 		t.Errorf("the stdin password does not sign in: %v %+v", err, u)
 	}
 	for _, args := range [][]string{

@@ -1,13 +1,15 @@
-package disburse
+package backoffice
 
 import (
 	"context"
 	"slices"
+
+	"github.com/disburse/disburse"
 )
 
 // Scope is the organisation a portal user may see: their own, or every
 // organisation ("") for an operator.
-func (u PortalUser) Scope() string {
+func (u User) Scope() string {
 	if u.Role == RoleOperator {
 		return ""
 	}
@@ -22,7 +24,7 @@ func inScope(scope, organisationID string) bool { return scope == "" || scope ==
 // found (what names it).
 func scopedRow[T any](ctx context.Context, tx Tx, scope, id, what string, get func(context.Context, string) (T, error), org func(T) string) (T, error) {
 	var zero T
-	if !ValidID(id) {
+	if !disburse.ValidID(id) {
 		return zero, notFound(what)
 	}
 	v, err := get(ctx, id)
@@ -35,56 +37,56 @@ func scopedRow[T any](ctx context.Context, tx Tx, scope, id, what string, get fu
 	return v, nil
 }
 
-func batchOrganisation(b Batch) string     { return b.OrganisationID }
-func paymentOrganisation(p Payment) string { return p.OrganisationID }
+func batchOrganisation(b disburse.Batch) string     { return b.OrganisationID }
+func paymentOrganisation(p disburse.Payment) string { return p.OrganisationID }
 
 // ScopedBatch returns the batch id when it is within scope; else, as for a
 // missing one, not found.
-func (s *Service) ScopedBatch(ctx context.Context, scope, id string) (Batch, error) {
-	return read(ctx, s.Store, func(tx Tx) (Batch, error) {
+func (s *Service) ScopedBatch(ctx context.Context, scope, id string) (disburse.Batch, error) {
+	return read(ctx, s.Store, func(tx Tx) (disburse.Batch, error) {
 		return scopedRow(ctx, tx, scope, id, "batch", tx.Batch, batchOrganisation)
 	})
 }
 
 // ScopedPayment returns the payment id when it is within scope.
-func (s *Service) ScopedPayment(ctx context.Context, scope, id string) (Payment, error) {
-	return read(ctx, s.Store, func(tx Tx) (Payment, error) {
+func (s *Service) ScopedPayment(ctx context.Context, scope, id string) (disburse.Payment, error) {
+	return read(ctx, s.Store, func(tx Tx) (disburse.Payment, error) {
 		return scopedRow(ctx, tx, scope, id, "payment", tx.Payment, paymentOrganisation)
 	})
 }
 
 // PaymentsPage lists up to limit of a batch's payments after the payment
 // after (a cursor, never an offset), the batch first checked within scope.
-func (s *Service) PaymentsPage(ctx context.Context, scope, batchID, after string, limit int) ([]Payment, error) {
+func (s *Service) PaymentsPage(ctx context.Context, scope, batchID, after string, limit int) ([]disburse.Payment, error) {
 	if _, err := s.ScopedBatch(ctx, scope, batchID); err != nil {
 		return nil, err
 	}
-	if after != "" && !ValidID(after) {
-		return nil, Invalid("After", after, "after must be a payment id")
+	if after != "" && !disburse.ValidID(after) {
+		return nil, disburse.Invalid("After", after, "after must be a payment id")
 	}
-	return read(ctx, s.Store, func(tx Tx) ([]Payment, error) { return tx.PaymentsAfter(ctx, batchID, after, limit) })
+	return read(ctx, s.Store, func(tx Tx) ([]disburse.Payment, error) { return tx.PaymentsAfter(ctx, batchID, after, limit) })
 }
 
 // AllBatches lists batches across organisations for the operator, or an
 // organisation's own for its users (scope), narrowed by f.
-func (s *Service) AllBatches(ctx context.Context, scope string, f PortalBatchFilter) ([]Batch, error) {
+func (s *Service) AllBatches(ctx context.Context, scope string, f BatchFilter) ([]disburse.Batch, error) {
 	if scope != "" {
 		f.OrganisationID = scope
 	}
-	if f.OrganisationID != "" && !ValidID(f.OrganisationID) {
-		return nil, Invalid("Organisation", f.OrganisationID, "organisation must be an organisation id")
+	if f.OrganisationID != "" && !disburse.ValidID(f.OrganisationID) {
+		return nil, disburse.Invalid("Organisation", f.OrganisationID, "organisation must be an organisation id")
 	}
-	if f.Before != "" && !ValidID(f.Before) {
-		return nil, Invalid("Before", f.Before, "before must be a batch id")
+	if f.Before != "" && !disburse.ValidID(f.Before) {
+		return nil, disburse.Invalid("Before", f.Before, "before must be a batch id")
 	}
 	if f.Status != "" && !validBatchStatus(f.Status) {
-		return nil, Invalid("StatusCode", string(f.Status), "statusCode must be DRAFT, OPEN, CLOSED or CANCELLED")
+		return nil, disburse.Invalid("StatusCode", string(f.Status), "statusCode must be DRAFT, OPEN, CLOSED or CANCELLED")
 	}
-	return read(ctx, s.Store, func(tx Tx) ([]Batch, error) { return tx.AllBatches(ctx, f) })
+	return read(ctx, s.Store, func(tx Tx) ([]disburse.Batch, error) { return tx.AllBatches(ctx, f) })
 }
 
-func validBatchStatus(st BatchStatus) bool {
-	for _, v := range BatchStatuses() {
+func validBatchStatus(st disburse.BatchStatus) bool {
+	for _, v := range disburse.BatchStatuses() {
 		if v == st {
 			return true
 		}
@@ -95,32 +97,32 @@ func validBatchStatus(st BatchStatus) bool {
 // OrganisationSummaries lists organisations with their float and held
 // totals, those whose name contains search.
 func (s *Service) OrganisationSummaries(ctx context.Context, search string, limit int) ([]OrganisationSummary, error) {
-	if !ValidText(search) {
-		return nil, Invalid("Search", search, textMessage("search"))
+	if !disburse.ValidText(search) {
+		return nil, disburse.Invalid("Search", search, textMessage("search"))
 	}
 	return read(ctx, s.Store, func(tx Tx) ([]OrganisationSummary, error) { return tx.OrganisationSummaries(ctx, search, limit) })
 }
 
 // APIKeys lists an organisation's API keys, newest first.
-func (s *Service) APIKeys(ctx context.Context, organisationID string) ([]APIKey, error) {
-	return read(ctx, s.Store, func(tx Tx) ([]APIKey, error) { return tx.APIKeys(ctx, organisationID) })
+func (s *Service) APIKeys(ctx context.Context, organisationID string) ([]disburse.APIKey, error) {
+	return read(ctx, s.Store, func(tx Tx) ([]disburse.APIKey, error) { return tx.APIKeys(ctx, organisationID) })
 }
 
 // ScopedAPIKey returns the key id when it is within scope.
-func (s *Service) ScopedAPIKey(ctx context.Context, scope, id string) (APIKey, error) {
-	return read(ctx, s.Store, func(tx Tx) (APIKey, error) {
-		return scopedRow(ctx, tx, scope, id, "API key", tx.APIKey, func(k APIKey) string { return k.OrganisationID })
+func (s *Service) ScopedAPIKey(ctx context.Context, scope, id string) (disburse.APIKey, error) {
+	return read(ctx, s.Store, func(tx Tx) (disburse.APIKey, error) {
+		return scopedRow(ctx, tx, scope, id, "API key", tx.APIKey, func(k disburse.APIKey) string { return k.OrganisationID })
 	})
 }
 
 // AccountOrganisation returns the organisation of a payout account.
 func (s *Service) AccountOrganisation(ctx context.Context, id string) (string, error) {
-	if !ValidID(id) {
+	if !disburse.ValidID(id) {
 		return "", notFound("account")
 	}
 	return read(ctx, s.Store, func(tx Tx) (string, error) {
 		a, err := tx.Account(ctx, id)
-		if err != nil || a.Kind != AccountPayout {
+		if err != nil || a.Kind != disburse.AccountPayout {
 			return "", notFound("account")
 		}
 		return a.OrganisationID, nil
@@ -130,16 +132,16 @@ func (s *Service) AccountOrganisation(ctx context.Context, id string) (string, e
 // LegTransfer is one transfer of a payment's leg with both its accounts,
 // for the portal's payment page.
 type LegTransfer struct {
-	Transfer
-	From, To Account
+	disburse.Transfer
+	From, To disburse.Account
 }
 
 // ScopedPaymentTransfers returns the payment id, when it is within scope,
 // and the transfers of its legs, oldest first, in one snapshot.
-func (s *Service) ScopedPaymentTransfers(ctx context.Context, scope, id string) (Payment, []LegTransfer, error) {
-	var p Payment
+func (s *Service) ScopedPaymentTransfers(ctx context.Context, scope, id string) (disburse.Payment, []LegTransfer, error) {
+	var p disburse.Payment
 	var out []LegTransfer
-	err := s.Store.Read(ctx, func(tx Tx) error {
+	err := s.Store.ReadPortal(ctx, func(tx Tx) error {
 		var err error
 		if p, err = scopedRow(ctx, tx, scope, id, "payment", tx.Payment, paymentOrganisation); err != nil {
 			return err
@@ -148,8 +150,8 @@ func (s *Service) ScopedPaymentTransfers(ctx context.Context, scope, id string) 
 		if err != nil {
 			return err
 		}
-		accounts := map[string]Account{} // a payment's legs move between a few accounts
-		account := func(id string) (Account, error) {
+		accounts := map[string]disburse.Account{} // a payment's legs move between a few accounts
+		account := func(id string) (disburse.Account, error) {
 			if a, ok := accounts[id]; ok {
 				return a, nil
 			}
@@ -170,30 +172,30 @@ func (s *Service) ScopedPaymentTransfers(ctx context.Context, scope, id string) 
 		return nil
 	})
 	if err != nil {
-		return Payment{}, nil, err
+		return disburse.Payment{}, nil, err
 	}
 	return p, out, nil
 }
 
 // NotificationsPage lists the outbox narrowed by f, a page at a time from
 // the cursor f.After (Tx.NotificationsPage says in which order).
-func (s *Service) NotificationsPage(ctx context.Context, f NotificationFilter) ([]Notification, error) {
-	var v Validation
-	if !ValidText(f.Recipient) {
+func (s *Service) NotificationsPage(ctx context.Context, f NotificationFilter) ([]disburse.Notification, error) {
+	var v disburse.Validation
+	if !disburse.ValidText(f.Recipient) {
 		v.Add(-1, "Recipient", f.Recipient, textMessage("recipient"))
 	}
-	if f.Status != "" && !slices.Contains(NotificationStatuses(), f.Status) {
+	if f.Status != "" && !slices.Contains(disburse.NotificationStatuses(), f.Status) {
 		v.Add(-1, "Status", string(f.Status), "status must be PENDING, SENT or FAILED")
 	}
-	if f.Channel != "" && !slices.Contains(Channels(), f.Channel) {
+	if f.Channel != "" && !slices.Contains(disburse.Channels(), f.Channel) {
 		v.Add(-1, "Channel", string(f.Channel), "channel must be SMS or PUSH")
 	}
-	if f.After != "" && !ValidID(f.After) {
+	if f.After != "" && !disburse.ValidID(f.After) {
 		v.Add(-1, "After", f.After, "after must be a notification id")
 	}
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	list, err := read(ctx, s.Store, func(tx Tx) ([]Notification, error) { return tx.NotificationsPage(ctx, f) })
+	list, err := read(ctx, s.Store, func(tx Tx) ([]disburse.Notification, error) { return tx.NotificationsPage(ctx, f) })
 	return list, orNotFound(err, "notification") // a cursor no notification has
 }

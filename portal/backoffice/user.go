@@ -1,4 +1,4 @@
-package disburse
+package backoffice
 
 import (
 	"context"
@@ -10,20 +10,23 @@ import (
 	"strings"
 	"time"
 
+	"github.com/disburse/disburse"
 	"golang.org/x/crypto/argon2"
 )
 
 // Role is what a portal user may do.
 type Role string
 
+// The roles: an operator sees every organisation, an organisation user
+// their own.
 const (
 	RoleOperator     Role = "operator"     // the whole service
 	RoleOrganisation Role = "organisation" // one organisation, the user's own
 )
 
-// PortalUser signs in to the management portal with an email and a
+// User signs in to the management portal with an email and a
 // password, of which only an argon2id hash is stored.
-type PortalUser struct {
+type User struct {
 	ID             string
 	Email          string
 	PasswordHash   string
@@ -32,22 +35,22 @@ type PortalUser struct {
 	CreatedAt      time.Time
 }
 
-// PortalSession is a signed-in browser. The cookie carries the secret; the
+// Session is a signed-in browser. The cookie carries the secret; the
 // store keeps its hash, so a copy of the database signs nobody in.
-type PortalSession struct {
+type Session struct {
 	Hash       string
 	UserID     string
 	CreatedAt  time.Time
 	LastSeenAt time.Time
 	ExpiresAt  time.Time
-	User       PortalUser // filled by Tx.PortalSession
+	User       User // filled by Tx.PortalSession
 }
 
 // Session lifetimes: a session ends at ExpiresAt whatever happens, and
-// sooner when unused for PortalIdleTimeout.
+// sooner when unused for IdleTimeout.
 const (
-	PortalSessionTTL  = 12 * time.Hour
-	PortalIdleTimeout = 30 * time.Minute
+	SessionTTL  = 12 * time.Hour
+	IdleTimeout = 30 * time.Minute
 	// portalTouchEvery: a session's last use is written at most this
 	// often, so that reading pages does not write on every request.
 	portalTouchEvery = time.Minute
@@ -55,19 +58,19 @@ const (
 	minPasswordRunes = 12
 )
 
-// NewPortalUser is a request to create a portal user. An empty Password
+// NewUser is a request to create a portal user. An empty Password
 // has one generated.
-type NewPortalUser struct {
+type NewUser struct {
 	Email          string
 	Role           Role
 	OrganisationID string
 	Password       string
 }
 
-// CreatePortalUser creates a portal user and returns it with its password
+// CreateUser creates a portal user and returns it with its password
 // (the one given, or a generated one), which is never stored in clear.
-func (s *Service) CreatePortalUser(ctx context.Context, in NewPortalUser) (PortalUser, string, error) {
-	var v Validation
+func (s *Service) CreateUser(ctx context.Context, in NewUser) (User, string, error) {
+	var v disburse.Validation
 	email := normaliseEmail(in.Email)
 	if v.Text(-1, "Email", in.Email) && !plausibleEmail(email) {
 		v.Add(-1, "Email", in.Email, "email must look like name@example.org, at most 254 characters")
@@ -78,7 +81,7 @@ func (s *Service) CreatePortalUser(ctx context.Context, in NewPortalUser) (Porta
 			v.Add(-1, "Organisation", in.OrganisationID, "an operator belongs to no organisation")
 		}
 	case RoleOrganisation:
-		if !ValidID(in.OrganisationID) {
+		if !disburse.ValidID(in.OrganisationID) {
 			v.Add(-1, "Organisation", in.OrganisationID, "an organisation user needs the id of their organisation")
 		}
 	default:
@@ -87,36 +90,36 @@ func (s *Service) CreatePortalUser(ctx context.Context, in NewPortalUser) (Porta
 	password := in.Password
 	if password == "" {
 		password = NewPassword()
-	} else if n := len([]rune(password)); n < minPasswordRunes || n > 200 || !ValidText(password) {
+	} else if n := len([]rune(password)); n < minPasswordRunes || n > 200 || !disburse.ValidText(password) {
 		v.Add(-1, "Password", "", fmt.Sprintf("password must be %d to 200 characters, without control characters", minPasswordRunes))
 	}
 	if err := v.Err(); err != nil {
-		return PortalUser{}, "", err
+		return User{}, "", err
 	}
-	u := PortalUser{ID: NewID(), Email: email, PasswordHash: HashPassword(password), Role: in.Role, OrganisationID: in.OrganisationID, CreatedAt: s.now()}
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	u := User{ID: disburse.NewID(), Email: email, PasswordHash: HashPassword(password), Role: in.Role, OrganisationID: in.OrganisationID, CreatedAt: s.now()}
+	err := s.Store.WritePortal(ctx, func(tx Tx) error {
 		if u.Role == RoleOrganisation {
 			if _, err := tx.Organisation(ctx, u.OrganisationID); err != nil {
 				return orNotFound(err, "organisation")
 			}
 		}
 		err := tx.InsertPortalUser(ctx, u)
-		if errors.Is(err, ErrDuplicate) {
-			return Invalid("Email", email, "a portal user with this email exists already")
+		if errors.Is(err, disburse.ErrDuplicate) {
+			return disburse.Invalid("Email", email, "a portal user with this email exists already")
 		}
 		return err
 	})
 	if err != nil {
-		return PortalUser{}, "", err
+		return User{}, "", err
 	}
 	return u, password, nil
 }
 
-// ResetPortalPassword gives the user with email a new generated password
+// ResetPassword gives the user with email a new generated password
 // and returns it; the user's sessions stay as they are.
-func (s *Service) ResetPortalPassword(ctx context.Context, email string) (string, error) {
+func (s *Service) ResetPassword(ctx context.Context, email string) (string, error) {
 	password := NewPassword()
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	err := s.Store.WritePortal(ctx, func(tx Tx) error {
 		u, err := tx.PortalUserByEmail(ctx, normaliseEmail(email))
 		if err != nil {
 			return orNotFound(err, "portal user")
@@ -191,63 +194,63 @@ var decoyHash = HashPassword(NewPassword())
 
 // ErrSignIn is the one answer to a failed sign-in, for an unknown email
 // and a wrong password alike.
-var ErrSignIn = Errorf(CodeUnauthorized, "the email or the password is wrong")
+var ErrSignIn = disburse.Errorf(disburse.CodeUnauthorized, "the email or the password is wrong")
 
 // SignIn checks an email and password and starts a session, returning the
 // session's secret for the cookie and the user.
-func (s *Service) SignIn(ctx context.Context, email, password string) (string, PortalUser, error) {
+func (s *Service) SignIn(ctx context.Context, email, password string) (string, User, error) {
 	email = normaliseEmail(email)
-	if !ValidText(email) || !ValidText(password) {
-		return "", PortalUser{}, ErrSignIn
+	if !disburse.ValidText(email) || !disburse.ValidText(password) {
+		return "", User{}, ErrSignIn
 	}
-	u, err := read(ctx, s.Store, func(tx Tx) (PortalUser, error) { return tx.PortalUserByEmail(ctx, email) })
-	if errors.Is(err, ErrNotFound) {
+	u, err := read(ctx, s.Store, func(tx Tx) (User, error) { return tx.PortalUserByEmail(ctx, email) })
+	if errors.Is(err, disburse.ErrNotFound) {
 		CheckPassword(decoyHash, password)
-		return "", PortalUser{}, ErrSignIn
+		return "", User{}, ErrSignIn
 	}
 	if err != nil {
-		return "", PortalUser{}, err
+		return "", User{}, err
 	}
 	if !CheckPassword(u.PasswordHash, password) {
-		return "", PortalUser{}, ErrSignIn
+		return "", User{}, ErrSignIn
 	}
-	secret := NewSecret(sessionPrefix)
+	secret := disburse.NewSecret(sessionPrefix)
 	now := s.now()
-	err = s.Store.Write(ctx, func(tx Tx) error {
-		return tx.InsertPortalSession(ctx, PortalSession{Hash: HashSecret(secret), UserID: u.ID, CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(PortalSessionTTL)})
+	err = s.Store.WritePortal(ctx, func(tx Tx) error {
+		return tx.InsertPortalSession(ctx, Session{Hash: disburse.HashSecret(secret), UserID: u.ID, CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(SessionTTL)})
 	})
 	if err != nil {
-		return "", PortalUser{}, err
+		return "", User{}, err
 	}
 	return secret, u, nil
 }
 
-// PortalSessionUser returns the user a session secret signs in, or
-// ErrUnauthorized when it is unknown, expired or idle too long. It is read
+// SessionUser returns the user a session secret signs in, or
+// disburse.ErrUnauthorized when it is unknown, expired or idle too long. It is read
 // afresh from the store on every request, so a sign-out on one replica
 // ends the session on all of them.
-func (s *Service) PortalSessionUser(ctx context.Context, secret string) (PortalUser, error) {
+func (s *Service) SessionUser(ctx context.Context, secret string) (User, error) {
 	if !strings.HasPrefix(secret, sessionPrefix) {
-		return PortalUser{}, ErrUnauthorized
+		return User{}, disburse.ErrUnauthorized
 	}
-	hash := HashSecret(secret)
-	sess, err := read(ctx, s.Store, func(tx Tx) (PortalSession, error) { return tx.PortalSession(ctx, hash) })
-	if errors.Is(err, ErrNotFound) {
-		return PortalUser{}, ErrUnauthorized
+	hash := disburse.HashSecret(secret)
+	sess, err := read(ctx, s.Store, func(tx Tx) (Session, error) { return tx.PortalSession(ctx, hash) })
+	if errors.Is(err, disburse.ErrNotFound) {
+		return User{}, disburse.ErrUnauthorized
 	}
 	if err != nil {
-		return PortalUser{}, err
+		return User{}, err
 	}
 	now := s.now()
-	if !now.Before(sess.ExpiresAt) || !now.Before(sess.LastSeenAt.Add(PortalIdleTimeout)) {
-		if err := s.Store.Write(ctx, func(tx Tx) error { return tx.DeletePortalSession(ctx, hash) }); err != nil {
-			return PortalUser{}, err
+	if !now.Before(sess.ExpiresAt) || !now.Before(sess.LastSeenAt.Add(IdleTimeout)) {
+		if err := s.Store.WritePortal(ctx, func(tx Tx) error { return tx.DeletePortalSession(ctx, hash) }); err != nil {
+			return User{}, err
 		}
-		return PortalUser{}, ErrUnauthorized
+		return User{}, disburse.ErrUnauthorized
 	}
 	if now.Sub(sess.LastSeenAt) >= portalTouchEvery {
-		if err := s.Store.Write(ctx, func(tx Tx) error { return tx.TouchPortalSession(ctx, hash, now) }); err != nil {
-			return PortalUser{}, err
+		if err := s.Store.WritePortal(ctx, func(tx Tx) error { return tx.TouchPortalSession(ctx, hash, now) }); err != nil {
+			return User{}, err
 		}
 	}
 	return sess.User, nil
@@ -255,18 +258,18 @@ func (s *Service) PortalSessionUser(ctx context.Context, secret string) (PortalU
 
 // SignOut ends a session at once, on every replica.
 func (s *Service) SignOut(ctx context.Context, secret string) error {
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.DeletePortalSession(ctx, HashSecret(secret)) })
+	return s.Store.WritePortal(ctx, func(tx Tx) error { return tx.DeletePortalSession(ctx, disburse.HashSecret(secret)) })
 }
 
-// PurgePortalSessions deletes sessions that can no longer be used and
+// PurgeSessions deletes sessions that can no longer be used and
 // returns how many it deleted.
-func (s *Service) PurgePortalSessions(ctx context.Context) (int, error) {
+func (s *Service) PurgeSessions(ctx context.Context) (int, error) {
 	total := 0
 	for ctx.Err() == nil {
 		var n int
 		now := s.now()
-		err := s.Store.Write(ctx, func(tx Tx) (err error) {
-			n, err = tx.DeleteDeadPortalSessions(ctx, now, now.Add(-PortalIdleTimeout), purgeBatchSize)
+		err := s.Store.WritePortal(ctx, func(tx Tx) (err error) {
+			n, err = tx.DeleteDeadPortalSessions(ctx, now, now.Add(-IdleTimeout), purgeBatchSize)
 			return err
 		})
 		total += n

@@ -1,24 +1,53 @@
-package disburse
+package backoffice
 
 import (
 	"context"
 	"time"
+
+	"github.com/disburse/disburse"
 )
 
-// PortalTx is what a transaction can do for the management portal: its
-// users, their sessions, the audit log, and the operator's views across
-// organisations. Tx embeds it; sqlstore implements it once for both engines.
-type PortalTx interface {
+// Store is the back office's persistence port: transactions over the
+// portal's tables and the domain's rows it shows. sqlstore implements it
+// once for both engines, and whoever opens the store hands it to
+// NewService.
+type Store interface {
+	// WritePortal runs fn in one write transaction and commits when fn
+	// returns nil, retrying it as disburse.Store.Write does.
+	WritePortal(ctx context.Context, fn func(Tx) error) error
+	// ReadPortal runs fn in a read-only transaction: one consistent snapshot.
+	ReadPortal(ctx context.Context, fn func(Tx) error) error
+}
+
+// Tx is what a transaction can do for the management portal: its users,
+// their sessions, the operator's views across organisations and the
+// progress of uploads, and the few lookups of the domain's rows that the
+// views check a user's scope on (the same methods as disburse.Tx's).
+type Tx interface {
+	// Organisation returns the organisation id, as disburse.Tx does.
+	Organisation(ctx context.Context, id string) (disburse.Organisation, error)
+	// Account returns the account id, as disburse.Tx does.
+	Account(ctx context.Context, id string) (disburse.Account, error)
+	// APIKey returns the API key id, as disburse.Tx does.
+	APIKey(ctx context.Context, id string) (disburse.APIKey, error)
+	// Batch returns the batch id, as disburse.Tx does.
+	Batch(ctx context.Context, id string) (disburse.Batch, error)
+	// Payment returns the payment id, as disburse.Tx does.
+	Payment(ctx context.Context, id string) (disburse.Payment, error)
+
 	// InsertPortalUser adds a user; an email another user holds is ErrDuplicate.
-	InsertPortalUser(ctx context.Context, u PortalUser) error
-	PortalUser(ctx context.Context, id string) (PortalUser, error)
-	PortalUserByEmail(ctx context.Context, email string) (PortalUser, error)
+	InsertPortalUser(ctx context.Context, u User) error
+	// PortalUser returns the user id.
+	PortalUser(ctx context.Context, id string) (User, error)
+	// PortalUserByEmail returns the user with email.
+	PortalUserByEmail(ctx context.Context, email string) (User, error)
 	// SetPortalPassword replaces a user's password hash.
 	SetPortalPassword(ctx context.Context, id, hash string) error
 
-	InsertPortalSession(ctx context.Context, s PortalSession) error
+	// InsertPortalSession starts a session.
+	InsertPortalSession(ctx context.Context, s Session) error
 	// PortalSession returns the session with hash, its user filled in.
-	PortalSession(ctx context.Context, hash string) (PortalSession, error)
+	PortalSession(ctx context.Context, hash string) (Session, error)
 	// TouchPortalSession moves a session's last use to at.
 	TouchPortalSession(ctx context.Context, hash string, at time.Time) error
 	// DeletePortalSession ends a session; a missing one is not an error.
@@ -28,28 +57,22 @@ type PortalTx interface {
 	// how many it deleted.
 	DeleteDeadPortalSessions(ctx context.Context, now, idleSince time.Time, limit int) (int, error)
 
-	// InsertAudit appends to the audit log. Nothing updates or deletes it.
-	InsertAudit(ctx context.Context, es ...AuditEntry) error
-	// AuditEntries lists the log newest first, only organisationID's when
-	// it is not empty, after the entry before (empty: from the newest).
-	AuditEntries(ctx context.Context, organisationID, before string, limit int) ([]AuditEntry, error)
-
 	// OrganisationSummaries lists organisations by name with their float
 	// and held totals, only those whose name contains search when it is not
 	// empty, at most limit of them.
 	OrganisationSummaries(ctx context.Context, search string, limit int) ([]OrganisationSummary, error)
 	// APIKeys lists an organisation's keys, newest first.
-	APIKeys(ctx context.Context, organisationID string) ([]APIKey, error)
+	APIKeys(ctx context.Context, organisationID string) ([]disburse.APIKey, error)
 	// AllBatches lists batches of every organisation newest first, narrowed
 	// by f (an empty organisation id: all), after the batch before.
-	AllBatches(ctx context.Context, f PortalBatchFilter) ([]Batch, error)
+	AllBatches(ctx context.Context, f BatchFilter) ([]disburse.Batch, error)
 	// PaymentsAfter lists up to limit of a batch's payments in the order
 	// they were added, starting after the payment after (empty: from the
 	// first): a page costs the same however far into the batch it is.
-	PaymentsAfter(ctx context.Context, batchID, after string, limit int) ([]Payment, error)
+	PaymentsAfter(ctx context.Context, batchID, after string, limit int) ([]disburse.Payment, error)
 	// PaymentTransfers lists the transfers of a payment's legs, oldest
 	// first, by the index of transfers on their payment.
-	PaymentTransfers(ctx context.Context, paymentID string) ([]Transfer, error)
+	PaymentTransfers(ctx context.Context, paymentID string) ([]disburse.Transfer, error)
 	// NotificationsPage lists up to f.Limit notifications narrowed by f,
 	// after the notification f.After: newest first (by id, which is
 	// time-ordered), but the pending ones alone (f.Status PENDING and no
@@ -57,12 +80,13 @@ type PortalTx interface {
 	// them. Each filter is read by an index, so a page costs about the same
 	// on an outbox of millions as on one of ten. A cursor that names no
 	// notification may be ErrNotFound.
-	NotificationsPage(ctx context.Context, f NotificationFilter) ([]Notification, error)
+	NotificationsPage(ctx context.Context, f NotificationFilter) ([]disburse.Notification, error)
 
 	// InsertUpload starts an upload's progress; an id taken is ErrDuplicate.
 	InsertUpload(ctx context.Context, u Upload) error
 	// UpdateUpload writes an upload's phase and counts.
 	UpdateUpload(ctx context.Context, u Upload) error
+	// Upload returns the upload id.
 	Upload(ctx context.Context, id string) (Upload, error)
 	// DeleteOldUploads deletes up to limit uploads last changed before
 	// before and returns how many it deleted.
@@ -73,22 +97,22 @@ type PortalTx interface {
 // field does not narrow it.
 type NotificationFilter struct {
 	Recipient string
-	Status    NotificationStatus
-	Channel   Channel
+	Status    disburse.NotificationStatus
+	Channel   disburse.Channel
 	After     string // the last notification of the previous page
 	Limit     int
 }
 
-// PortalBatchFilter narrows the operator's list of batches.
-type PortalBatchFilter struct {
+// BatchFilter narrows the operator's list of batches.
+type BatchFilter struct {
 	OrganisationID string
-	Status         BatchStatus
+	Status         disburse.BatchStatus
 	Before         string // a batch id: list the ones after it in the order
 	Limit          int
 }
 
 // OrganisationSummary is one line of the operator's list of organisations.
 type OrganisationSummary struct {
-	Organisation
-	Float, Held Money
+	disburse.Organisation
+	Float, Held disburse.Money
 }

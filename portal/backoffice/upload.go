@@ -1,13 +1,16 @@
-package disburse
+package backoffice
 
 import (
 	"context"
 	"time"
+
+	"github.com/disburse/disburse"
 )
 
 // UploadPhase is how far the portal has got with a CSV upload.
 type UploadPhase string
 
+// The phases of an upload, in the order it goes through them.
 const (
 	UploadReceiving UploadPhase = "RECEIVING" // the file is arriving; Done and Total count bytes
 	UploadChecking  UploadPhase = "CHECKING"  // every row is read and checked; Done and Total count bytes of the file
@@ -46,18 +49,18 @@ const UploadKeep = 24 * time.Hour
 // already found to be the organisation's. An id already taken is
 // ErrDuplicate: the caller goes on without showing progress.
 func (s *Service) StartUpload(ctx context.Context, u Upload) (Upload, error) {
-	if !ValidID(u.ID) {
-		return Upload{}, Invalid("Upload", u.ID, "upload must be an upload id")
+	if !disburse.ValidID(u.ID) {
+		return Upload{}, disburse.Invalid("Upload", u.ID, "upload must be an upload id")
 	}
 	u.CreatedAt = s.now()
 	u.UpdatedAt = u.CreatedAt
-	return u, s.Store.Write(ctx, func(tx Tx) error { return tx.InsertUpload(ctx, u) })
+	return u, s.Store.WritePortal(ctx, func(tx Tx) error { return tx.InsertUpload(ctx, u) })
 }
 
 // SaveUpload writes an upload's progress.
 func (s *Service) SaveUpload(ctx context.Context, u *Upload) error {
 	u.UpdatedAt = s.now()
-	return s.Store.Write(ctx, func(tx Tx) error { return tx.UpdateUpload(ctx, *u) })
+	return s.Store.WritePortal(ctx, func(tx Tx) error { return tx.UpdateUpload(ctx, *u) })
 }
 
 // ScopedUpload returns the upload id when it is within scope.
@@ -74,7 +77,7 @@ func (s *Service) PurgeUploads(ctx context.Context) (int, error) {
 	for ctx.Err() == nil {
 		var n int
 		before := s.now().Add(-UploadKeep)
-		err := s.Store.Write(ctx, func(tx Tx) (err error) {
+		err := s.Store.WritePortal(ctx, func(tx Tx) (err error) {
 			n, err = tx.DeleteOldUploads(ctx, before, purgeBatchSize)
 			return err
 		})

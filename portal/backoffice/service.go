@@ -1,0 +1,67 @@
+// Package backoffice holds the management portal's own use cases, beside
+// the payouts: its users and their sign-in sessions, the views of the
+// domain's rows scoped to what a user may see, and the progress of CSV
+// uploads. It has its own transaction port (Tx) and store (Store), which
+// the SQL store implements; the payout domain (package disburse) never
+// imports it. The pages themselves are package portal.
+package backoffice
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/disburse/disburse"
+)
+
+// Service holds the portal's use cases over a Store.
+type Service struct {
+	// Store is the back office's store.
+	Store Store
+	// Clock is injected so tests move time instead of sleeping; it should
+	// be the same clock as the disburse.Service the portal uses.
+	Clock func() time.Time
+}
+
+// NewService returns a Service on store with the real clock.
+func NewService(store Store) *Service {
+	return &Service{Store: store, Clock: time.Now}
+}
+
+// purgeBatchSize is how many rows a purge deletes in one transaction.
+const purgeBatchSize = 1000
+
+// now is the time of one use case: read once, so a transaction sees one clock.
+// Truncated to microseconds, the precision the stores keep.
+func (s *Service) now() time.Time {
+	return s.Clock().UTC().Truncate(time.Microsecond)
+}
+
+// read runs fn in one ReadPortal of s and returns its value.
+func read[T any](ctx context.Context, s Store, fn func(Tx) (T, error)) (T, error) {
+	var v T
+	err := s.ReadPortal(ctx, func(tx Tx) error {
+		var err error
+		v, err = fn(tx)
+		return err
+	})
+	return v, err
+}
+
+// notFound is the not_found error for what, as the domain's use cases say it.
+func notFound(what string) *disburse.Error {
+	return disburse.Errorf(disburse.CodeNotFound, "%s not found", what)
+}
+
+// orNotFound turns a store's ErrNotFound into a not_found error for what.
+func orNotFound(err error, what string) error {
+	if errors.Is(err, disburse.ErrNotFound) {
+		return notFound(what)
+	}
+	return err
+}
+
+// textMessage explains disburse.ValidText's rule in a failure.
+func textMessage(jsonName string) string {
+	return jsonName + " must be text: valid UTF-8 without control characters"
+}
