@@ -197,66 +197,75 @@ func (t *tx) PaymentTransfers(ctx context.Context, paymentID string) ([]disburse
 // condition.
 func (t *tx) NotificationsPage(ctx context.Context, f backoffice.NotificationFilter) ([]disburse.Notification, error) {
 	n := limit(f.Limit)
-	if f.Status == disburse.NotificationPending && f.Recipient == "" {
-		return t.pendingPage(ctx, f, n)
-	}
-	page := func(where []string, args []any) (string, []any) {
-		if f.After != "" {
-			where, args = append(where, "n.id < ?"), append(args, f.After)
-		}
-		query := `SELECT ` + notificationColumns + ` FROM notifications n`
-		if len(where) > 0 {
-			query += ` WHERE ` + strings.Join(where, " AND ")
-		}
-		return query + ` ORDER BY n.id DESC LIMIT ?`, append(args, n)
-	}
 	var query string
 	var args []any
 	switch {
+	case f.Status == disburse.NotificationPending && f.Recipient == "":
+		return t.pendingPage(ctx, f, n)
 	case f.Recipient != "":
-		where := []string{"n.recipient = ?"}
-		args = []any{f.Recipient}
+		where, whereArgs := []string{"n.recipient = ?"}, []any{f.Recipient}
 		if f.Status != "" {
-			where, args = append(where, "n.status || '' = ?"), append(args, string(f.Status))
+			where, whereArgs = append(where, "n.status || '' = ?"), append(whereArgs, string(f.Status))
 		}
 		if f.Channel != "" {
-			where, args = append(where, "n.channel || '' = ?"), append(args, string(f.Channel))
+			where, whereArgs = append(where, "n.channel || '' = ?"), append(whereArgs, string(f.Channel))
 		}
-		query, args = page(where, args)
+		query, args = notificationPage(f, n, where, whereArgs)
 	case f.Status == "" && f.Channel == "":
-		query, args = page(nil, nil)
+		query, args = notificationPage(f, n, nil, nil)
 	default:
-		statuses, channels := disburse.NotificationStatuses(), disburse.Channels()
-		if f.Status != "" {
-			statuses = []disburse.NotificationStatus{f.Status}
-		}
-		if f.Channel != "" {
-			channels = []disburse.Channel{f.Channel}
-		}
-		var parts []string
-		part := func(where []string, a []any) {
-			q, a := page(where, a)
-			parts, args = append(parts, `SELECT * FROM (`+q+`) AS p`+strconv.Itoa(len(parts))), append(args, a...)
-		}
-		for _, st := range statuses {
-			if st == disburse.NotificationPending {
-				where, a := []string{"n.status = 'PENDING'", "n.next_attempt_at >= ?"}, []any{int64(math.MinInt64)}
-				if f.Channel != "" {
-					where, a = append(where, "n.channel = ?"), append(a, string(f.Channel))
-				}
-				part(where, a)
-				continue
-			}
-			for _, c := range channels {
-				part([]string{"n.status = ?", "n.channel = ?", "n.status <> 'PENDING'"}, []any{string(st), string(c)})
-			}
-		}
-		query = parts[0]
-		if len(parts) > 1 {
-			query, args = strings.Join(parts, ` UNION ALL `)+` ORDER BY id DESC LIMIT ?`, append(args, n)
-		}
+		query, args = notificationParts(f, n)
 	}
 	return list(ctx, t, "notifications page", scanNotification, query, args...)
+}
+
+// notificationPage is the query of one page of the notifications that
+// match where, newest first, from the filter's cursor.
+func notificationPage(f backoffice.NotificationFilter, n int64, where []string, args []any) (string, []any) {
+	if f.After != "" {
+		where, args = append(where, "n.id < ?"), append(args, f.After)
+	}
+	query := `SELECT ` + notificationColumns + ` FROM notifications n`
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	return query + ` ORDER BY n.id DESC LIMIT ?`, append(args, n)
+}
+
+// notificationParts is the query of a page filtered by status or channel:
+// a page of each (status, channel) pair the filter allows, each from its
+// index, merged by id.
+func notificationParts(f backoffice.NotificationFilter, n int64) (string, []any) {
+	statuses, channels := disburse.NotificationStatuses(), disburse.Channels()
+	if f.Status != "" {
+		statuses = []disburse.NotificationStatus{f.Status}
+	}
+	if f.Channel != "" {
+		channels = []disburse.Channel{f.Channel}
+	}
+	var parts []string
+	var args []any
+	part := func(where []string, a []any) {
+		q, a := notificationPage(f, n, where, a)
+		parts, args = append(parts, `SELECT * FROM (`+q+`) AS p`+strconv.Itoa(len(parts))), append(args, a...)
+	}
+	for _, st := range statuses {
+		if st == disburse.NotificationPending {
+			where, a := []string{"n.status = 'PENDING'", "n.next_attempt_at >= ?"}, []any{int64(math.MinInt64)}
+			if f.Channel != "" {
+				where, a = append(where, "n.channel = ?"), append(a, string(f.Channel))
+			}
+			part(where, a)
+			continue
+		}
+		for _, c := range channels {
+			part([]string{"n.status = ?", "n.channel = ?", "n.status <> 'PENDING'"}, []any{string(st), string(c)})
+		}
+	}
+	if len(parts) == 1 {
+		return parts[0], args
+	}
+	return strings.Join(parts, ` UNION ALL `) + ` ORDER BY id DESC LIMIT ?`, append(args, n)
 }
 
 // pendingPage lists pending notifications in the order they fall due,
