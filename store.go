@@ -46,7 +46,6 @@ type Tx interface {
 
 	PortalTx  // portal_store.go
 	WebhookTx // webhook.go
-	MetricsTx // metrics_store.go
 	InsertOrganisation(ctx context.Context, o Organisation) error
 	Organisation(ctx context.Context, id string) (Organisation, error)
 	// OrganisationsByID returns those of the organisations ids that exist, by id.
