@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/disburse/disburse/internal/fanout"
 )
 
 // Notifier delivers one notification through a provider (SMS gateway, push
@@ -76,7 +78,7 @@ func (p DeliveryPolicy) backoff(attempts int) time.Duration {
 
 // DeliverNotifications claims the due notifications (a lease under owner's
 // name), sends them, up to p.Concurrency at once, and records the outcomes
-// in groups (fanOut): SENT, or another attempt after an exponential
+// in groups (fanout.Run): SENT, or another attempt after an exponential
 // backoff, or FAILED after the last one. It returns how many it attempted.
 //
 // A lease never ends while its holder may still be sending: a send starts
@@ -108,11 +110,11 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 	// Sends and outcomes are not cut short by shutdown, or a message the
 	// gateway got would be counted as failed and sent again.
 	bg := context.WithoutCancel(ctx)
-	turn := newPace(p.Rate)
+	turn := fanout.NewPace(p.Rate)
 	mayStart := func() bool {
 		// Shutting down, or too little lease left for one more send: the
 		// rest is handed back at once rather than at lease expiry.
-		return turn.wait(ctx) && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil)
+		return turn.Wait(ctx) && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil)
 	}
 	attempt := func(msg Notification) Notification {
 		sendErr := send(bg, n, msg, p.SendTimeout)
@@ -135,7 +137,7 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 			if written, err = tx.UpdateNotifications(bg, outcomes); err != nil {
 				return err
 			}
-			return tx.ReleaseNotifications(bg, owner, ids(unattempted, func(n Notification) string { return n.ID }))
+			return tx.ReleaseNotifications(bg, owner, fanout.IDs(unattempted, func(n Notification) string { return n.ID }))
 		})
 		if err != nil || written == len(outcomes) {
 			return false, err
@@ -145,7 +147,7 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 		s.Log.WarnContext(ctx, "notification lease lost before its outcome was written", "lost", len(outcomes)-written, "owner", owner)
 		return true, nil
 	}
-	return fanOut(claimed, p.Concurrency, mayStart, attempt, record)
+	return fanout.Run(claimed, p.Concurrency, mayStart, attempt, record)
 }
 
 // send gives the provider one attempt, bounded by timeout.

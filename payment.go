@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/disburse/disburse/internal/msisdn"
+	"github.com/disburse/disburse/internal/parallel"
 )
 
 // AddPayments validates and adds payments to a DRAFT batch, all or nothing
@@ -66,7 +67,7 @@ func (s *Service) validateAndFindMembers(ctx context.Context, v *Validation, org
 		checked := make(chan error, 1)
 		go func() {
 			var err error
-			checked <- errors.Join(Protect(func() { payments, err = s.validatePayments(v, in, org.ReferralsEnabled) }), err)
+			checked <- errors.Join(parallel.Protect(func() { payments, err = s.validatePayments(v, in, org.ReferralsEnabled) }), err)
 		}()
 		members, err = tx.Members(ctx, payees(in))
 		return errors.Join(<-checked, err)

@@ -2,6 +2,8 @@ package disburse
 
 import (
 	"strconv"
+
+	"github.com/disburse/disburse/internal/parallel"
 )
 
 // PaymentInput is one payment of POST /batches/{id}/payments as the client
@@ -114,7 +116,7 @@ const parallelChecks = 2000
 // the client waits for the slowest request, not for the sum.
 func validMsisdns(in []PaymentInput, referrals bool) (payee, referral []bool, err error) {
 	payee, referral = make([]bool, len(in)), make([]bool, len(in))
-	err = Parallel(len(in), parallelChecks, func(from, to int) {
+	err = parallel.For(len(in), parallelChecks, func(from, to int) {
 		for i := from; i < to; i++ {
 			payee[i] = ValidMsisdn(in[i].Msisdn)
 			referral[i] = referrals && in[i].ReferralMsisdn != "" && ValidMsisdn(in[i].ReferralMsisdn)

@@ -19,7 +19,7 @@ func (s *Service) RegisterMember(ctx context.Context, in Member) (Member, bool, 
 // RegisterMemberBy is RegisterMember with the actor the audit log names.
 //
 // Registrations that arrive together are written together, up to
-// maxRegistrationGroup in one transaction (groupCommit): every
+// maxRegistrationGroup in one transaction (internal/groupcommit): every
 // registration of an organisation's payees writes its holding account and
 // its batches' summaries, rows that would otherwise make them queue one
 // behind the other. Each caller still gets its own answer, after the
@@ -42,7 +42,7 @@ func (s *Service) RegisterMemberBy(ctx context.Context, actor Actor, in Member) 
 	var out registered
 	var err error
 	if s.registrations != nil {
-		out, err = s.registrations.do(ctx, r)
+		out, err = s.registrations.Do(ctx, r)
 	} else {
 		var outs []registered
 		if outs, err = s.register(ctx, []registration{r}); err == nil {

@@ -3,6 +3,8 @@ package disburse
 import (
 	"log/slog"
 	"time"
+
+	"github.com/disburse/disburse/internal/groupcommit"
 )
 
 // Limits are the configurable bounds of contract 4.1.
@@ -43,7 +45,7 @@ type Service struct {
 
 	// registrations groups concurrent registrations into one transaction
 	// (register.go); nil runs each alone.
-	registrations *groupCommit[registration, registered]
+	registrations *groupcommit.Group[registration, registered]
 }
 
 // DefaultPageSize: at this size a page's bulk statements cost far more
@@ -61,7 +63,7 @@ func NewService(store Store) *Service {
 		Log:      slog.Default(),
 		PageSize: DefaultPageSize,
 	}
-	s.registrations = newGroupCommit(registrationGroups, maxRegistrationGroup, s.register)
+	s.registrations = groupcommit.New(registrationGroups, maxRegistrationGroup, s.register)
 	return s
 }
 

@@ -45,7 +45,6 @@ type Tx interface {
 	IdempotencyTx // idempotency_store.go
 
 	WebhookTx // webhook.go
-	MetricsTx // metrics_store.go
 	// InsertAudit appends to the audit log. Nothing updates or deletes it.
 	InsertAudit(ctx context.Context, es ...AuditEntry) error
 	// AuditEntries lists the log newest first, only organisationID's when

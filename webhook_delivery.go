@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/disburse/disburse/internal/fanout"
 )
 
 // WebhookMessage is one signed attempt, as the sender puts it on the wire:
@@ -94,7 +96,7 @@ func (p WebhookPolicy) backoff(attempts int) time.Duration {
 
 // DeliverWebhooks claims due deliveries under owner's name, signs and
 // sends them, up to p.Concurrency at once, and records the outcomes in
-// groups (fanOut): DELIVERED on a 2xx, else another attempt after a
+// groups (fanout.Run): DELIVERED on a 2xx, else another attempt after a
 // backoff, or FAILED once the retry window has closed; and each endpoint's
 // failing time, which disables an endpoint that keeps failing. It returns
 // how many it attempted. Leases work as DeliverNotifications' do: an
@@ -120,12 +122,12 @@ func (s *Service) DeliverWebhooks(ctx context.Context, sender WebhookSender, ren
 	bg := context.WithoutCancel(ctx)
 	attempts, err := s.webhookAttempts(bg, render, claimed)
 	if err != nil {
-		all := ids(claimed, func(d WebhookDelivery) string { return d.ID })
+		all := fanout.IDs(claimed, func(d WebhookDelivery) string { return d.ID })
 		return 0, errors.Join(err, s.Store.Write(bg, func(tx Tx) error { return tx.ReleaseWebhookDeliveries(bg, owner, all) }))
 	}
-	turn := newPace(p.Rate)
+	turn := fanout.NewPace(p.Rate)
 	mayStart := func() bool {
-		return turn.wait(ctx) && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil)
+		return turn.Wait(ctx) && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil)
 	}
 	attempt := func(a webhookAttempt) webhookAttempt { return s.attemptWebhook(bg, sender, a, p) }
 	record := func(outcomes, unattempted []webhookAttempt) (bool, error) {
@@ -142,7 +144,7 @@ func (s *Service) DeliverWebhooks(ctx context.Context, sender WebhookSender, ren
 			if err := s.recordEndpointOutcomes(bg, tx, outcomes, p); err != nil {
 				return err
 			}
-			return tx.ReleaseWebhookDeliveries(bg, owner, ids(unattempted, func(a webhookAttempt) string { return a.d.ID }))
+			return tx.ReleaseWebhookDeliveries(bg, owner, fanout.IDs(unattempted, func(a webhookAttempt) string { return a.d.ID }))
 		})
 		if err != nil || written == len(ds) {
 			return false, err
@@ -151,7 +153,7 @@ func (s *Service) DeliverWebhooks(ctx context.Context, sender WebhookSender, ren
 		s.Log.WarnContext(ctx, "webhook deliveries not recorded: their lease was lost or they were deleted", "lost", len(ds)-written, "owner", owner)
 		return true, nil
 	}
-	return fanOut(attempts, p.Concurrency, mayStart, attempt, record)
+	return fanout.Run(attempts, p.Concurrency, mayStart, attempt, record)
 }
 
 // webhookAttempt is one claimed delivery on its way: the endpoint and the

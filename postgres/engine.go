@@ -120,13 +120,13 @@ const paymentCursor = "payment_pages"
 //
 // A page is read through the pgx connection itself, not database/sql,
 // which would turn each of its values into a driver.Value first
-// (docs/benchmarks.md); use runs after, once database/sql has the
+// (docs/benchmarks.md); p.Use runs after, once database/sql has the
 // connection back.
-func (Engine) PaymentPages(ctx context.Context, c sqlstore.Conn, query string, args []any, size int, read sqlstore.PageFunc, use func() error) error {
-	if _, err := c.Exec(ctx, `DECLARE `+paymentCursor+` NO SCROLL CURSOR FOR `+query+` ORDER BY p.seq`, args...); err != nil {
+func (Engine) PaymentPages(ctx context.Context, c sqlstore.Conn, p *sqlstore.PaymentPagesParams) error {
+	if _, err := c.Exec(ctx, `DECLARE `+paymentCursor+` NO SCROLL CURSOR FOR `+p.Query+` ORDER BY p.seq`, p.Args...); err != nil {
 		return err
 	}
-	fetch := fmt.Sprintf(`FETCH FORWARD %d FROM %s`, size, paymentCursor)
+	fetch := fmt.Sprintf(`FETCH FORWARD %d FROM %s`, p.Size, paymentCursor)
 	for {
 		var n int
 		err := c.Raw(func(driverConn any) error {
@@ -138,16 +138,16 @@ func (Engine) PaymentPages(ctx context.Context, c sqlstore.Conn, query string, a
 			if err != nil {
 				return err
 			}
-			n, _, err = read(pgxRows{rows})
+			n, _, err = p.Read(pgxRows{rows})
 			return err
 		})
 		if err == nil {
-			err = use()
+			err = p.Use()
 		}
 		if err != nil {
 			return err
 		}
-		if n < size {
+		if n < p.Size {
 			break
 		}
 	}

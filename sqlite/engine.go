@@ -113,21 +113,21 @@ func (e Engine) InsertRows(ctx context.Context, c sqlstore.Conn, table string, c
 // the last one read, in seq order, which SQLite's planner always answers
 // by walking the (batch_id, seq) index from there. The payments a page
 // changed lie behind the key, so the next page does not see them.
-func (Engine) PaymentPages(ctx context.Context, c sqlstore.Conn, query string, args []any, size int, read sqlstore.PageFunc, use func() error) error {
-	next, nextArgs := query+` ORDER BY p.seq LIMIT ?`, append(slices.Clip(args), size)
+func (Engine) PaymentPages(ctx context.Context, c sqlstore.Conn, p *sqlstore.PaymentPagesParams) error {
+	next, nextArgs := p.Query+` ORDER BY p.seq LIMIT ?`, append(slices.Clip(p.Args), p.Size)
 	for {
 		rows, err := c.Query(ctx, next, nextArgs...)
 		if err != nil {
 			return err
 		}
-		n, last, err := read(rows)
+		n, last, err := p.Read(rows)
 		if err == nil {
-			err = use()
+			err = p.Use()
 		}
-		if err != nil || n < size {
+		if err != nil || n < p.Size {
 			return err
 		}
-		next = query + ` AND p.seq > (SELECT seq FROM payments WHERE id = ?) ORDER BY p.seq LIMIT ?`
-		nextArgs = append(slices.Clip(args), last, size)
+		next = p.Query + ` AND p.seq > (SELECT seq FROM payments WHERE id = ?) ORDER BY p.seq LIMIT ?`
+		nextArgs = append(slices.Clip(p.Args), last, p.Size)
 	}
 }

@@ -31,16 +31,32 @@ type Engine interface {
 	// InsertRows inserts the n rows of cols into table, in row order (an
 	// identity column follows it), in c's transaction.
 	InsertRows(ctx context.Context, c Conn, table string, cols []Column, n int) error
-	// PaymentPages runs query, a SELECT from payments p that ends in its
-	// WHERE clause, in seq order, and hands its rows to read size at a
-	// time, calling use after each page's rows are closed, until read
-	// reads fewer than size. Each page's cost must follow size, not what
-	// is left of the query; and use may change the payments read has read
-	// without changing which payments later pages hold.
-	PaymentPages(ctx context.Context, c Conn, query string, args []any, size int, read PageFunc, use func() error) error
+	// PaymentPages runs p.Query in seq order and hands its rows to p.Read
+	// p.Size at a time, calling p.Use after each page's rows are closed,
+	// until p.Read reads fewer than p.Size. Each page's cost must follow
+	// p.Size, not what is left of the query; and p.Use may change the
+	// payments p.Read has read without changing which payments later pages
+	// hold.
+	PaymentPages(ctx context.Context, c Conn, p *PaymentPagesParams) error
 	// Migrations returns the engine's embedded goose migrations, which
 	// Store.SchemaCurrent compares with what the database has applied.
 	Migrations() fs.FS
+}
+
+// PaymentPagesParams is what Engine.PaymentPages pages through.
+type PaymentPagesParams struct {
+	// Query is a SELECT from payments p that ends in its WHERE clause, with
+	// ? placeholders; the engine adds the order and the page's bounds.
+	Query string
+	// Args are Query's arguments.
+	Args []any
+	// Size is how many payments a page holds.
+	Size int
+	// Read reads one page's rows.
+	Read PageFunc
+	// Use runs after each page's rows are closed: what the caller does with
+	// the page may run statements of its own.
+	Use func() error
 }
 
 // PageFunc reads one page of payments from rows and closes them; it

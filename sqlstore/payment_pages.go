@@ -26,12 +26,12 @@ func (t *tx) PaymentPages(ctx context.Context, batchID string, status disburse.P
 		}
 		return len(page), page[len(page)-1].ID, nil
 	}
-	err := t.e.PaymentPages(ctx, Conn{t}, query, args, size, read, func() error {
+	err := t.e.PaymentPages(ctx, Conn{t}, &PaymentPagesParams{Query: query, Args: args, Size: size, Read: read, Use: func() error {
 		if len(page) == 0 {
 			return nil
 		}
 		return fn(page)
-	})
+	}})
 	if err != nil {
 		return fmt.Errorf("payment pages: %w", err)
 	}

@@ -66,7 +66,6 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"ConcurrentWrites", testConcurrentWrites},
 		{"Ping", testPing},
 		{"SchemaCurrent", testSchemaCurrent},
-		{"OperatorGauges", testOperatorGauges},
 		{"AuditEntries", testAuditEntries},
 	}
 	for _, tc := range tests {

@@ -13,14 +13,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/sqlstore"
 )
 
 // newRegistry holds what /metrics shows besides the API's requests: the
 // build, the database pools, the outboxes, tokens and keys read from the
 // store at each scrape (metrics_gauges.go), the Go runtime and the process.
-func newRegistry(store disburse.Store) *prometheus.Registry {
+func newRegistry(store *sqlstore.Store) *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	version, revision := buildVersion()
 	build := prometheus.NewGauge(prometheus.GaugeOpts{
@@ -31,10 +30,8 @@ func newRegistry(store disburse.Store) *prometheus.Registry {
 	build.Set(1)
 	reg.MustRegister(build, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		newStoreGauges(store))
-	if s, ok := store.(*sqlstore.Store); ok {
-		for name, db := range s.Pools() {
-			reg.MustRegister(collectors.NewDBStatsCollector(db, name))
-		}
+	for name, db := range store.Pools() {
+		reg.MustRegister(collectors.NewDBStatsCollector(db, name))
 	}
 	return reg
 }

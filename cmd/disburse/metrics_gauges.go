@@ -6,19 +6,26 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/sqlstore"
 	"github.com/disburse/disburse/worker"
 )
 
 // gaugeTimeout bounds the store's answer to a scrape.
 const gaugeTimeout = 5 * time.Second
 
+// gaugeSource is the metrics' port to the store: what the gauges read at
+// each scrape. It is apart from disburse.Tx because no use case reads it;
+// the SQL store implements it, and serve hands over the store it opened.
+type gaugeSource interface {
+	OperatorGauges(ctx context.Context, now time.Time) (sqlstore.OperatorGauges, error)
+}
+
 // storeGauges is a prometheus.Collector that reads the outboxes, tokens and
-// keys from the store at each scrape (Tx.OperatorGauges), so the figures
-// are the database's, whichever replica is scraped, and nothing is kept in
-// memory between scrapes. The only label is a status, from a fixed list.
+// keys from the store at each scrape (gaugeSource), so the figures are the
+// database's, whichever replica is scraped, and nothing is kept in memory
+// between scrapes. The only label is a status, from a fixed list.
 type storeGauges struct {
-	store         disburse.Store
+	store         gaugeSource
 	notifications *prometheus.Desc
 	notifOldest   *prometheus.Desc
 	deliveries    *prometheus.Desc
@@ -34,7 +41,7 @@ var (
 	deliveryStatuses     = []string{"PENDING", "DELIVERED", "FAILED"}
 )
 
-func newStoreGauges(store disburse.Store) *storeGauges {
+func newStoreGauges(store gaugeSource) *storeGauges {
 	return &storeGauges{
 		store: store,
 		notifications: prometheus.NewDesc("disburse_notifications",
@@ -67,11 +74,7 @@ func (g *storeGauges) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), gaugeTimeout)
 	defer cancel()
 	now := time.Now()
-	var got disburse.OperatorGauges
-	err := g.store.Read(ctx, func(tx disburse.Tx) (err error) {
-		got, err = tx.OperatorGauges(ctx, now)
-		return err
-	})
+	got, err := g.store.OperatorGauges(ctx, now)
 	if err != nil {
 		ch <- prometheus.NewInvalidMetric(g.notifications, err)
 		return
@@ -82,7 +85,7 @@ func (g *storeGauges) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(g.keys, prometheus.GaugeValue, float64(got.ActiveAPIKeys))
 }
 
-func outbox(ch chan<- prometheus.Metric, count, oldest *prometheus.Desc, statuses []string, o disburse.Outbox, now time.Time) {
+func outbox(ch chan<- prometheus.Metric, count, oldest *prometheus.Desc, statuses []string, o sqlstore.Outbox, now time.Time) {
 	for _, s := range statuses {
 		ch <- prometheus.MustNewConstMetric(count, prometheus.GaugeValue, float64(o.ByStatus[s]), s)
 	}

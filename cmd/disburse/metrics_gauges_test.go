@@ -10,25 +10,23 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlite"
+	"github.com/disburse/disburse/sqlstore"
 	"github.com/disburse/disburse/worker"
 )
 
 // TestStoreGauges: the collector reads a fresh store of each engine and
 // shows every status of both outboxes, the ages and the counts, at 0.
 func TestStoreGauges(t *testing.T) {
-	open := map[string]func(t *testing.T) disburse.Store{
-		"sqlite": func(t *testing.T) disburse.Store {
-			s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "g.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
+	open := map[string]func(t *testing.T) (*sqlstore.Store, error){
+		"sqlite": func(t *testing.T) (*sqlstore.Store, error) {
+			return sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "g.db"))
 		},
-		"postgres": pgtest.Open,
+		"postgres": func(t *testing.T) (*sqlstore.Store, error) {
+			return postgres.Open(t.Context(), pgtest.URL(t))
+		},
 	}
 	const want = `
 # HELP disburse_api_keys_active API keys not revoked.
@@ -56,7 +54,12 @@ disburse_webhook_deliveries_oldest_pending_age_seconds 0
 `
 	for _, name := range []string{"sqlite", "postgres"} {
 		t.Run(name, func(t *testing.T) {
-			if err := testutil.CollectAndCompare(newStoreGauges(open[name](t)), strings.NewReader(want)); err != nil {
+			s, err := open[name](t)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			if err := testutil.CollectAndCompare(newStoreGauges(s), strings.NewReader(want)); err != nil {
 				t.Error(err)
 			}
 		})

@@ -11,9 +11,11 @@ import (
 )
 
 // openStore opens (and migrates) the store a database URL names:
-// sqlite:PATH for the embedded default, postgres://… for PostgreSQL. It
-// returns the concrete store, which serves more than one port: the
-// domain's (disburse.Store) and the portal's (backoffice.Store).
+// sqlite:PATH for the embedded default, postgres://… for PostgreSQL.
+//
+// It returns the SQL store itself, not only disburse.Store: it serves
+// more than one port, the domain's (disburse.Store), the portal's
+// (backoffice.Store) and the metrics' pools and gauges.
 func openStore(ctx context.Context, url string) (*sqlstore.Store, error) {
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):

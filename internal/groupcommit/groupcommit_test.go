@@ -1,4 +1,4 @@
-package disburse
+package groupcommit
 
 import (
 	"context"
@@ -13,12 +13,12 @@ import (
 // TestGroupCommit: calls that arrive while a group runs share the next
 // group; a group that fails is run again one call at a time, so only the
 // failing call sees its error; a panic is an error, not a hang.
-func TestGroupCommit(t *testing.T) {
+func TestGroup(t *testing.T) {
 	errBad := errors.New("bad")
 	release := make(chan struct{})
 	var mu sync.Mutex
 	var sizes []int
-	g := newGroupCommit(1, 8, func(_ context.Context, group []int) ([]int, error) {
+	g := New(1, 8, func(_ context.Context, group []int) ([]int, error) {
 		mu.Lock()
 		sizes = append(sizes, len(group))
 		first := len(sizes) == 1
@@ -42,10 +42,10 @@ func TestGroupCommit(t *testing.T) {
 	const calls = 20
 	outs, errs := make([]int, calls), make([]error, calls)
 	var wg sync.WaitGroup
-	wg.Go(func() { outs[0], errs[0] = g.do(t.Context(), 0) })
+	wg.Go(func() { outs[0], errs[0] = g.Do(t.Context(), 0) })
 	waitFor(t, "the first call to lead", func() bool { mu.Lock(); defer mu.Unlock(); return len(sizes) == 1 })
 	for i := 1; i < calls; i++ {
-		wg.Go(func() { outs[i], errs[i] = g.do(t.Context(), i) })
+		wg.Go(func() { outs[i], errs[i] = g.Do(t.Context(), i) })
 	}
 	waitFor(t, "every other call to queue", func() bool { g.mu.Lock(); defer g.mu.Unlock(); return len(g.queue) == calls-1 })
 	close(release)

@@ -1,4 +1,7 @@
-package disburse
+// Package groupcommit runs the requests that arrive while one transaction
+// is running together, in the next one: group commit, as databases do it
+// for their log.
+package groupcommit
 
 import (
 	"context"
@@ -8,9 +11,8 @@ import (
 	"time"
 )
 
-// groupCommit runs the requests that arrive while one transaction is
-// running together, in the next one: group commit, as databases do it for
-// their log. A request's caller waits for its own result, so nothing is
+// Group runs the requests that arrive while one transaction is running
+// together, in the next one. A request's caller waits for its own result, so nothing is
 // kept in memory past the request, and replicas need no coordination
 // (each groups its own callers; the database's locks order the groups).
 //
@@ -25,7 +27,7 @@ import (
 // groups run at once so that one group's round trips to the database
 // overlap another's; the rows they share are written last, and the
 // groups queue only for those.
-type groupCommit[In, Out any] struct {
+type Group[In, Out any] struct {
 	leaders, max int
 	// run does a group in one transaction and returns a result for each,
 	// in order; when it fails, every request is run again alone, so that
@@ -50,14 +52,17 @@ type groupCall[In, Out any] struct {
 	wake chan []*groupCall[In, Out]
 }
 
-func newGroupCommit[In, Out any](leaders, max int, run func(context.Context, []In) ([]Out, error)) *groupCommit[In, Out] {
-	return &groupCommit[In, Out]{leaders: leaders, max: max, run: run}
+// New returns a Group that runs up to leaders groups at once, each of at
+// most max requests, by calling run: one transaction a group, one result a
+// request, in order.
+func New[In, Out any](leaders, max int, run func(context.Context, []In) ([]Out, error)) *Group[In, Out] {
+	return &Group[In, Out]{leaders: leaders, max: max, run: run}
 }
 
-// do runs in, in a group, and returns its result. A caller that leads
+// Do runs in, in a group, and returns its result. A caller that leads
 // runs its group under ctx, cancelled or not (the group is the others'
 // too), for at most groupTimeout.
-func (g *groupCommit[In, Out]) do(ctx context.Context, in In) (Out, error) {
+func (g *Group[In, Out]) Do(ctx context.Context, in In) (Out, error) {
 	c := &groupCall[In, Out]{in: in, wake: make(chan []*groupCall[In, Out], 1)}
 	var group []*groupCall[In, Out]
 	g.mu.Lock()
@@ -92,7 +97,7 @@ func (g *groupCommit[In, Out]) do(ctx context.Context, in In) (Out, error) {
 
 // runGroup runs the calls together, or each alone if together fails, and
 // wakes every call but the leader's (the first): its result is in.
-func (g *groupCommit[In, Out]) runGroup(ctx context.Context, group []*groupCall[In, Out]) {
+func (g *Group[In, Out]) runGroup(ctx context.Context, group []*groupCall[In, Out]) {
 	ins := make([]In, len(group))
 	for i, c := range group {
 		ins[i] = c.in
@@ -118,7 +123,7 @@ func (g *groupCommit[In, Out]) runGroup(ctx context.Context, group []*groupCall[
 
 // safeRun is run with a panic made an error: the callers waiting on the
 // group must be woken whatever happens to it.
-func (g *groupCommit[In, Out]) safeRun(ctx context.Context, ins []In) (outs []Out, err error) {
+func (g *Group[In, Out]) safeRun(ctx context.Context, ins []In) (outs []Out, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("group commit: panic: %v", p)

@@ -1,4 +1,8 @@
-package disburse
+// Package fanout is what the two outboxes, payee notifications and
+// webhooks to organisations, share in how one process delivers a claim:
+// attempts in flight at once up to a bound, and their outcomes written in
+// groups, one transaction per group rather than one per row.
+package fanout
 
 import (
 	"context"
@@ -10,16 +14,6 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// What the two outboxes, payee notifications and webhooks to
-// organisations, share in how one process delivers a claim: attempts in
-// flight at once up to a bound, and their outcomes written in groups, one
-// transaction per group rather than one per row.
-
-// ErrLeaseLost means a row is leased to another process than the one
-// acting on it: an attempt in flight holds it, or another process took it
-// over when this one's lease ran out.
-var ErrLeaseLost = errors.New("lease lost")
-
 // recordEvery bounds how long an outcome waits to be written while the rest
 // of its claim is still being sent: a claim's outcomes are written together
 // when its last attempt ends, or in groups this often when a slow gateway
@@ -27,7 +21,7 @@ var ErrLeaseLost = errors.New("lease lost")
 // dies is sent again once the lease expires: delivery is at least once.
 const recordEvery = time.Second
 
-// fanOut attempts the claimed items with up to concurrency attempts in
+// Run attempts the claimed items with up to concurrency attempts in
 // flight (at least one), starting each only while mayStart allows (the
 // lease has room for a whole attempt and the process is not shutting
 // down), and hands the outcomes to record in groups, in the order the
@@ -37,7 +31,7 @@ const recordEvery = time.Second
 // that reports the lease lost (stop) or fails stops new attempts; the
 // attempts in flight end and their outcomes, with a failed group's, go to
 // the last record. It returns how many items were attempted.
-func fanOut[T any](claimed []T, concurrency int, mayStart func() bool, attempt func(T) T,
+func Run[T any](claimed []T, concurrency int, mayStart func() bool, attempt func(T) T,
 	record func(outcomes, unattempted []T) (stop bool, err error)) (int, error) {
 	var next atomic.Int64
 	var halt atomic.Bool
@@ -103,28 +97,30 @@ func fanOut[T any](claimed []T, concurrency int, mayStart func() bool, attempt f
 	}
 }
 
-// pace spaces the attempts of one claim so that at most perSecond start in
+// Pace spaces the attempts of one claim so that at most perSecond start in
 // a second (0: no limit), for a gateway's quota or to leave the process
 // room for the API. Its wait gives way when ctx ends.
-type pace struct{ l *rate.Limiter }
+type Pace struct{ l *rate.Limiter }
 
-func newPace(perSecond int) pace {
+// NewPace returns a Pace of at most perSecond attempts a second; 0 or less
+// sets no limit.
+func NewPace(perSecond int) Pace {
 	if perSecond <= 0 {
-		return pace{}
+		return Pace{}
 	}
-	return pace{rate.NewLimiter(rate.Limit(perSecond), 1)}
+	return Pace{rate.NewLimiter(rate.Limit(perSecond), 1)}
 }
 
-// wait blocks until the next attempt may start; false once ctx has ended.
-func (p pace) wait(ctx context.Context) bool {
+// Wait blocks until the next attempt may start; false once ctx has ended.
+func (p Pace) Wait(ctx context.Context) bool {
 	if p.l == nil {
 		return ctx.Err() == nil
 	}
 	return p.l.Wait(ctx) == nil
 }
 
-// ids lists the id of each item.
-func ids[T any](items []T, id func(T) string) []string {
+// IDs lists the id of each item, as a claim's release takes them.
+func IDs[T any](items []T, id func(T) string) []string {
 	out := make([]string, len(items))
 	for i, v := range items {
 		out[i] = id(v)

@@ -1,4 +1,4 @@
-package disburse
+package parallel
 
 import (
 	"strings"
@@ -16,10 +16,10 @@ func TestProtectTurnsPanicIntoError(t *testing.T) {
 	}
 }
 
-func TestParallelCoversEveryIndexOnce(t *testing.T) {
+func TestForCoversEveryIndexOnce(t *testing.T) {
 	for _, n := range []int{0, 1, 999, 1000, 4321} {
 		seen := make([]atomic.Int32, n)
-		if err := Parallel(n, 1000, func(from, to int) {
+		if err := For(n, 1000, func(from, to int) {
 			for i := from; i < to; i++ {
 				seen[i].Add(1)
 			}
@@ -36,15 +36,15 @@ func TestParallelCoversEveryIndexOnce(t *testing.T) {
 
 // A panic in one part, below or above the threshold, is an error and not
 // the end of the process.
-func TestParallelReturnsAPanic(t *testing.T) {
+func TestForReturnsAPanic(t *testing.T) {
 	for _, n := range []int{10, 5000} {
-		err := Parallel(n, 1000, func(from, to int) {
+		err := For(n, 1000, func(from, to int) {
 			if from <= n-1 && n-1 < to {
 				panic("part bug")
 			}
 		})
 		if err == nil || !strings.Contains(err.Error(), "part bug") {
-			t.Errorf("n=%d: Parallel = %v, want the panic", n, err)
+			t.Errorf("n=%d: For = %v, want the panic", n, err)
 		}
 	}
 }

@@ -1,4 +1,6 @@
-package disburse
+// Package parallel runs work on a request's path in goroutines without
+// letting a panic in one of them end the process.
+package parallel
 
 import (
 	"fmt"
@@ -21,12 +23,12 @@ func Protect(fn func()) (err error) {
 	return nil
 }
 
-// Parallel calls part(from, to) over consecutive ranges that cover [0, n),
+// For calls part(from, to) over consecutive ranges that cover [0, n),
 // on every CPU when n is at least threshold and in one call otherwise: below
 // the threshold, starting goroutines costs more than it saves. Each part
 // must touch only what belongs to its range. A panic in a part is returned
 // as an error once every part has ended.
-func Parallel(n, threshold int, part func(from, to int)) error {
+func For(n, threshold int, part func(from, to int)) error {
 	workers := runtime.GOMAXPROCS(0)
 	if n < threshold || workers == 1 {
 		return Protect(func() { part(0, n) })

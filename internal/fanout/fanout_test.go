@@ -1,0 +1,75 @@
+package fanout
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// TestRun: every item is attempted once and its outcome recorded once;
+// what mayStart stops is handed back, unattempted, in the last record.
+func TestRun(t *testing.T) {
+	items := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	for _, c := range []struct {
+		name     string
+		allowed  int64
+		wantDone int
+	}{{"all", 100, 10}, {"stopped", 4, 4}} {
+		t.Run(c.name, func(t *testing.T) {
+			var starts atomic.Int64
+			var mu sync.Mutex
+			var recorded, handedBack []int
+			lasts := 0
+			n, err := Run(items, 3,
+				func() bool { return starts.Add(1) <= c.allowed },
+				func(i int) int { return i * 10 },
+				func(outcomes, unattempted []int) (bool, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					recorded = append(recorded, outcomes...)
+					if unattempted != nil {
+						lasts++
+						handedBack = append(handedBack, unattempted...)
+					}
+					return false, nil
+				})
+			if err != nil || n != c.wantDone {
+				t.Fatalf("Run = %d, %v; want %d, nil", n, err, c.wantDone)
+			}
+			slices.Sort(recorded)
+			want := make([]int, 0, c.wantDone)
+			for _, i := range items[:c.wantDone] {
+				want = append(want, i*10)
+			}
+			if !slices.Equal(recorded, want) {
+				t.Errorf("recorded %v, want %v", recorded, want)
+			}
+			if !slices.Equal(handedBack, items[c.wantDone:]) || lasts > 1 {
+				t.Errorf("handed back %v in %d last records, want %v in one", handedBack, lasts, items[c.wantDone:])
+			}
+		})
+	}
+}
+
+// TestPace: no limit waits for nothing but an ended context.
+func TestPace(t *testing.T) {
+	p := NewPace(0)
+	if !p.Wait(t.Context()) {
+		t.Error("Wait with no limit = false")
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if p.Wait(ctx) || NewPace(1).Wait(ctx) {
+		t.Error("Wait after the context ended = true")
+	}
+}
+
+// TestIDs lists each item's id in order.
+func TestIDs(t *testing.T) {
+	got := IDs([]int{3, 1, 2}, func(i int) string { return string(rune('a' + i)) })
+	if !slices.Equal(got, []string{"d", "b", "c"}) {
+		t.Errorf("IDs = %v", got)
+	}
+}
