@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 )
 
 // RegisterMember makes msisdn a member and, in the same transaction, settles
@@ -79,82 +80,114 @@ type registered struct {
 // one msisdn, the first makes the member and the second finds it, as
 // they would one after the other.
 func (s *Service) register(ctx context.Context, group []registration) ([]registered, error) {
-	out := make([]registered, len(group))
+	var out []registered
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		now := s.now()
-		first := make(map[string]int, len(group)) // msisdn → the first registration of it
-		var fresh []Member
-		for i, r := range group {
-			if _, seen := first[r.member.Msisdn]; !seen {
-				first[r.member.Msisdn] = i
-				m := r.member
-				m.RegisteredAt = now
-				fresh = append(fresh, m)
-			}
-		}
-		inserted, err := tx.InsertMembers(ctx, fresh)
+		ms, err := insertMembers(ctx, tx, group, now)
 		if err != nil {
 			return err
 		}
-		members := make(map[string]Member, len(inserted)) // the group's new members
-		var existing []string
-		for _, m := range fresh {
-			if inserted[m.Msisdn] {
-				members[m.Msisdn] = m
-			} else {
-				existing = append(existing, m.Msisdn)
-			}
-		}
-		found := map[string]Member{}
-		if len(existing) > 0 {
-			if found, err = tx.Members(ctx, existing); err != nil {
-				return err
-			}
-		}
-		for i, r := range group {
-			msisdn := r.member.Msisdn
-			if m, ok := members[msisdn]; ok {
-				out[i] = registered{member: m, created: first[msisdn] == i}
-			} else if m, ok := found[msisdn]; ok {
-				out[i] = registered{member: m}
-			} else {
-				return fmt.Errorf("register %s: neither inserted nor found: %w", msisdn, ErrNotFound)
-			}
-		}
-		if len(members) == 0 {
+		out = ms.out
+		if len(ms.created) == 0 {
 			return nil
 		}
-		legs, err := tx.LockPendingLegsTo(ctx, slices.Sorted(maps.Keys(members))...)
+		legs, err := tx.LockPendingLegsTo(ctx, slices.Sorted(maps.Keys(ms.created))...)
 		if err != nil {
 			return err
 		}
-		settled := make(map[string]int) // msisdn → the payments with a leg pending to it
-		for _, p := range legs {
-			toPayee := p.Status == PaymentPending
-			if toPayee {
-				settled[p.Msisdn]++
-			}
-			if p.HasReferral() && p.ReferralStatus == PaymentPending && !(toPayee && p.ReferralMsisdn == p.Msisdn) {
-				settled[p.ReferralMsisdn]++
-			}
-		}
-		entries := make([]AuditEntry, 0, len(members))
-		for i, r := range group { // in the order the registrations came
-			msisdn := r.member.Msisdn
-			if m, ok := members[msisdn]; ok && first[msisdn] == i {
-				entries = append(entries, s.auditEntry(r.actor, "member.register", "", msisdn, nil, map[string]any{
-					"firstname": m.Firstname, "lastname": m.Lastname, "appInstalled": m.AppInstalled, "pendingLegsSettled": settled[msisdn]}))
-			}
-		}
-		if err := tx.InsertAudit(ctx, entries...); err != nil {
+		if err := tx.InsertAudit(ctx, s.registrationAudit(group, ms, pendingLegsTo(legs))...); err != nil {
 			return err
 		}
 		m := writeBuffer{now: now}
 		return s.resolve(ctx, tx, &m, legs, func(org Organisation, p *Payment, wallets map[string]string) {
-			settleLegs(&m, org, p, members, wallets)
-		}, func(org Organisation) []string { return memberPayees(legs, members, org.ID) })
+			settleLegs(&m, org, p, ms.created, wallets)
+		}, func(org Organisation) []string { return memberPayees(legs, ms.created, org.ID) })
 	})
 	return out, err
+}
+
+// groupMembers is what a group's registrations made: the answer of each,
+// the members it created by msisdn, and the first registration of each
+// msisdn, the one that created it.
+type groupMembers struct {
+	out     []registered
+	created map[string]Member
+	first   map[string]int
+}
+
+// insertMembers inserts the group's members, each msisdn once, and reads
+// those that were members already.
+func insertMembers(ctx context.Context, tx Tx, group []registration, now time.Time) (groupMembers, error) {
+	ms := groupMembers{out: make([]registered, len(group)), first: make(map[string]int, len(group))}
+	var fresh []Member
+	for i, r := range group {
+		if _, seen := ms.first[r.member.Msisdn]; !seen {
+			ms.first[r.member.Msisdn] = i
+			m := r.member
+			m.RegisteredAt = now
+			fresh = append(fresh, m)
+		}
+	}
+	inserted, err := tx.InsertMembers(ctx, fresh)
+	if err != nil {
+		return ms, err
+	}
+	ms.created = make(map[string]Member, len(inserted))
+	var existing []string
+	for _, m := range fresh {
+		if inserted[m.Msisdn] {
+			ms.created[m.Msisdn] = m
+		} else {
+			existing = append(existing, m.Msisdn)
+		}
+	}
+	found := map[string]Member{}
+	if len(existing) > 0 {
+		if found, err = tx.Members(ctx, existing); err != nil {
+			return ms, err
+		}
+	}
+	for i, r := range group {
+		msisdn := r.member.Msisdn
+		if m, ok := ms.created[msisdn]; ok {
+			ms.out[i] = registered{member: m, created: ms.first[msisdn] == i}
+		} else if m, ok := found[msisdn]; ok {
+			ms.out[i] = registered{member: m}
+		} else {
+			return ms, fmt.Errorf("register %s: neither inserted nor found: %w", msisdn, ErrNotFound)
+		}
+	}
+	return ms, nil
+}
+
+// pendingLegsTo counts, by msisdn, the payments of legs with a leg pending
+// to it (a payment whose two legs go to one payee counts once).
+func pendingLegsTo(legs []Payment) map[string]int {
+	counts := make(map[string]int)
+	for _, p := range legs {
+		toPayee := p.Status == PaymentPending
+		if toPayee {
+			counts[p.Msisdn]++
+		}
+		if p.HasReferral() && p.ReferralStatus == PaymentPending && !(toPayee && p.ReferralMsisdn == p.Msisdn) {
+			counts[p.ReferralMsisdn]++
+		}
+	}
+	return counts
+}
+
+// registrationAudit is an entry for each member the group created, in the
+// order the registrations came.
+func (s *Service) registrationAudit(group []registration, ms groupMembers, settled map[string]int) []AuditEntry {
+	entries := make([]AuditEntry, 0, len(ms.created))
+	for i, r := range group {
+		msisdn := r.member.Msisdn
+		if m, ok := ms.created[msisdn]; ok && ms.first[msisdn] == i {
+			entries = append(entries, s.auditEntry(r.actor, "member.register", "", msisdn, nil, map[string]any{
+				"firstname": m.Firstname, "lastname": m.Lastname, "appInstalled": m.AppInstalled, "pendingLegsSettled": settled[msisdn]}))
+		}
+	}
+	return entries
 }
 
 // settleLegs moves each of p's legs pending to one of members from the
@@ -191,43 +224,14 @@ func settleLegs(m *writeBuffer, org Organisation, p *Payment, members map[string
 func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments []Payment,
 	change func(org Organisation, p *Payment, wallets map[string]string),
 	walletsFor func(org Organisation) []string) error {
-	byBatch := make(map[string][]int)
-	var ids []string
-	for i, p := range payments {
-		if _, ok := byBatch[p.BatchID]; !ok {
-			ids = append(ids, p.BatchID)
-		}
-		byBatch[p.BatchID] = append(byBatch[p.BatchID], i)
-	}
-	slices.SortFunc(ids, strings.Compare)
-	orgIDs := newDistinct(len(payments))
-	for _, p := range payments {
-		orgIDs.add(p.OrganisationID)
-	}
-	orgs, err := tx.OrganisationsByID(ctx, orgIDs.list)
+	ids, byBatch := byBatchID(payments)
+	orgs, err := organisationsOf(ctx, tx, payments)
 	if err != nil {
 		return err
 	}
-	// A wallet is a member's in one currency, whichever organisation pays
-	// it: each currency's wallets are ensured in one statement, sorted,
-	// however many organisations and batches pay into them.
-	need := make(map[string][]string) // currency → msisdns
-	for _, id := range orgIDs.list {
-		org, ok := orgs[id]
-		if !ok {
-			return fmt.Errorf("resolve: organisation %s: %w", id, ErrNotFound)
-		}
-		need[org.Currency] = append(need[org.Currency], walletsFor(org)...)
-	}
-	wallets := make(map[string]map[string]string, len(need)) // currency → msisdn → account id
-	for _, currency := range slices.Sorted(maps.Keys(need)) {
-		msisdns := slices.Compact(slices.Sorted(slices.Values(need[currency])))
-		if len(msisdns) == 0 {
-			continue
-		}
-		if wallets[currency], err = tx.EnsureWallets(ctx, currency, msisdns, m.now); err != nil {
-			return err
-		}
+	wallets, err := ensureWallets(ctx, tx, orgs, walletsFor, m.now)
+	if err != nil {
+		return err
 	}
 	changes := make([]Summary, len(ids))
 	var events []WebhookEvent
@@ -252,14 +256,78 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments [
 	if err != nil {
 		return err
 	}
+	return closeResolved(ctx, tx, summed, m.now)
+}
+
+// byBatchID returns the batches of payments in id order, and the indexes
+// of each batch's payments.
+func byBatchID(payments []Payment) ([]string, map[string][]int) {
+	byBatch := make(map[string][]int)
+	var ids []string
+	for i, p := range payments {
+		if _, ok := byBatch[p.BatchID]; !ok {
+			ids = append(ids, p.BatchID)
+		}
+		byBatch[p.BatchID] = append(byBatch[p.BatchID], i)
+	}
+	slices.SortFunc(ids, strings.Compare)
+	return ids, byBatch
+}
+
+// organisationsOf reads the organisations of payments, by id; a missing
+// one is ErrNotFound.
+func organisationsOf(ctx context.Context, tx Tx, payments []Payment) (map[string]Organisation, error) {
+	orgIDs := newDistinct(len(payments))
+	for _, p := range payments {
+		orgIDs.add(p.OrganisationID)
+	}
+	orgs, err := tx.OrganisationsByID(ctx, orgIDs.list)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range orgIDs.list {
+		if _, ok := orgs[id]; !ok {
+			return nil, fmt.Errorf("resolve: organisation %s: %w", id, ErrNotFound)
+		}
+	}
+	return orgs, nil
+}
+
+// ensureWallets returns, by currency and msisdn, the wallet of each payee
+// walletsFor names. A wallet is a member's in one currency, whichever
+// organisation pays it: each currency's wallets are ensured in one
+// statement, sorted, however many organisations and batches pay into them.
+func ensureWallets(ctx context.Context, tx Tx, orgs map[string]Organisation,
+	walletsFor func(org Organisation) []string, now time.Time) (map[string]map[string]string, error) {
+	need := make(map[string][]string) // currency → msisdns
+	for _, id := range slices.Sorted(maps.Keys(orgs)) {
+		org := orgs[id]
+		need[org.Currency] = append(need[org.Currency], walletsFor(org)...)
+	}
+	wallets := make(map[string]map[string]string, len(need)) // currency → msisdn → account id
+	for _, currency := range slices.Sorted(maps.Keys(need)) {
+		msisdns := slices.Compact(slices.Sorted(slices.Values(need[currency])))
+		if len(msisdns) == 0 {
+			continue
+		}
+		var err error
+		if wallets[currency], err = tx.EnsureWallets(ctx, currency, msisdns, now); err != nil {
+			return nil, err
+		}
+	}
+	return wallets, nil
+}
+
+// closeResolved closes each batch that is OPEN with nothing left pending.
+func closeResolved(ctx context.Context, tx Tx, summed []Batch, now time.Time) error {
 	var closed []WebhookEvent
 	for _, b := range summed {
 		if b.Status == BatchOpen && b.Summary.nothingPending() {
-			b.Status, b.ClosedAt = BatchClosed, m.now
+			b.Status, b.ClosedAt = BatchClosed, now
 			if err := tx.UpdateBatch(ctx, b); err != nil {
 				return err
 			}
-			closed = append(closed, batchEvent(EventBatchClosed, b, m.now))
+			closed = append(closed, batchEvent(EventBatchClosed, b, now))
 		}
 	}
 	return insertEvents(ctx, tx, closed...)
