@@ -45,7 +45,6 @@ type Tx interface {
 	IdempotencyTx // idempotency_store.go
 
 	PortalTx  // portal_store.go
-	WebhookTx // webhook.go
 	MetricsTx // metrics_store.go
 	InsertOrganisation(ctx context.Context, o Organisation) error
 	Organisation(ctx context.Context, id string) (Organisation, error)
@@ -177,6 +176,12 @@ type Tx interface {
 	// each batch's in the order they were added. Rows locked by another
 	// transaction are skipped (PostgreSQL: SKIP LOCKED).
 	ClaimDueLegs(ctx context.Context, now time.Time, limit int) ([]Payment, error)
+
+	// InsertWebhookEvents writes one PENDING delivery, due at the event's
+	// time, per event and enabled endpoint of its organisation that wants
+	// it, in bulk, in the transaction of the change that caused the events
+	// (webhook_events.go). It returns how many deliveries it wrote.
+	InsertWebhookEvents(ctx context.Context, events []WebhookEvent) (int, error)
 
 	InsertNotifications(ctx context.Context, ns []Notification) error
 	// ClaimNotifications leases up to limit PENDING notifications that are due

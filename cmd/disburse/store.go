@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/sqlite"
+	"github.com/disburse/disburse/sqlstore"
 )
 
 // openStore opens (and migrates) the store a database URL names:
 // sqlite:PATH for the embedded default, postgres://… for PostgreSQL.
-func openStore(ctx context.Context, url string) (disburse.Store, error) {
+func openStore(ctx context.Context, url string) (*sqlstore.Store, error) {
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):
 		path := strings.TrimPrefix(url, "sqlite:")
