@@ -237,8 +237,8 @@ func (cs claimStore) Write(ctx context.Context, fn func(Tx) error) error {
 // c's Render makes of that is kept with the key. The key, its answer and
 // the work commit together or not at all. Claimed's Service does this for
 // the domain's use cases; a package with a transaction port of its own
-// (webhooks) calls it with that port's transaction, which is also a Tx.
-func (c *Claim) Keep(ctx context.Context, tx Tx, work func(*Written) error) error {
+// (webhooks) calls it with that port's transaction, which marks keys too.
+func (c *Claim) Keep(ctx context.Context, tx IdempotencyTx, work func(*Written) error) error {
 	if c.render == nil && c.refKind == "" {
 		return errNoAnswer // neither kept nor rebuilt: nothing to replay
 	}

@@ -162,7 +162,7 @@ func testE2EWebhooks(t *testing.T, store opener) {
 	ok[Batch](t, h.do("POST", "/batches/"+batch.ID+"/submit", a.token, nil), 200)
 	n, err := h.hooks.Deliver(t.Context(), notify.NewWebhook(true), httpapi.WebhookRenderer{}, "e2e", webhooks.DefaultPolicy)
 	if err != nil || n != 2 {
-		t.Fatalf("DeliverWebhooks = %d, %v; want 2", n, err)
+		t.Fatalf("Deliver = %d, %v; want 2", n, err)
 	}
 	verifier, err := standardwebhooks.NewWebhook(created.Secret)
 	if err != nil {

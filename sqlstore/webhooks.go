@@ -268,8 +268,7 @@ func (t *tx) RetryWebhookDelivery(ctx context.Context, id string, now time.Time)
 }
 
 // Webhooks hands over the webhooks package's port: transactions on the
-// same pools, with Write's and Read's retries, whose Tx does both what a
-// disburse.Tx does and what webhooks.Tx adds.
+// same pools, with Write's and Read's retries, over webhooks.Tx.
 func (s *Store) Webhooks() webhooks.Store { return webhookStore{s} }
 
 // webhookStore is a Store seen through the webhooks package's port.

@@ -126,7 +126,7 @@ func (f *hookFixture) sendWebhooks(t *testing.T, owner string, want int) {
 		t.Fatal(err)
 	}
 	if want >= 0 && n != want {
-		t.Fatalf("DeliverWebhooks attempted %d, want %d", n, want)
+		t.Fatalf("Deliver attempted %d, want %d", n, want)
 	}
 }
 

@@ -80,8 +80,7 @@ type Delivery struct {
 }
 
 // Store is the webhooks' persistence port: transactions as the domain's
-// Store runs them (retries, one snapshot per Read), over the same
-// database, whose Tx can also do what the domain's Tx does.
+// Store runs them (retries, one snapshot per Read), over the same database.
 type Store interface {
 	// Write runs fn in one write transaction and commits when fn returns
 	// nil; fn may run again on a serialization failure.
@@ -90,13 +89,18 @@ type Store interface {
 	Read(ctx context.Context, fn func(Tx) error) error
 }
 
-// Tx is what a transaction can do with webhooks, beside the domain's Tx:
-// delivery reads the events' batches and payments, and a claimed request
-// marks its Idempotency-Key (disburse.Claim.Keep), in the same transaction.
-// Lookups by id return disburse.ErrNotFound for a missing row.
+// Tx is what a transaction can do with webhooks. Lookups by id return
+// disburse.ErrNotFound for a missing row.
 type Tx interface {
-	disburse.Tx
+	// IdempotencyTx: a claimed request marks its Idempotency-Key and
+	// keeps its answer in the transaction of its work (disburse.Claim.Keep).
+	disburse.IdempotencyTx
+	// BatchesByID and PaymentsByID read the events' batches and payments
+	// for delivery, as disburse.Tx's do.
+	BatchesByID(ctx context.Context, ids []string) (map[string]disburse.Batch, error)
+	PaymentsByID(ctx context.Context, ids []string) (map[string]disburse.Payment, error)
 
+	// InsertWebhookEndpoint writes a new endpoint.
 	InsertWebhookEndpoint(ctx context.Context, e Endpoint) error
 	// WebhookEndpoint reads one endpoint by id.
 	WebhookEndpoint(ctx context.Context, id string) (Endpoint, error)
