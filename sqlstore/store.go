@@ -51,7 +51,13 @@ func New(write, read *sql.DB, e Engine, opts ...Option) *Store {
 // of it was kept. A failure of COMMIT itself is never retried: whether it
 // took is unknown, and running fn again could do its work twice.
 func (s *Store) Write(ctx context.Context, fn func(disburse.Tx) error) error {
-	return s.retrying(ctx, func() error { return s.transact(ctx, s.write, false, func(t *tx) error { return fn(t) }) })
+	return s.writeTx(ctx, func(t *tx) error { return fn(t) })
+}
+
+// writeTx is Write, handing fn the transaction itself, for the ports of
+// features that are not disburse.Tx (Webhooks).
+func (s *Store) writeTx(ctx context.Context, fn func(*tx) error) error {
+	return s.retrying(ctx, func() error { return s.transact(ctx, s.write, false, fn) })
 }
 
 // Read runs fn in a read-only transaction: one consistent snapshot. A

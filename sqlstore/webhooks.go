@@ -278,7 +278,7 @@ var _ webhooks.Tx = (*tx)(nil)
 
 // Write is Store.Write for webhooks.
 func (w webhookStore) Write(ctx context.Context, fn func(webhooks.Tx) error) error {
-	return w.s.retrying(ctx, func() error { return w.s.transact(ctx, w.s.write, false, func(t *tx) error { return fn(t) }) })
+	return w.s.writeTx(ctx, func(t *tx) error { return fn(t) })
 }
 
 // Read is Store.Read for webhooks.
