@@ -93,10 +93,10 @@ type Written struct {
 	// APIKey is the key issued, with its Secret in clear: the answer,
 	// which is sealed, is the one place it is kept.
 	APIKey *APIKey
-	// Webhook is the last endpoint inserted or updated, with its secret.
-	Webhook *WebhookEndpoint
-	// Delivery is the delivery sent again, as read back after.
-	Delivery *WebhookDelivery
+	// Feature is what the use case of a package beside the domain wrote
+	// through its own transaction port (Claim.Keep), for that package's
+	// renderers: the webhooks package's endpoint or delivery.
+	Feature any
 }
 
 // Claim is a request's hold on its key: Claimed runs the request's work
@@ -219,48 +219,64 @@ type claimStore struct {
 }
 
 func (cs claimStore) Write(ctx context.Context, fn func(Tx) error) error {
-	c := cs.c
-	if c.render == nil && c.refKind == "" {
-		return errNoAnswer // neither kept nor rebuilt: nothing to replay
-	}
 	return cs.Store.Write(ctx, func(tx Tx) error {
-		// First, so that on PostgreSQL the key's row stays locked until the
-		// work commits: a retry that finds the lease over waits for it.
-		if err := tx.MarkIdempotencyKeyDone(ctx, c.scope, c.keyHash, c.owner, c.refKind, c.refID); err != nil {
-			if errors.Is(err, ErrNotFound) {
-				return errTakenOver
+		return cs.c.Keep(ctx, tx, func(w *Written) error {
+			if cs.c.render == nil {
+				return fn(tx)
 			}
+			wt := &writtenTx{Tx: tx}
+			err := fn(wt)
+			*w = wt.written
 			return err
-		}
-		if c.render == nil {
-			return fn(tx)
-		}
-		w := &writtenTx{Tx: tx}
-		if err := fn(w); err != nil {
-			return err
-		}
-		a, ok := c.render(w.written)
-		if !ok {
-			// The key commits with its answer or not at all: a key done
-			// without one could replay nothing.
-			return errNoAnswer
-		}
-		sealed, err := c.sealAnswer(a.Header, a.Body)
-		if err != nil {
-			return err
-		}
-		return tx.AnswerIdempotencyKey(ctx, c.scope, c.keyHash, c.owner, a.Status, sealed, c.claimedAt)
+		})
 	})
 }
 
+// Keep runs work, a claimed request's write, inside tx: first it marks c's
+// key done, then work notes in its Written what it wrote, and the answer
+// c's Render makes of that is kept with the key. The key, its answer and
+// the work commit together or not at all. Claimed's Service does this for
+// the domain's use cases; a package with a transaction port of its own
+// (webhooks) calls it with that port's transaction, which marks keys too.
+func (c *Claim) Keep(ctx context.Context, tx IdempotencyTx, work func(*Written) error) error {
+	if c.render == nil && c.refKind == "" {
+		return errNoAnswer // neither kept nor rebuilt: nothing to replay
+	}
+	// First, so that on PostgreSQL the key's row stays locked until the
+	// work commits: a retry that finds the lease over waits for it.
+	if err := tx.MarkIdempotencyKeyDone(ctx, c.scope, c.keyHash, c.owner, c.refKind, c.refID); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return errTakenOver
+		}
+		return err
+	}
+	var w Written
+	if err := work(&w); err != nil {
+		return err
+	}
+	if c.render == nil {
+		return nil
+	}
+	a, ok := c.render(w)
+	if !ok {
+		// The key commits with its answer or not at all: a key done
+		// without one could replay nothing.
+		return errNoAnswer
+	}
+	sealed, err := c.sealAnswer(a.Header, a.Body)
+	if err != nil {
+		return err
+	}
+	return tx.AnswerIdempotencyKey(ctx, c.scope, c.keyHash, c.owner, a.Status, sealed, c.claimedAt)
+}
+
 // writtenTx is a Tx that notes what a claimed request writes, for Render.
-// Where a use case reads back what it wrote (a delivery it sent again, a
-// member registered already), the read after the write is noted too.
+// Where a use case reads back what it wrote (a member registered
+// already), the read after the write is noted too.
 type writtenTx struct {
 	Tx
 	written    Written
 	registered string // the msisdn an InsertMembers found a member already
-	retried    string // the delivery RetryWebhookDelivery made due again
 }
 
 func (w *writtenTx) InsertBatch(ctx context.Context, b Batch) error {
@@ -339,39 +355,6 @@ func (w *writtenTx) InsertAPIKey(ctx context.Context, k APIKey) error {
 		w.written.APIKey = &k
 	}
 	return err
-}
-
-func (w *writtenTx) InsertWebhookEndpoint(ctx context.Context, e WebhookEndpoint) error {
-	err := w.Tx.InsertWebhookEndpoint(ctx, e)
-	if err == nil {
-		w.written.Webhook = &e
-	}
-	return err
-}
-
-func (w *writtenTx) UpdateWebhookEndpoint(ctx context.Context, e WebhookEndpoint) error {
-	err := w.Tx.UpdateWebhookEndpoint(ctx, e)
-	if err == nil {
-		w.written.Webhook = &e
-	}
-	return err
-}
-
-func (w *writtenTx) RetryWebhookDelivery(ctx context.Context, id string, now time.Time) error {
-	err := w.Tx.RetryWebhookDelivery(ctx, id, now)
-	if err == nil {
-		w.retried = id
-	}
-	return err
-}
-
-// WebhookDelivery notes the delivery read back after it was sent again.
-func (w *writtenTx) WebhookDelivery(ctx context.Context, id string) (WebhookDelivery, error) {
-	d, err := w.Tx.WebhookDelivery(ctx, id)
-	if err == nil && id == w.retried {
-		w.written.Delivery = &d
-	}
-	return d, err
 }
 
 // FinishIdempotent keeps a's answer with c's key. A 5xx answer is not

@@ -40,8 +40,6 @@ type Service struct {
 	// reads, at a time: memory follows a page, not a batch of up to a
 	// million payments.
 	PageSize int
-	// Webhooks says which URLs organisations may register (webhook_endpoints.go).
-	WebhookConfig WebhookConfig
 
 	// registrations groups concurrent registrations into one transaction
 	// (register.go); nil runs each alone.

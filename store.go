@@ -44,7 +44,6 @@ type Store interface {
 type Tx interface {
 	IdempotencyTx // idempotency_store.go
 
-	WebhookTx // webhook.go
 	// InsertAudit appends to the audit log. Nothing updates or deletes it.
 	InsertAudit(ctx context.Context, es ...AuditEntry) error
 	// AuditEntries lists the log newest first, only organisationID's when
@@ -180,6 +179,12 @@ type Tx interface {
 	// each batch's in the order they were added. Rows locked by another
 	// transaction are skipped (PostgreSQL: SKIP LOCKED).
 	ClaimDueLegs(ctx context.Context, now time.Time, limit int) ([]Payment, error)
+
+	// InsertWebhookEvents writes one PENDING delivery, due at the event's
+	// time, per event and enabled endpoint of its organisation that wants
+	// it, in bulk, in the transaction of the change that caused the events
+	// (webhook_events.go). It returns how many deliveries it wrote.
+	InsertWebhookEvents(ctx context.Context, events []WebhookEvent) (int, error)
 
 	InsertNotifications(ctx context.Context, ns []Notification) error
 	// ClaimNotifications leases up to limit PENDING notifications that are due

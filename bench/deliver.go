@@ -12,6 +12,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/notify"
+	"github.com/disburse/disburse/webhooks"
 )
 
 // Delivery of the outboxes, as serve's workers do it, from this one
@@ -56,8 +57,8 @@ func newGateway() *gateway {
 func (g *gateway) webhookURL(i int) string { return fmt.Sprintf("%s%s%d", g.srv.URL, webhookPath, i) }
 
 // deliveryPolicies are serve's defaults with the bench's concurrency and rate.
-func (e *env) deliveryPolicies() (disburse.DeliveryPolicy, disburse.WebhookPolicy) {
-	n, w := disburse.DefaultDeliveryPolicy, disburse.DefaultWebhookPolicy
+func (e *env) deliveryPolicies() (disburse.DeliveryPolicy, webhooks.Policy) {
+	n, w := disburse.DefaultDeliveryPolicy, webhooks.DefaultPolicy
 	n.Concurrency, w.Concurrency = e.cfg.DeliveryConcurrency, e.cfg.DeliveryConcurrency
 	n.Rate, w.Rate = e.cfg.DeliveryRate, e.cfg.DeliveryRate
 	return n, w
@@ -80,7 +81,7 @@ func deliverNotifications(ctx context.Context, e *env, want int) (int, time.Dura
 func deliverWebhooks(ctx context.Context, e *env) (int, time.Duration, error) {
 	_, p := e.deliveryPolicies()
 	return drain("webhooks", &e.gateway.webhooks, 0, func() (int, error) {
-		return e.svc.DeliverWebhooks(ctx, e.webhookSender, httpapi.WebhookRenderer{}, "bench", p)
+		return e.hooks.Deliver(ctx, e.webhookSender, httpapi.WebhookRenderer{}, "bench", p)
 	})
 }
 

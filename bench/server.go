@@ -17,6 +17,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/notify"
+	"github.com/disburse/disburse/webhooks"
 )
 
 // env is one benchmark's world: the store, the service, the server on a
@@ -25,6 +26,7 @@ type env struct {
 	cfg      Config
 	store    disburse.Store
 	svc      *disburse.Service
+	hooks    *webhooks.Service
 	clock    *clock
 	srv      *http.Server
 	served   chan error
@@ -62,13 +64,14 @@ func start(ctx context.Context, cfg Config) (*env, error) {
 	e := &env{cfg: cfg, store: store, clock: &clock{}, served: make(chan error, 1), gateway: newGateway(), webhookSender: notify.NewWebhook(true)}
 	e.svc = disburse.NewService(store)
 	e.svc.Clock = e.clock.now
-	// The webhook endpoints are the local gateway: plain http on loopback.
-	e.svc.WebhookConfig.AllowPrivate = true
 	// The access log is formatted as serve formats it, then discarded: its
 	// cost is counted, a terminal's is not.
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// A day: a token must outlive the longest run and the clock's jumps.
 	e.svc.Log, e.svc.TokenTTL = log, 24*time.Hour
+	e.hooks = webhooks.New(store.Webhooks(), e.svc)
+	// The webhook endpoints are the local gateway: plain http on loopback.
+	e.hooks.Config.AllowPrivate = true
 	admin := disburse.NewSecret("adm_")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -76,7 +79,7 @@ func start(ctx context.Context, cfg Config) (*env, error) {
 		store.Close()
 		return nil, err
 	}
-	e.srv = &http.Server{Handler: httpapi.New(e.svc, httpapi.Config{AdminToken: admin, Log: log}), ReadHeaderTimeout: 10 * time.Second}
+	e.srv = &http.Server{Handler: httpapi.New(e.svc, httpapi.Config{AdminToken: admin, Log: log, Webhooks: e.hooks}), ReadHeaderTimeout: 10 * time.Second}
 	go func() { e.served <- e.srv.Serve(ln) }()
 	e.client = newClient("http://"+ln.Addr().String(), admin)
 	return e, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/sqlite"
+	"github.com/disburse/disburse/webhooks"
 )
 
 // FuzzAddPayments sends any body to POST /batches/{id}/payments through the
@@ -37,7 +38,8 @@ func FuzzAddPayments(f *testing.F) {
 	f.Cleanup(func() { store.Close() })
 	svc := disburse.NewService(store)
 	svc.Log = slog.New(slog.DiscardHandler)
-	h := httpapi.New(svc, httpapi.Config{AdminToken: adminToken, MaxBodyBytes: 4096, Log: slog.New(slog.DiscardHandler)})
+	h := httpapi.New(svc, httpapi.Config{AdminToken: adminToken, MaxBodyBytes: 4096, Log: slog.New(slog.DiscardHandler),
+		Webhooks: webhooks.New(store.Webhooks(), svc)})
 	call := func(method, path, token string, body []byte) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(method, path, bytes.NewReader(body))
 		r.Header.Set("Authorization", "Bearer "+token)

@@ -22,6 +22,7 @@ import (
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlite"
+	"github.com/disburse/disburse/webhooks"
 )
 
 // The end-to-end harness: the real handler on a real listener on
@@ -30,17 +31,24 @@ import (
 
 // opener opens a fresh, migrated store for one test and closes it when the
 // test ends.
-type opener func(t *testing.T) disburse.Store
+type opener func(t *testing.T) hookStore
+
+// hookStore is a store that hands over the webhooks' port too, as
+// sqlstore.Store does.
+type hookStore interface {
+	disburse.Store
+	Webhooks() webhooks.Store
+}
 
 // eachStore runs test on every store (contract section 9: both pass the
 // same suite): a temp SQLite file, and a PostgreSQL database of its own,
 // which pgtest skips, saying how to run it, without DISBURSE_TEST_POSTGRES_URL.
 func eachStore(t *testing.T, test func(t *testing.T, store opener)) {
 	t.Run("sqlite", func(t *testing.T) { test(t, openSQLite) })
-	t.Run("postgres", func(t *testing.T) { test(t, pgtest.Open) })
+	t.Run("postgres", func(t *testing.T) { test(t, func(t *testing.T) hookStore { return pgtest.OpenSQL(t) }) })
 }
 
-func openSQLite(t *testing.T) disburse.Store {
+func openSQLite(t *testing.T) hookStore {
 	t.Helper()
 	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "e2e.db"))
 	if err != nil {
@@ -56,6 +64,7 @@ type harness struct {
 	t     *testing.T
 	base  string
 	svc   *disburse.Service
+	hooks *webhooks.Service
 	clock *clock
 	// client checks every exchange against openapi.yaml (e2e_openapi_test.go).
 	client *http.Client
@@ -91,6 +100,8 @@ func startOn(t *testing.T, open opener, cfg httpapi.Config) *harness {
 	// Pages of 3: a submit of a few payments moves them, and answers with
 	// them, over several pages.
 	svc.PageSize = 3
+	hooks := webhooks.New(store.Webhooks(), svc)
+	cfg.Webhooks = hooks
 	if cfg.Log == nil {
 		cfg.Log = e2eLogger()
 	}
@@ -101,7 +112,7 @@ func startOn(t *testing.T, open opener, cfg httpapi.Config) *harness {
 	srv := &http.Server{Handler: httpapi.New(svc, cfg), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	h := &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, clock: c,
+	h := &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, hooks: hooks, clock: c,
 		client: &http.Client{Transport: validatingTransport{t}}}
 	t.Cleanup(func() {
 		if cfg.AdminToken == adminToken && !t.Failed() {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/webhooks"
 )
 
 // Idempotency-Key (docs/idempotency.md), on both stores: a replay is the
@@ -240,23 +241,48 @@ func testE2EIdempotencyInFlightAndCrashes(t *testing.T, store opener) {
 // faultyStore fails the write transactions that fail says, as a database
 // that errs mid-request would.
 type faultyStore struct {
-	disburse.Store
+	hookStore
 	writes atomic.Int64
 	fail   func(n int64) bool
 }
 
 func (f *faultyStore) Write(ctx context.Context, fn func(disburse.Tx) error) error {
+	if err := f.refuse(); err != nil {
+		return err
+	}
+	return f.hookStore.Write(ctx, fn)
+}
+
+// refuse counts a write transaction and fails it when fail says.
+func (f *faultyStore) refuse() error {
 	if f.fail != nil && f.fail(f.writes.Add(1)) {
 		return errors.New("faulty store: write refused")
 	}
-	return f.Store.Write(ctx, fn)
+	return nil
+}
+
+// Webhooks hands over the webhooks' port, its writes counted and failed
+// as the store's own are.
+func (f *faultyStore) Webhooks() webhooks.Store { return faultyHooks{f.hookStore.Webhooks(), f} }
+
+// faultyHooks is the webhooks' port of a faultyStore.
+type faultyHooks struct {
+	webhooks.Store
+	f *faultyStore
+}
+
+func (h faultyHooks) Write(ctx context.Context, fn func(webhooks.Tx) error) error {
+	if err := h.f.refuse(); err != nil {
+		return err
+	}
+	return h.Store.Write(ctx, fn)
 }
 
 func TestE2EIdempotency5xxNotKept(t *testing.T) { eachStore(t, testE2EIdempotency5xxNotKept) }
 
 func testE2EIdempotency5xxNotKept(t *testing.T, store opener) {
 	var faulty *faultyStore
-	h := startIdem(t, func(t *testing.T) disburse.Store { faulty = &faultyStore{Store: store(t)}; return faulty })
+	h := startIdem(t, func(t *testing.T) hookStore { faulty = &faultyStore{hookStore: store(t)}; return faulty })
 	a := h.createOrg("Acme", false, "")
 	// The create's own transaction fails (the claim's is write 1 from here).
 	base := faulty.writes.Load()
@@ -283,6 +309,9 @@ func startServerOf(t *testing.T, h *harness, cfg httpapi.Config) *harness {
 	t.Helper()
 	svc := disburse.NewService(h.svc.Store)
 	svc.Clock, svc.Log, svc.PageSize = h.clock.Now, e2eLogger(), 3
+	hooks := webhooks.New(h.hooks.Store, svc)
+	hooks.Config = h.hooks.Config
+	cfg.Webhooks = hooks
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -291,7 +320,7 @@ func startServerOf(t *testing.T, h *harness, cfg httpapi.Config) *harness {
 	srv := &http.Server{Handler: httpapi.New(svc, cfg)}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	return &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, clock: h.clock,
+	return &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, hooks: hooks, clock: h.clock,
 		client: &http.Client{Transport: validatingTransport{t}}}
 }
 
@@ -376,7 +405,7 @@ func TestE2EIdempotentAnswerInTheWork(t *testing.T) { eachStore(t, testE2EIdempo
 
 func testE2EIdempotentAnswerInTheWork(t *testing.T, store opener) {
 	var faulty *faultyStore
-	h := startIdem(t, func(t *testing.T) disburse.Store { faulty = &faultyStore{Store: store(t)}; return faulty })
+	h := startIdem(t, func(t *testing.T) hookStore { faulty = &faultyStore{hookStore: store(t)}; return faulty })
 	a := h.createOrg("Acme", false, "")
 	b := h.createBatch(a, "November")
 	toCancel := h.createBatch(a, "January")
@@ -442,7 +471,7 @@ func testE2EIdempotentAnswerInTheWork(t *testing.T, store opener) {
 		if i > 0 {
 			want = []string{"webhook_endpoints"} // signs with it: kept as issued
 		}
-		if diff := cmp.Diff(want, tablesHolding(t, faulty.Store, secret)); diff != "" {
+		if diff := cmp.Diff(want, tablesHolding(t, faulty.hookStore, secret)); diff != "" {
 			t.Errorf("tables holding secret %d in clear (-want +got):\n%s", i, diff)
 		}
 	}

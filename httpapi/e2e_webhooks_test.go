@@ -22,6 +22,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/notify"
+	"github.com/disburse/disburse/webhooks"
 )
 
 // webhookWire is an endpoint as the API writes it; ok refuses any other field.
@@ -58,17 +59,19 @@ type deliveryWire struct {
 func startWebhooksOn(t *testing.T, open opener) *harness {
 	t.Helper()
 	c := &clock{now: time.Date(2026, 11, 22, 10, 15, 30, 123456000, time.UTC)}
-	svc := disburse.NewService(open(t))
+	store := open(t)
+	svc := disburse.NewService(store)
 	svc.Clock, svc.Log = c.Now, e2eLogger()
-	svc.WebhookConfig.AllowPrivate = true
+	hooks := webhooks.New(store.Webhooks(), svc)
+	hooks.Config.AllowPrivate = true
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: httpapi.New(svc, httpapi.Config{AdminToken: adminToken, Log: e2eLogger()}), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: httpapi.New(svc, httpapi.Config{AdminToken: adminToken, Log: e2eLogger(), Webhooks: hooks}), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	h := &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, clock: c,
+	h := &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, hooks: hooks, clock: c,
 		client: &http.Client{Transport: validatingTransport{t}}}
 	t.Cleanup(func() {
 		if !t.Failed() {
@@ -156,9 +159,9 @@ func testE2EWebhooks(t *testing.T, store opener) {
 	ok[map[string]any](t, h.register(member, false), 201)
 	ok[Batch](t, h.addPayments(a, batch.ID, false, pay(member, "10")), 200)
 	ok[Batch](t, h.do("POST", "/batches/"+batch.ID+"/submit", a.token, nil), 200)
-	n, err := h.svc.DeliverWebhooks(t.Context(), notify.NewWebhook(true), httpapi.WebhookRenderer{}, "e2e", disburse.DefaultWebhookPolicy)
+	n, err := h.hooks.Deliver(t.Context(), notify.NewWebhook(true), httpapi.WebhookRenderer{}, "e2e", webhooks.DefaultPolicy)
 	if err != nil || n != 2 {
-		t.Fatalf("DeliverWebhooks = %d, %v; want 2", n, err)
+		t.Fatalf("Deliver = %d, %v; want 2", n, err)
 	}
 	verifier, err := standardwebhooks.NewWebhook(created.Secret)
 	if err != nil {

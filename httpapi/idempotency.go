@@ -82,6 +82,9 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, scope string
 	}
 	claimed := *s
 	claimed.svc = s.svc.Claimed(claim)
+	if s.hooks != nil {
+		claimed.hooks = s.hooks.Claimed(claim)
+	}
 	rec := &answerRecorder{ResponseWriter: w, rebuilt: kind == replaySubmit}
 	// The answer is kept even when the client has gone, and whatever the
 	// handler did: a panic (a stream cut short) releases the key as a 500.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/webhooks"
 )
 
 // answerRenderers make a route's answer from what its transaction wrote
@@ -41,28 +42,32 @@ var answerRenderers = map[string]func(disburse.Written) (disburse.Answer, bool){
 		return jsonAnswer(http.StatusOK, toBatch(*w.Batch))
 	},
 	"POST /webhooks": func(w disburse.Written) (disburse.Answer, bool) {
-		if w.Webhook == nil {
+		e, ok := w.Feature.(webhooks.Endpoint)
+		if !ok {
 			return disburse.Answer{}, false
 		}
-		return jsonAnswer(http.StatusCreated, toWebhookWithSecret(*w.Webhook), "Location", "/webhooks/"+w.Webhook.ID)
+		return jsonAnswer(http.StatusCreated, toWebhookWithSecret(e), "Location", "/webhooks/"+e.ID)
 	},
 	"POST /webhooks/{id}/rotateSecret": func(w disburse.Written) (disburse.Answer, bool) {
-		if w.Webhook == nil {
+		e, ok := w.Feature.(webhooks.Endpoint)
+		if !ok {
 			return disburse.Answer{}, false
 		}
-		return jsonAnswer(http.StatusOK, toWebhookWithSecret(*w.Webhook))
+		return jsonAnswer(http.StatusOK, toWebhookWithSecret(e))
 	},
 	"POST /webhooks/{id}/deliveries/{deliveryId}/retry": func(w disburse.Written) (disburse.Answer, bool) {
-		if w.Delivery == nil {
+		d, ok := w.Feature.(webhooks.Delivery)
+		if !ok {
 			return disburse.Answer{}, false
 		}
-		return jsonAnswer(http.StatusAccepted, toDelivery(*w.Delivery))
+		return jsonAnswer(http.StatusAccepted, toDelivery(d))
 	},
 	"POST /admin/webhooks/{id}/disable": func(w disburse.Written) (disburse.Answer, bool) {
-		if w.Webhook == nil {
+		e, ok := w.Feature.(webhooks.Endpoint)
+		if !ok {
 			return disburse.Answer{}, false
 		}
-		return jsonAnswer(http.StatusOK, toAdminWebhook(*w.Webhook))
+		return jsonAnswer(http.StatusOK, toAdminWebhook(e))
 	},
 	"POST /admin/organisations/{id}/apiKeys": func(w disburse.Written) (disburse.Answer, bool) {
 		if w.APIKey == nil || w.APIKey.Secret == "" {

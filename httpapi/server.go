@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/webhooks"
 )
 
 // DefaultMaxBodyBytes is contract 4.1's request body limit, used when Config sets none.
@@ -40,6 +41,10 @@ type Config struct {
 	RateLimits RateLimits
 	// Metrics counts and times requests (metrics.go); nil: none.
 	Metrics *Metrics
+	// Webhooks serves the /webhooks routes and the operator's
+	// (webhooks.go). Nil serves no webhooks: those routes then answer
+	// 500, as a handler that panics does.
+	Webhooks *webhooks.Service
 }
 
 type server struct {
@@ -53,13 +58,14 @@ type server struct {
 	limits           *limiters
 	metrics          *Metrics // nil: none
 	mux              *http.ServeMux
+	hooks            *webhooks.Service
 }
 
 // New returns the API's handler: the route table on a ServeMux, inside the
 // middleware listed here outermost first.
 func New(svc *disburse.Service, cfg Config) http.Handler {
 	s := &server{svc: svc, adminToken: cfg.AdminToken, maxBody: cfg.MaxBodyBytes, log: cfg.Log, spoolDir: cfg.SpoolDir,
-		idempotencyLease: cfg.IdempotencyLease, limits: newLimiters(cfg.RateLimits), metrics: cfg.Metrics}
+		idempotencyLease: cfg.IdempotencyLease, limits: newLimiters(cfg.RateLimits), metrics: cfg.Metrics, hooks: cfg.Webhooks}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
 	}

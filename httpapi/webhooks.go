@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/webhooks"
 )
 
 // The webhook routes of the organisation API and the operator's
@@ -20,8 +21,8 @@ type webhookRequest struct {
 	Enabled *bool    `json:"enabled"`
 }
 
-func (req webhookRequest) input() disburse.WebhookInput {
-	return disburse.WebhookInput{URL: req.URL, Events: req.Events, Enabled: req.Enabled}
+func (req webhookRequest) input() webhooks.Input {
+	return webhooks.Input{URL: req.URL, Events: req.Events, Enabled: req.Enabled}
 }
 
 type webhookJSON struct {
@@ -39,7 +40,7 @@ type webhookJSON struct {
 
 // toWebhook shows an endpoint without its secret; an empty events list,
 // every event, is [] rather than null.
-func toWebhook(e disburse.WebhookEndpoint) webhookJSON {
+func toWebhook(e webhooks.Endpoint) webhookJSON {
 	events := e.Events
 	if events == nil {
 		events = []disburse.EventType{}
@@ -48,13 +49,13 @@ func toWebhook(e disburse.WebhookEndpoint) webhookJSON {
 		FailingSince: dateTime(e.FailingSince), CreatedAt: dateTime(e.CreatedAt), UpdatedAt: dateTime(e.UpdatedAt)}
 }
 
-func toWebhookWithSecret(e disburse.WebhookEndpoint) webhookJSON {
+func toWebhookWithSecret(e webhooks.Endpoint) webhookJSON {
 	j := toWebhook(e)
 	j.Secret = e.Secret
 	return j
 }
 
-func toAdminWebhook(e disburse.WebhookEndpoint) webhookJSON {
+func toAdminWebhook(e webhooks.Endpoint) webhookJSON {
 	j := toWebhook(e)
 	j.OrganisationID = e.OrganisationID
 	return j
@@ -66,7 +67,7 @@ type deliveryJSON struct {
 	Type           disburse.EventType      `json:"type"`
 	ResourceID     string                  `json:"resourceId"`
 	EventAt        dateTime                `json:"eventAt"`
-	Status         disburse.DeliveryStatus `json:"status"`
+	Status         webhooks.DeliveryStatus `json:"status"`
 	Attempts       int                     `json:"attempts"`
 	NextAttemptAt  dateTime                `json:"nextAttemptAt,omitzero"`
 	LastStatusCode int                     `json:"lastStatusCode,omitempty"`
@@ -75,11 +76,11 @@ type deliveryJSON struct {
 	DeliveredAt    dateTime                `json:"deliveredAt,omitzero"`
 }
 
-func toDelivery(d disburse.WebhookDelivery) deliveryJSON {
+func toDelivery(d webhooks.Delivery) deliveryJSON {
 	j := deliveryJSON{ID: d.ID, WebhookID: d.EndpointID, Type: d.EventType, ResourceID: d.ResourceID, EventAt: dateTime(d.EventAt),
 		Status: d.Status, Attempts: d.Attempts, LastStatusCode: d.LastStatusCode, LastError: d.LastError,
 		CreatedAt: dateTime(d.CreatedAt), DeliveredAt: dateTime(d.DeliveredAt)}
-	if d.Status == disburse.DeliveryPending {
+	if d.Status == webhooks.DeliveryPending {
 		j.NextAttemptAt = dateTime(d.NextAttemptAt)
 	}
 	return j
@@ -90,7 +91,7 @@ func (s *server) createWebhook(w http.ResponseWriter, r *http.Request, orgID str
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	e, err := s.svc.CreateWebhook(r.Context(), orgID, req.input())
+	e, err := s.hooks.Create(r.Context(), orgID, req.input())
 	if err != nil {
 		return err
 	}
@@ -99,7 +100,7 @@ func (s *server) createWebhook(w http.ResponseWriter, r *http.Request, orgID str
 }
 
 func (s *server) listWebhooks(w http.ResponseWriter, r *http.Request, orgID string) error {
-	es, err := s.svc.Webhooks(r.Context(), orgID)
+	es, err := s.hooks.Endpoints(r.Context(), orgID)
 	if err != nil {
 		return err
 	}
@@ -107,7 +108,7 @@ func (s *server) listWebhooks(w http.ResponseWriter, r *http.Request, orgID stri
 }
 
 func (s *server) getWebhook(w http.ResponseWriter, r *http.Request, orgID string) error {
-	e, err := s.svc.Webhook(r.Context(), orgID, r.PathValue("id"))
+	e, err := s.hooks.Endpoint(r.Context(), orgID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -119,7 +120,7 @@ func (s *server) updateWebhook(w http.ResponseWriter, r *http.Request, orgID str
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	e, err := s.svc.UpdateWebhook(r.Context(), orgID, r.PathValue("id"), req.input())
+	e, err := s.hooks.Update(r.Context(), orgID, r.PathValue("id"), req.input())
 	if err != nil {
 		return err
 	}
@@ -127,7 +128,7 @@ func (s *server) updateWebhook(w http.ResponseWriter, r *http.Request, orgID str
 }
 
 func (s *server) deleteWebhook(w http.ResponseWriter, r *http.Request, orgID string) error {
-	if err := s.svc.DeleteWebhook(r.Context(), orgID, r.PathValue("id")); err != nil {
+	if err := s.hooks.Delete(r.Context(), orgID, r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -136,7 +137,7 @@ func (s *server) deleteWebhook(w http.ResponseWriter, r *http.Request, orgID str
 
 // rotateWebhookSecret answers with the new secret, once.
 func (s *server) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, orgID string) error {
-	e, err := s.svc.RotateWebhookSecret(r.Context(), orgID, r.PathValue("id"))
+	e, err := s.hooks.RotateSecret(r.Context(), orgID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -144,7 +145,7 @@ func (s *server) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, org
 }
 
 func (s *server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request, orgID string) error {
-	ds, err := s.svc.WebhookDeliveries(r.Context(), orgID, r.PathValue("id"), r.URL.Query().Get("take"))
+	ds, err := s.hooks.Deliveries(r.Context(), orgID, r.PathValue("id"), r.URL.Query().Get("take"))
 	if err != nil {
 		return err
 	}
@@ -152,7 +153,7 @@ func (s *server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request, o
 }
 
 func (s *server) retryWebhookDelivery(w http.ResponseWriter, r *http.Request, orgID string) error {
-	d, err := s.svc.RetryWebhookDelivery(r.Context(), orgID, r.PathValue("id"), r.PathValue("deliveryId"))
+	d, err := s.hooks.RetryDelivery(r.Context(), orgID, r.PathValue("id"), r.PathValue("deliveryId"))
 	if err != nil {
 		return err
 	}
@@ -160,7 +161,7 @@ func (s *server) retryWebhookDelivery(w http.ResponseWriter, r *http.Request, or
 }
 
 func (s *server) adminWebhooks(w http.ResponseWriter, r *http.Request) error {
-	es, err := s.svc.AllWebhooks(r.Context(), r.URL.Query().Get("organisationId"))
+	es, err := s.hooks.AllEndpoints(r.Context(), r.URL.Query().Get("organisationId"))
 	if err != nil {
 		return err
 	}
@@ -184,7 +185,7 @@ func (s *server) adminDisableWebhook(w http.ResponseWriter, r *http.Request) err
 			return err
 		}
 	}
-	e, err := s.svc.DisableWebhook(r.Context(), r.PathValue("id"), req.Reason)
+	e, err := s.hooks.Disable(r.Context(), r.PathValue("id"), req.Reason)
 	if err != nil {
 		return err
 	}

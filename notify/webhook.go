@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/webhooks"
 )
 
 // Webhook posts signed webhook messages to organisations' endpoints, with
@@ -53,14 +53,14 @@ func (w *Webhook) checkAddress(_, address string, _ syscall.RawConn) error {
 		return nil
 	}
 	ap, err := netip.ParseAddrPort(address)
-	if err != nil || !disburse.PublicAddr(ap.Addr()) {
+	if err != nil || !webhooks.PublicAddr(ap.Addr()) {
 		return errPrivateAddress
 	}
 	return nil
 }
 
 // Send posts m and gives up when ctx ends. Anything but a 2xx is an error.
-func (w *Webhook) Send(ctx context.Context, m disburse.WebhookMessage) (int, error) {
+func (w *Webhook) Send(ctx context.Context, m webhooks.Message) (int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.URL, bytes.NewReader(m.Body))
 	if err != nil {
 		return 0, err

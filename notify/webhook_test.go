@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/webhooks"
 )
 
 // TestWebhookRefusesPrivateAddresses: unless private endpoints are allowed,
@@ -24,7 +25,7 @@ func TestWebhookRefusesPrivateAddresses(t *testing.T) {
 		}
 	}))
 	defer rcv.Close()
-	msg := disburse.WebhookMessage{ID: disburse.NewID(), URL: rcv.URL, Timestamp: time.Now(), Signature: "v1,x", Body: []byte(`{}`)}
+	msg := webhooks.Message{ID: disburse.NewID(), URL: rcv.URL, Timestamp: time.Now(), Signature: "v1,x", Body: []byte(`{}`)}
 
 	status, err := NewWebhook(false).Send(t.Context(), msg)
 	if !errors.Is(err, errPrivateAddress) || status != 0 || hits.Load() != 0 {

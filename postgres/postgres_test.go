@@ -52,7 +52,7 @@ func TestConcurrency(t *testing.T) { storetest.RunConcurrency(t, pgtest.Open) }
 
 func TestDelivery(t *testing.T) { storetest.RunDelivery(t, pgtest.Open) }
 
-func TestWebhooks(t *testing.T) { storetest.RunWebhooks(t, pgtest.Open) }
+func TestWebhooks(t *testing.T) { storetest.RunWebhooks(t, pgtest.OpenSQL) }
 
 // propertyChecks is how many random runs TestProperties makes unless
 // -rapid.checks or RAPID_CHECKS says otherwise. Each run clones a database

@@ -36,7 +36,7 @@ func TestConcurrency(t *testing.T) { storetest.RunConcurrency(t, openStore) }
 
 func TestDelivery(t *testing.T) { storetest.RunDelivery(t, openStore) }
 
-func TestWebhooks(t *testing.T) { storetest.RunWebhooks(t, openStore) }
+func TestWebhooks(t *testing.T) { storetest.RunWebhooks(t, openSQL) }
 
 func TestProperties(t *testing.T) { storetest.RunProperties(t, openStore) }
 
@@ -46,6 +46,7 @@ func openStore(t *testing.T) disburse.Store { return openTest(t, Engine{}) }
 func TestPortalStore(t *testing.T) {
 	storetest.RunPortal(t, func(t *testing.T) storetest.PortalStore { return openTest(t, Engine{}) })
 }
+func openSQL(t *testing.T) *sqlstore.Store { return openTest(t, Engine{}) }
 
 // TestStoreInSmallChunks runs the suite again with bulk statements of a
 // few rows, so that every bulk path is split into chunks.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/webhooks"
 )
 
 // Webhook endpoints and their deliveries (docs/webhooks.md). An endpoint's
@@ -18,8 +19,8 @@ import (
 const endpointColumns = `id, organisation_id, url, events, enabled, disabled_reason, secret, previous_secret,
 	previous_secret_until, failing_since, created_at, updated_at`
 
-func scanEndpoint(r scanner) (disburse.WebhookEndpoint, error) {
-	var e disburse.WebhookEndpoint
+func scanEndpoint(r scanner) (webhooks.Endpoint, error) {
+	var e webhooks.Endpoint
 	var events string
 	err := r.Scan(&e.ID, &e.OrganisationID, &e.URL, &events, &e.Enabled, &e.DisabledReason, &e.Secret, &e.PreviousSecret,
 		at(&e.PreviousSecretUntil), at(&e.FailingSince), at(&e.CreatedAt), at(&e.UpdatedAt))
@@ -46,19 +47,19 @@ func splitEvents(s string) []disburse.EventType {
 	return ts
 }
 
-func (t *tx) InsertWebhookEndpoint(ctx context.Context, e disburse.WebhookEndpoint) error {
+func (t *tx) InsertWebhookEndpoint(ctx context.Context, e webhooks.Endpoint) error {
 	return t.insert(ctx, "webhook endpoint",
 		`INSERT INTO webhook_endpoints (`+endpointColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.ID, e.OrganisationID, e.URL, joinEvents(e.Events), e.Enabled, e.DisabledReason, e.Secret, e.PreviousSecret,
 		micros(e.PreviousSecretUntil), micros(e.FailingSince), micros(e.CreatedAt), micros(e.UpdatedAt))
 }
 
-func (t *tx) WebhookEndpoint(ctx context.Context, id string) (disburse.WebhookEndpoint, error) {
+func (t *tx) WebhookEndpoint(ctx context.Context, id string) (webhooks.Endpoint, error) {
 	e, err := scanEndpoint(t.queryRow(ctx, `SELECT `+endpointColumns+` FROM webhook_endpoints WHERE id = ?`, id))
 	return e, found("webhook endpoint", err)
 }
 
-func (t *tx) UpdateWebhookEndpoint(ctx context.Context, e disburse.WebhookEndpoint) error {
+func (t *tx) UpdateWebhookEndpoint(ctx context.Context, e webhooks.Endpoint) error {
 	return t.update(ctx, "webhook endpoint", `UPDATE webhook_endpoints SET url = ?, events = ?, enabled = ?, disabled_reason = ?,
 		secret = ?, previous_secret = ?, previous_secret_until = ?, failing_since = ?, updated_at = ? WHERE id = ?`,
 		e.URL, joinEvents(e.Events), e.Enabled, e.DisabledReason, e.Secret, e.PreviousSecret,
@@ -88,12 +89,12 @@ func orNotFoundErr(err error) error {
 	return disburse.ErrNotFound
 }
 
-func (t *tx) WebhookEndpoints(ctx context.Context, organisationID string) ([]disburse.WebhookEndpoint, error) {
+func (t *tx) WebhookEndpoints(ctx context.Context, organisationID string) ([]webhooks.Endpoint, error) {
 	query, args := `SELECT `+endpointColumns+` FROM webhook_endpoints`, []any(nil)
 	if organisationID != "" {
 		query, args = query+` WHERE organisation_id = ?`, append(args, organisationID)
 	}
-	return list(ctx, t, "webhook endpoints", func(r *sql.Rows) (disburse.WebhookEndpoint, error) { return scanEndpoint(r) },
+	return list(ctx, t, "webhook endpoints", func(r *sql.Rows) (webhooks.Endpoint, error) { return scanEndpoint(r) },
 		query+` ORDER BY created_at, id`, args...)
 }
 
@@ -112,18 +113,18 @@ func (t *tx) InsertWebhookEvents(ctx context.Context, events []disburse.WebhookE
 	for i, o := range orgs {
 		args[i] = o
 	}
-	endpoints, err := list(ctx, t, "webhook endpoints", func(r *sql.Rows) (disburse.WebhookEndpoint, error) { return scanEndpoint(r) },
+	endpoints, err := list(ctx, t, "webhook endpoints", func(r *sql.Rows) (webhooks.Endpoint, error) { return scanEndpoint(r) },
 		`SELECT `+endpointColumns+` FROM webhook_endpoints WHERE enabled = ? AND organisation_id IN (`+placeholders(len(orgs))+`) ORDER BY created_at, id`,
 		append([]any{true}, args...)...)
 	if err != nil || len(endpoints) == 0 {
 		return 0, err
 	}
-	ds := make([]disburse.WebhookDelivery, 0, len(events))
+	ds := make([]webhooks.Delivery, 0, len(events))
 	for _, ev := range events {
 		for _, e := range endpoints {
 			if e.OrganisationID == ev.OrganisationID && e.Wants(ev.Type) {
-				ds = append(ds, disburse.WebhookDelivery{ID: disburse.NewID(), EndpointID: e.ID, OrganisationID: ev.OrganisationID,
-					EventType: ev.Type, ResourceID: ev.ResourceID, EventAt: ev.At, Status: disburse.DeliveryPending,
+				ds = append(ds, webhooks.Delivery{ID: disburse.NewID(), EndpointID: e.ID, OrganisationID: ev.OrganisationID,
+					EventType: ev.Type, ResourceID: ev.ResourceID, EventAt: ev.At, Status: webhooks.DeliveryPending,
 					NextAttemptAt: ev.At, CreatedAt: ev.At})
 			}
 		}
@@ -152,8 +153,8 @@ func (t *tx) InsertWebhookEvents(ctx context.Context, events []disburse.WebhookE
 const deliveryColumns = `d.id, d.endpoint_id, d.organisation_id, d.event_type, d.resource_id, d.event_at, d.status, d.attempts,
 	d.next_attempt_at, d.lease_until, d.lease_owner, d.last_status_code, d.last_error, d.created_at, d.delivered_at`
 
-func scanDelivery(r *sql.Rows) (disburse.WebhookDelivery, error) {
-	var d disburse.WebhookDelivery
+func scanDelivery(r *sql.Rows) (webhooks.Delivery, error) {
+	var d webhooks.Delivery
 	err := r.Scan(&d.ID, &d.EndpointID, &d.OrganisationID, &d.EventType, &d.ResourceID, at(&d.EventAt), &d.Status, &d.Attempts,
 		at(&d.NextAttemptAt), at(&d.LeaseUntil), &d.LeaseOwner, &d.LastStatusCode, &d.LastError, at(&d.CreatedAt), at(&d.DeliveredAt))
 	return d, err
@@ -165,7 +166,7 @@ func scanDelivery(r *sql.Rows) (disburse.WebhookDelivery, error) {
 // on the deliveries alone: a locked endpoint row would make every other
 // worker skip all its deliveries, and would hold up the use cases whose
 // new deliveries reference it.
-func (t *tx) ClaimWebhookDeliveries(ctx context.Context, owner string, now, leaseUntil time.Time, n int) ([]disburse.WebhookDelivery, error) {
+func (t *tx) ClaimWebhookDeliveries(ctx context.Context, owner string, now, leaseUntil time.Time, n int) ([]webhooks.Delivery, error) {
 	ds, err := list(ctx, t, "claim webhook deliveries", scanDelivery,
 		`UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
 		WHERE id IN (
@@ -175,7 +176,7 @@ func (t *tx) ClaimWebhookDeliveries(ctx context.Context, owner string, now, leas
 			ORDER BY d.next_attempt_at, d.id LIMIT ?`+t.e.LockClause(true)+`)
 		RETURNING `+strings.ReplaceAll(deliveryColumns, "d.", ""),
 		owner, micros(leaseUntil), micros(now), micros(now), true, n)
-	slices.SortFunc(ds, func(a, b disburse.WebhookDelivery) int {
+	slices.SortFunc(ds, func(a, b webhooks.Delivery) int {
 		if c := a.NextAttemptAt.Compare(b.NextAttemptAt); c != 0 {
 			return c
 		}
@@ -187,7 +188,7 @@ func (t *tx) ClaimWebhookDeliveries(ctx context.Context, owner string, now, leas
 // UpdateWebhookDeliveries writes as UpdateNotifications does: in bulk,
 // each row only under its LeaseOwner's lease, a zero next attempt keeping
 // the stored one.
-func (t *tx) UpdateWebhookDeliveries(ctx context.Context, ds []disburse.WebhookDelivery) (int, error) {
+func (t *tx) UpdateWebhookDeliveries(ctx context.Context, ds []webhooks.Delivery) (int, error) {
 	if len(ds) == 0 {
 		return 0, nil
 	}
@@ -232,18 +233,18 @@ func (t *tx) release(ctx context.Context, table, owner string, ids []string) err
 	return err
 }
 
-func (t *tx) WebhookDelivery(ctx context.Context, id string) (disburse.WebhookDelivery, error) {
+func (t *tx) WebhookDelivery(ctx context.Context, id string) (webhooks.Delivery, error) {
 	ds, err := list(ctx, t, "webhook delivery", scanDelivery, `SELECT `+deliveryColumns+` FROM webhook_deliveries d WHERE d.id = ?`, id)
 	if err != nil {
-		return disburse.WebhookDelivery{}, err
+		return webhooks.Delivery{}, err
 	}
 	if len(ds) == 0 {
-		return disburse.WebhookDelivery{}, fmt.Errorf("webhook delivery: %w", disburse.ErrNotFound)
+		return webhooks.Delivery{}, fmt.Errorf("webhook delivery: %w", disburse.ErrNotFound)
 	}
 	return ds[0], nil
 }
 
-func (t *tx) WebhookDeliveries(ctx context.Context, endpointID string, n int) ([]disburse.WebhookDelivery, error) {
+func (t *tx) WebhookDeliveries(ctx context.Context, endpointID string, n int) ([]webhooks.Delivery, error) {
 	return list(ctx, t, "webhook deliveries", scanDelivery,
 		`SELECT `+deliveryColumns+` FROM webhook_deliveries d WHERE d.endpoint_id = ? ORDER BY d.created_at DESC, d.id DESC LIMIT ?`,
 		endpointID, limit(n))
@@ -264,4 +265,23 @@ func (t *tx) RetryWebhookDelivery(ctx context.Context, id string, now time.Time)
 		return err
 	}
 	return fmt.Errorf("retry webhook delivery %s: %w", id, disburse.ErrLeaseLost)
+}
+
+// Webhooks hands over the webhooks package's port: transactions on the
+// same pools, with Write's and Read's retries, over webhooks.Tx.
+func (s *Store) Webhooks() webhooks.Store { return webhookStore{s} }
+
+// webhookStore is a Store seen through the webhooks package's port.
+type webhookStore struct{ s *Store }
+
+var _ webhooks.Tx = (*tx)(nil)
+
+// Write is Store.Write for webhooks.
+func (w webhookStore) Write(ctx context.Context, fn func(webhooks.Tx) error) error {
+	return w.s.writeTx(ctx, func(t *tx) error { return fn(t) })
+}
+
+// Read is Store.Read for webhooks.
+func (w webhookStore) Read(ctx context.Context, fn func(webhooks.Tx) error) error {
+	return w.s.readTx(ctx, func(t *tx) error { return fn(t) })
 }

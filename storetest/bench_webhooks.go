@@ -10,6 +10,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/notify"
+	"github.com/disburse/disburse/webhooks"
 )
 
 // BenchWebhookEvents100k measures what a submit would add if it wrote one
@@ -17,15 +18,16 @@ import (
 // organisation with one endpoint that wants them, written by
 // InsertWebhookEvents in one transaction (100,000 delivery rows). It
 // reports ms per 100,000 (docs/benchmarks.md, "Webhook events").
-func BenchWebhookEvents100k(b *testing.B, s disburse.Store) {
+func BenchWebhookEvents100k(b *testing.B, s WebhookStore) {
 	const n = 100_000
 	ctx := b.Context()
 	svc := disburse.NewService(s)
+	hooks := webhooks.New(s.Webhooks(), svc)
 	org, _, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := svc.CreateWebhook(ctx, org.ID, disburse.WebhookInput{URL: "https://203.0.113.1/bench"}); err != nil {
+	if _, err := hooks.Create(ctx, org.ID, webhooks.Input{URL: "https://203.0.113.1/bench"}); err != nil {
 		b.Fatal(err)
 	}
 	events := make([]disburse.WebhookEvent, n)
@@ -57,11 +59,12 @@ func BenchWebhookEvents100k(b *testing.B, s disburse.Store) {
 // deliveries (one endpoint, a receiver on 127.0.0.1 that answers 204 at
 // once) sent by one worker with the default policy, claim by claim as the
 // webhook loop does. It reports deliveries per second.
-func BenchWebhookDelivery(b *testing.B, s disburse.Store) {
+func BenchWebhookDelivery(b *testing.B, s WebhookStore) {
 	const n = 2_000
 	ctx := b.Context()
 	svc := disburse.NewService(s)
-	svc.WebhookConfig.AllowPrivate = true
+	hooks := webhooks.New(s.Webhooks(), svc)
+	hooks.Config.AllowPrivate = true
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.WriteHeader(http.StatusNoContent)
@@ -71,7 +74,7 @@ func BenchWebhookDelivery(b *testing.B, s disburse.Store) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := svc.CreateWebhook(ctx, org.ID, disburse.WebhookInput{URL: rcv.URL}); err != nil {
+	if _, err := hooks.Create(ctx, org.ID, webhooks.Input{URL: rcv.URL}); err != nil {
 		b.Fatal(err)
 	}
 	// The events name a real batch, which each delivery reads and renders.
@@ -93,7 +96,7 @@ func BenchWebhookDelivery(b *testing.B, s disburse.Store) {
 		}
 		start := time.Now()
 		sent += drain(b, func() (int, error) {
-			return svc.DeliverWebhooks(ctx, sender, httpapi.WebhookRenderer{}, "bench", disburse.DefaultWebhookPolicy)
+			return hooks.Deliver(ctx, sender, httpapi.WebhookRenderer{}, "bench", webhooks.DefaultPolicy)
 		})
 		took += time.Since(start)
 	}

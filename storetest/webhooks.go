@@ -18,6 +18,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/notify"
+	"github.com/disburse/disburse/webhooks"
 	"github.com/disburse/disburse/worker"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
@@ -29,10 +30,10 @@ import (
 // rotation, retries with backoff until FAILED, timeouts, disablement of an
 // endpoint that keeps failing, and two workers that never send one
 // delivery at once.
-func RunWebhooks(t *testing.T, open func(t *testing.T) disburse.Store) {
+func RunWebhooks[S WebhookStore](t *testing.T, open func(t *testing.T) S) {
 	tests := []struct {
 		name string
-		run  func(*testing.T, disburse.Store)
+		run  func(*testing.T, WebhookStore)
 	}{
 		{"EndpointsAndTenancy", testWebhookEndpoints},
 		{"EndpointValidation", testWebhookValidation},
@@ -44,8 +45,8 @@ func RunWebhooks(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"RetriesUntilFailed", testWebhookRetries},
 		{"TimeoutIsAFailedAttempt", testWebhookTimeout},
 		{"EndpointDisabledAfterFailing", testWebhookDisable},
-		{"TwoWorkersNeverSendOneDeliveryAtOnce", func(t *testing.T, s disburse.Store) { testWebhookTwoWorkers(t, s, 12, 0) }},
-		{"TwoConcurrentWorkersSendEachOnce", func(t *testing.T, s disburse.Store) { testWebhookTwoWorkers(t, s, 40, 4) }},
+		{"TwoWorkersNeverSendOneDeliveryAtOnce", func(t *testing.T, s WebhookStore) { testWebhookTwoWorkers(t, s, 12, 0) }},
+		{"TwoConcurrentWorkersSendEachOnce", func(t *testing.T, s WebhookStore) { testWebhookTwoWorkers(t, s, 40, 4) }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,20 +58,41 @@ func RunWebhooks(t *testing.T, open func(t *testing.T) disburse.Store) {
 
 // webhookPolicy sends 4 at once, as a worker does, so that every test
 // here also goes through the concurrent path.
-var webhookPolicy = disburse.WebhookPolicy{RetryFor: time.Hour, BaseBackoff: time.Second, MaxBackoff: time.Minute,
+var webhookPolicy = webhooks.Policy{RetryFor: time.Hour, BaseBackoff: time.Second, MaxBackoff: time.Minute,
 	Lease: 30 * time.Second, SendTimeout: 10 * time.Second, BatchSize: 10, Concurrency: 4, DisableAfter: 2 * time.Hour}
 
-// webhookFixture is a fixture whose service lets endpoints be local.
-func webhookFixture(t *testing.T, s disburse.Store) *fixture {
+// WebhookStore is a store that also hands over the webhooks package's
+// port, as sqlstore.Store does.
+type WebhookStore interface {
+	disburse.Store
+	Webhooks() webhooks.Store
+}
+
+// hookFixture is a fixture with the webhooks' service beside the domain's.
+type hookFixture struct {
+	*fixture
+	hooks *webhooks.Service
+}
+
+// webhookFixture is a fixture whose webhooks' service lets endpoints be local.
+func webhookFixture(t *testing.T, s WebhookStore) *hookFixture {
 	t.Helper()
-	f := newFixture(t, s)
-	f.svc.WebhookConfig.AllowPrivate = true
+	f := strictWebhookFixture(t, s)
+	f.hooks.Config.AllowPrivate = true
 	return f
 }
 
-func (f *fixture) endpoint(t *testing.T, url string, events ...string) disburse.WebhookEndpoint {
+// strictWebhookFixture is a fixture whose webhooks' service takes only
+// public https endpoints, as serve's does by default.
+func strictWebhookFixture(t *testing.T, s WebhookStore) *hookFixture {
 	t.Helper()
-	e, err := f.svc.CreateWebhook(f.ctx, f.org, disburse.WebhookInput{URL: url, Events: events})
+	f := newFixture(t, s)
+	return &hookFixture{fixture: f, hooks: webhooks.New(s.Webhooks(), f.svc)}
+}
+
+func (f *hookFixture) endpoint(t *testing.T, url string, events ...string) webhooks.Endpoint {
+	t.Helper()
+	e, err := f.hooks.Create(f.ctx, f.org, webhooks.Input{URL: url, Events: events})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,9 +100,9 @@ func (f *fixture) endpoint(t *testing.T, url string, events ...string) disburse.
 }
 
 // deliveries lists the endpoint's deliveries oldest first, as "type resource".
-func (f *fixture) deliveries(t *testing.T, e disburse.WebhookEndpoint) []disburse.WebhookDelivery {
+func (f *hookFixture) deliveries(t *testing.T, e webhooks.Endpoint) []webhooks.Delivery {
 	t.Helper()
-	ds, err := f.svc.WebhookDeliveries(f.ctx, f.org, e.ID, "")
+	ds, err := f.hooks.Deliveries(f.ctx, f.org, e.ID, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +110,7 @@ func (f *fixture) deliveries(t *testing.T, e disburse.WebhookEndpoint) []disburs
 	return ds
 }
 
-func eventsOf(ds []disburse.WebhookDelivery) []string {
+func eventsOf(ds []webhooks.Delivery) []string {
 	out := make([]string, len(ds))
 	for i, d := range ds {
 		out[i] = string(d.EventType) + " " + d.ResourceID
@@ -97,18 +119,18 @@ func eventsOf(ds []disburse.WebhookDelivery) []string {
 }
 
 // sendWebhooks runs one delivery pass; want < 0 takes any number of attempts.
-func (f *fixture) sendWebhooks(t *testing.T, owner string, want int) {
+func (f *hookFixture) sendWebhooks(t *testing.T, owner string, want int) {
 	t.Helper()
-	n, err := f.svc.DeliverWebhooks(f.ctx, notify.NewWebhook(true), httpapi.WebhookRenderer{}, owner, webhookPolicy)
+	n, err := f.hooks.Deliver(f.ctx, notify.NewWebhook(true), httpapi.WebhookRenderer{}, owner, webhookPolicy)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want >= 0 && n != want {
-		t.Fatalf("DeliverWebhooks attempted %d, want %d", n, want)
+		t.Fatalf("Deliver attempted %d, want %d", n, want)
 	}
 }
 
-func testWebhookEndpoints(t *testing.T, s disburse.Store) {
+func testWebhookEndpoints(t *testing.T, s WebhookStore) {
 	f := webhookFixture(t, s)
 	e := f.endpoint(t, "https://hooks.example.com/disburse", "batch.submitted", "batch.submitted", "payment.settled")
 	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(e.Secret, "whsec_"))
@@ -119,7 +141,7 @@ func testWebhookEndpoints(t *testing.T, s disburse.Store) {
 	if !e.Enabled {
 		t.Error("a new endpoint must be enabled")
 	}
-	got, err := f.svc.Webhook(f.ctx, f.org, e.ID)
+	got, err := f.hooks.Endpoint(f.ctx, f.org, e.ID)
 	if err != nil || got.Secret != e.Secret || got.URL != e.URL {
 		t.Fatalf("Webhook = %+v, %v", got, err)
 	}
@@ -130,24 +152,24 @@ func testWebhookEndpoints(t *testing.T, s disburse.Store) {
 		t.Fatal(err)
 	}
 	for what, err := range map[string]error{
-		"read":     second(f.svc.Webhook(f.ctx, other.ID, e.ID)),
-		"update":   second(f.svc.UpdateWebhook(f.ctx, other.ID, e.ID, disburse.WebhookInput{URL: "https://x.example.com"})),
-		"rotate":   second(f.svc.RotateWebhookSecret(f.ctx, other.ID, e.ID)),
-		"delete":   f.svc.DeleteWebhook(f.ctx, other.ID, e.ID),
-		"list log": second(f.svc.WebhookDeliveries(f.ctx, other.ID, e.ID, "")),
-		"bad id":   second(f.svc.Webhook(f.ctx, f.org, "not-an-id")),
+		"read":     second(f.hooks.Endpoint(f.ctx, other.ID, e.ID)),
+		"update":   second(f.hooks.Update(f.ctx, other.ID, e.ID, webhooks.Input{URL: "https://x.example.com"})),
+		"rotate":   second(f.hooks.RotateSecret(f.ctx, other.ID, e.ID)),
+		"delete":   f.hooks.Delete(f.ctx, other.ID, e.ID),
+		"list log": second(f.hooks.Deliveries(f.ctx, other.ID, e.ID, "")),
+		"bad id":   second(f.hooks.Endpoint(f.ctx, f.org, "not-an-id")),
 	} {
 		if disburse.ErrorCode(err) != disburse.CodeNotFound {
 			t.Errorf("%s of another organisation's webhook: %v, want not_found", what, err)
 		}
 	}
-	if es, err := f.svc.Webhooks(f.ctx, other.ID); err != nil || len(es) != 0 {
+	if es, err := f.hooks.Endpoints(f.ctx, other.ID); err != nil || len(es) != 0 {
 		t.Errorf("other organisation lists %v, %v", es, err)
 	}
 
 	// Update replaces URL and events; absent events means every event.
 	off := false
-	up, err := f.svc.UpdateWebhook(f.ctx, f.org, e.ID, disburse.WebhookInput{URL: "https://hooks.example.com/v2", Enabled: &off})
+	up, err := f.hooks.Update(f.ctx, f.org, e.ID, webhooks.Input{URL: "https://hooks.example.com/v2", Enabled: &off})
 	if err != nil || up.URL != "https://hooks.example.com/v2" || len(up.Events) != 0 || up.Enabled {
 		t.Fatalf("UpdateWebhook = %+v, %v", up, err)
 	}
@@ -156,40 +178,40 @@ func testWebhookEndpoints(t *testing.T, s disburse.Store) {
 	}
 
 	// Rotation: a new secret, the old one kept for a day.
-	rot, err := f.svc.RotateWebhookSecret(f.ctx, f.org, e.ID)
-	if err != nil || rot.Secret == e.Secret || rot.PreviousSecret != e.Secret || !rot.PreviousSecretUntil.Equal(f.now.Add(disburse.SecretOverlap)) {
+	rot, err := f.hooks.RotateSecret(f.ctx, f.org, e.ID)
+	if err != nil || rot.Secret == e.Secret || rot.PreviousSecret != e.Secret || !rot.PreviousSecretUntil.Equal(f.now.Add(webhooks.SecretOverlap)) {
 		t.Fatalf("RotateWebhookSecret = %+v, %v", rot, err)
 	}
 
 	// The operator lists every organisation's and can disable one.
-	all, err := f.svc.AllWebhooks(f.ctx, "")
+	all, err := f.hooks.AllEndpoints(f.ctx, "")
 	if err != nil || len(all) != 1 {
 		t.Fatalf("AllWebhooks = %v, %v", all, err)
 	}
-	if none, err := f.svc.AllWebhooks(f.ctx, other.ID); err != nil || len(none) != 0 {
+	if none, err := f.hooks.AllEndpoints(f.ctx, other.ID); err != nil || len(none) != 0 {
 		t.Errorf("AllWebhooks(other) = %v, %v", none, err)
 	}
 	on := true
-	if _, err := f.svc.UpdateWebhook(f.ctx, f.org, e.ID, disburse.WebhookInput{URL: up.URL, Enabled: &on}); err != nil {
+	if _, err := f.hooks.Update(f.ctx, f.org, e.ID, webhooks.Input{URL: up.URL, Enabled: &on}); err != nil {
 		t.Fatal(err)
 	}
-	dis, err := f.svc.DisableWebhook(f.ctx, e.ID, "")
+	dis, err := f.hooks.Disable(f.ctx, e.ID, "")
 	if err != nil || dis.Enabled || dis.DisabledReason == "" {
 		t.Fatalf("DisableWebhook = %+v, %v", dis, err)
 	}
 
-	if err := f.svc.DeleteWebhook(f.ctx, f.org, e.ID); err != nil {
+	if err := f.hooks.Delete(f.ctx, f.org, e.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.Webhook(f.ctx, f.org, e.ID); disburse.ErrorCode(err) != disburse.CodeNotFound {
+	if _, err := f.hooks.Endpoint(f.ctx, f.org, e.ID); disburse.ErrorCode(err) != disburse.CodeNotFound {
 		t.Errorf("read after delete: %v, want not_found", err)
 	}
 }
 
 func second[T any](_ T, err error) error { return err }
 
-func testWebhookValidation(t *testing.T, s disburse.Store) {
-	f := newFixture(t, s) // private addresses not allowed
+func testWebhookValidation(t *testing.T, s WebhookStore) {
+	f := strictWebhookFixture(t, s) // private addresses not allowed
 	for _, tc := range []struct {
 		url    string
 		events []string
@@ -207,7 +229,7 @@ func testWebhookValidation(t *testing.T, s disburse.Store) {
 		{"https://203.0.113.9/hook", []string{"batch.closed", "batch.exploded", ""}, []string{"Events", "Events"}},
 		{"mailto:a@b.c", []string{"nope"}, []string{"Url", "Events"}},
 	} {
-		_, err := f.svc.CreateWebhook(f.ctx, f.org, disburse.WebhookInput{URL: tc.url, Events: tc.events})
+		_, err := f.hooks.Create(f.ctx, f.org, webhooks.Input{URL: tc.url, Events: tc.events})
 		var e *disburse.Error
 		if !errors.As(err, &e) || e.Code != disburse.CodeInvalid {
 			t.Errorf("%q %v: %v, want invalid", tc.url, tc.events, err)
@@ -219,19 +241,19 @@ func testWebhookValidation(t *testing.T, s disburse.Store) {
 		}
 		same(t, tc.url+" failures", tc.fields, fields)
 	}
-	f.svc.WebhookConfig.LookupHost = func(context.Context, string) ([]netip.Addr, error) { return nil, errors.New("no such host") }
-	if _, err := f.svc.CreateWebhook(f.ctx, f.org, disburse.WebhookInput{URL: "https://nowhere.invalid/x"}); disburse.ErrorCode(err) != disburse.CodeInvalid {
+	f.hooks.Config.LookupHost = func(context.Context, string) ([]netip.Addr, error) { return nil, errors.New("no such host") }
+	if _, err := f.hooks.Create(f.ctx, f.org, webhooks.Input{URL: "https://nowhere.invalid/x"}); disburse.ErrorCode(err) != disburse.CodeInvalid {
 		t.Errorf("a host that does not resolve: %v, want invalid", err)
 	}
-	if e, err := f.svc.CreateWebhook(f.ctx, f.org, disburse.WebhookInput{URL: "https://203.0.113.9/hook"}); err != nil || !e.Enabled {
+	if e, err := f.hooks.Create(f.ctx, f.org, webhooks.Input{URL: "https://203.0.113.9/hook"}); err != nil || !e.Enabled {
 		t.Errorf("a public https URL: %+v, %v", e, err)
 	}
-	if es, _ := f.svc.Webhooks(f.ctx, f.org); len(es) != 1 {
+	if es, _ := f.hooks.Endpoints(f.ctx, f.org); len(es) != 1 {
 		t.Errorf("a refused endpoint was stored: %d endpoints", len(es))
 	}
 }
 
-func testWebhookEvents(t *testing.T, s disburse.Store) {
+func testWebhookEvents(t *testing.T, s WebhookStore) {
 	f := webhookFixture(t, s)
 	all := f.endpoint(t, "https://a.example.com/")
 	settled := f.endpoint(t, "https://b.example.com/", "payment.settled")
@@ -304,7 +326,7 @@ func testWebhookEvents(t *testing.T, s disburse.Store) {
 	}
 
 	// A disabled endpoint gets no new deliveries.
-	if _, err := f.svc.DisableWebhook(f.ctx, all.ID, "testing"); err != nil {
+	if _, err := f.hooks.Disable(f.ctx, all.ID, "testing"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 1)); err != nil {
@@ -315,7 +337,7 @@ func testWebhookEvents(t *testing.T, s disburse.Store) {
 	}
 }
 
-func testWebhookEventsRollBack(t *testing.T, s disburse.Store) {
+func testWebhookEventsRollBack(t *testing.T, s WebhookStore) {
 	f := webhookFixture(t, s)
 	e := f.endpoint(t, "https://a.example.com/")
 	// A submit refused for want of float writes nothing, its event included.
@@ -382,7 +404,7 @@ func (r *receiver) got() []receivedRequest {
 	return slices.Clone(r.requests)
 }
 
-func testWebhookSignatures(t *testing.T, s disburse.Store) {
+func testWebhookSignatures(t *testing.T, s WebhookStore) {
 	f := webhookFixture(t, s)
 	f.now = time.Now().UTC().Truncate(time.Microsecond) // the library checks the timestamp against its clock
 	rcv := newReceiver(t, func(int) int { return http.StatusNoContent })
@@ -410,7 +432,7 @@ func testWebhookSignatures(t *testing.T, s disburse.Store) {
 		}
 	}
 	ds := f.deliveries(t, e)
-	if reqs[0].header.Get("webhook-id") != ds[0].ID || ds[0].Status != disburse.DeliveryDelivered || ds[0].Attempts != 1 || ds[0].LastStatusCode != 204 {
+	if reqs[0].header.Get("webhook-id") != ds[0].ID || ds[0].Status != webhooks.DeliveryDelivered || ds[0].Attempts != 1 || ds[0].LastStatusCode != 204 {
 		t.Errorf("delivery %+v, header id %q", ds[0], reqs[0].header.Get("webhook-id"))
 	}
 	// A tampered body fails: the check above can fail.
@@ -419,7 +441,7 @@ func testWebhookSignatures(t *testing.T, s disburse.Store) {
 	}
 
 	// After a rotation both secrets verify, for a day; then only the new one.
-	rot, err := f.svc.RotateWebhookSecret(f.ctx, f.org, e.ID)
+	rot, err := f.hooks.RotateSecret(f.ctx, f.org, e.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +462,7 @@ func testWebhookSignatures(t *testing.T, s disburse.Store) {
 	}
 	// A day later: sign at that time, and check without the library's
 	// clock (the fixture's is a day ahead of it).
-	f.advance(disburse.SecretOverlap + time.Second)
+	f.advance(webhooks.SecretOverlap + time.Second)
 	if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 1)); err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +476,7 @@ func testWebhookSignatures(t *testing.T, s disburse.Store) {
 	}
 }
 
-func testWebhookRetries(t *testing.T, s disburse.Store) {
+func testWebhookRetries(t *testing.T, s WebhookStore) {
 	f := webhookFixture(t, s)
 	rcv := newReceiver(t, func(n int) int { return map[bool]int{true: 500, false: 200}[n <= 2] })
 	e := f.endpoint(t, rcv.URL, "batch.submitted")
@@ -463,7 +485,7 @@ func testWebhookRetries(t *testing.T, s disburse.Store) {
 	}
 	f.sendWebhooks(t, "a", 1) // 500
 	d := f.deliveries(t, e)[0]
-	if d.Status != disburse.DeliveryPending || d.Attempts != 1 || d.LastStatusCode != 500 || d.LastError == "" {
+	if d.Status != webhooks.DeliveryPending || d.Attempts != 1 || d.LastStatusCode != 500 || d.LastError == "" {
 		t.Errorf("after a 500: %+v", d)
 	}
 	wait := d.NextAttemptAt.Sub(f.now)
@@ -480,7 +502,7 @@ func testWebhookRetries(t *testing.T, s disburse.Store) {
 	f.advance(2500 * time.Millisecond)
 	f.sendWebhooks(t, "a", 1) // 200
 	d = f.deliveries(t, e)[0]
-	if d.Status != disburse.DeliveryDelivered || d.Attempts != 3 || d.LastStatusCode != 200 || d.LastError != "" {
+	if d.Status != webhooks.DeliveryDelivered || d.Attempts != 3 || d.LastStatusCode != 200 || d.LastError != "" {
 		t.Errorf("after the 200: %+v", d)
 	}
 	reqs := rcv.got()
@@ -491,7 +513,7 @@ func testWebhookRetries(t *testing.T, s disburse.Store) {
 	}
 
 	// An endpoint that always fails: FAILED once the retry window closes.
-	if err := f.svc.DeleteWebhook(f.ctx, f.org, e.ID); err != nil {
+	if err := f.hooks.Delete(f.ctx, f.org, e.ID); err != nil {
 		t.Fatal(err)
 	}
 	down := newReceiver(t, func(int) int { return http.StatusServiceUnavailable })
@@ -502,7 +524,7 @@ func testWebhookRetries(t *testing.T, s disburse.Store) {
 	attempts := 0
 	for range 100 {
 		d := f.deliveries(t, e2)[0]
-		if d.Status != disburse.DeliveryPending {
+		if d.Status != webhooks.DeliveryPending {
 			break
 		}
 		f.now = d.NextAttemptAt
@@ -510,7 +532,7 @@ func testWebhookRetries(t *testing.T, s disburse.Store) {
 		attempts++
 	}
 	d = f.deliveries(t, e2)[0]
-	if d.Status != disburse.DeliveryFailed || d.Attempts != attempts || d.LastStatusCode != 503 {
+	if d.Status != webhooks.DeliveryFailed || d.Attempts != attempts || d.LastStatusCode != 503 {
 		t.Errorf("delivery %+v after %d attempts, want FAILED", d, attempts)
 	}
 	if f.now.Sub(d.EventAt) > webhookPolicy.RetryFor || attempts < 10 {
@@ -522,19 +544,19 @@ func testWebhookRetries(t *testing.T, s disburse.Store) {
 	// last attempt was inside it, and a retry from there may be jittered
 	// back inside): one more attempt, then FAILED again.
 	f.now = d.EventAt.Add(webhookPolicy.RetryFor + time.Minute)
-	if _, err := f.svc.RetryWebhookDelivery(f.ctx, f.org, e2.ID, d.ID); err != nil {
+	if _, err := f.hooks.RetryDelivery(f.ctx, f.org, e2.ID, d.ID); err != nil {
 		t.Fatal(err)
 	}
 	f.sendWebhooks(t, "a", 1)
-	if d := f.deliveries(t, e2)[0]; d.Status != disburse.DeliveryFailed || d.Attempts != attempts+1 {
+	if d := f.deliveries(t, e2)[0]; d.Status != webhooks.DeliveryFailed || d.Attempts != attempts+1 {
 		t.Errorf("after a manual retry: %+v", d)
 	}
-	if _, err := f.svc.RetryWebhookDelivery(f.ctx, f.org, e.ID, d.ID); disburse.ErrorCode(err) != disburse.CodeNotFound {
+	if _, err := f.hooks.RetryDelivery(f.ctx, f.org, e.ID, d.ID); disburse.ErrorCode(err) != disburse.CodeNotFound {
 		t.Errorf("retry of a delivery under another endpoint: %v, want not_found", err)
 	}
 }
 
-func testWebhookTimeout(t *testing.T, s disburse.Store) {
+func testWebhookTimeout(t *testing.T, s WebhookStore) {
 	f := webhookFixture(t, s)
 	rcv := newReceiver(t, func(int) int { time.Sleep(300 * time.Millisecond); return 200 })
 	e := f.endpoint(t, rcv.URL, "batch.submitted")
@@ -543,16 +565,16 @@ func testWebhookTimeout(t *testing.T, s disburse.Store) {
 	}
 	p := webhookPolicy
 	p.SendTimeout = 50 * time.Millisecond
-	if _, err := f.svc.DeliverWebhooks(f.ctx, notify.NewWebhook(true), httpapi.WebhookRenderer{}, "a", p); err != nil {
+	if _, err := f.hooks.Deliver(f.ctx, notify.NewWebhook(true), httpapi.WebhookRenderer{}, "a", p); err != nil {
 		t.Fatal(err)
 	}
 	d := f.deliveries(t, e)[0]
-	if d.Status != disburse.DeliveryPending || d.Attempts != 1 || d.LastError == "" || d.NextAttemptAt.IsZero() {
+	if d.Status != webhooks.DeliveryPending || d.Attempts != 1 || d.LastError == "" || d.NextAttemptAt.IsZero() {
 		t.Errorf("after a timeout: %+v, want a failed attempt and another due", d)
 	}
 }
 
-func testWebhookDisable(t *testing.T, s disburse.Store) {
+func testWebhookDisable(t *testing.T, s WebhookStore) {
 	f := webhookFixture(t, s)
 	down := newReceiver(t, func(int) int { return http.StatusInternalServerError })
 	e := f.endpoint(t, down.URL, "batch.submitted")
@@ -564,7 +586,7 @@ func testWebhookDisable(t *testing.T, s disburse.Store) {
 		f.sendWebhooks(t, "a", -1)
 		f.advance(time.Hour)
 	}
-	got, err := f.svc.Webhook(f.ctx, f.org, e.ID)
+	got, err := f.hooks.Endpoint(f.ctx, f.org, e.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -575,10 +597,10 @@ func testWebhookDisable(t *testing.T, s disburse.Store) {
 	f.advance(time.Hour)
 	f.sendWebhooks(t, "a", 0)
 	on := true
-	if _, err := f.svc.UpdateWebhook(f.ctx, f.org, e.ID, disburse.WebhookInput{URL: got.URL, Events: []string{"batch.submitted"}, Enabled: &on}); err != nil {
+	if _, err := f.hooks.Update(f.ctx, f.org, e.ID, webhooks.Input{URL: got.URL, Events: []string{"batch.submitted"}, Enabled: &on}); err != nil {
 		t.Fatal(err)
 	}
-	n, err := f.svc.DeliverWebhooks(f.ctx, notify.NewWebhook(true), httpapi.WebhookRenderer{}, "a", webhookPolicy)
+	n, err := f.hooks.Deliver(f.ctx, notify.NewWebhook(true), httpapi.WebhookRenderer{}, "a", webhookPolicy)
 	if err != nil || n == 0 {
 		t.Errorf("after enabling: %d attempted, %v", n, err)
 	}
@@ -587,7 +609,7 @@ func testWebhookDisable(t *testing.T, s disburse.Store) {
 // testWebhookTwoWorkers: two workers (replicas) drain one outbox of
 // deliveries, each with up to concurrency attempts in flight; each delivery
 // is sent once and recorded, and the endpoint's failing time stays clear.
-func testWebhookTwoWorkers(t *testing.T, s disburse.Store, batches, concurrency int) {
+func testWebhookTwoWorkers(t *testing.T, s WebhookStore, batches, concurrency int) {
 	f := webhookFixture(t, s)
 	var inFlight sync.Map // webhook-id → *atomic.Int32
 	var overlap, total atomic.Int32
@@ -611,7 +633,7 @@ func testWebhookTwoWorkers(t *testing.T, s disburse.Store, batches, concurrency 
 	p.BatchSize, p.Concurrency = 3*max(concurrency, 1), concurrency
 	errs := f.race(2, func(i int) error {
 		for {
-			n, err := f.svc.DeliverWebhooks(f.ctx, notify.NewWebhook(true), httpapi.WebhookRenderer{}, []string{"a", "b"}[i], p)
+			n, err := f.hooks.Deliver(f.ctx, notify.NewWebhook(true), httpapi.WebhookRenderer{}, []string{"a", "b"}[i], p)
 			if err != nil || n == 0 {
 				return err
 			}
@@ -627,11 +649,11 @@ func testWebhookTwoWorkers(t *testing.T, s disburse.Store, batches, concurrency 
 		t.Errorf("%d requests for %d deliveries, want each once", total.Load(), batches)
 	}
 	for _, d := range f.deliveries(t, e) {
-		if d.Status != disburse.DeliveryDelivered || d.Attempts != 1 || d.LeaseOwner != "" {
+		if d.Status != webhooks.DeliveryDelivered || d.Attempts != 1 || d.LeaseOwner != "" {
 			t.Errorf("delivery %+v, want DELIVERED at its one attempt, unleased", d)
 		}
 	}
-	if got, err := f.svc.Webhook(f.ctx, f.org, e.ID); err != nil || !got.FailingSince.IsZero() || !got.Enabled {
+	if got, err := f.hooks.Endpoint(f.ctx, f.org, e.ID); err != nil || !got.FailingSince.IsZero() || !got.Enabled {
 		t.Errorf("endpoint %+v, %v: want enabled and not failing", got, err)
 	}
 }
@@ -639,7 +661,7 @@ func testWebhookTwoWorkers(t *testing.T, s disburse.Store, batches, concurrency 
 // testWebhookReferralEvents: a payment's two legs have events of their
 // own: the referral leg settles when its payee registers, the payment leg
 // is reversed at the end of the reversal period.
-func testWebhookReferralEvents(t *testing.T, s disburse.Store) {
+func testWebhookReferralEvents(t *testing.T, s WebhookStore) {
 	f := webhookFixture(t, s)
 	on := true
 	if _, _, err := f.svc.UpdateSettings(f.ctx, f.org, disburse.Settings{ReferralsEnabled: &on}); err != nil {
@@ -673,7 +695,7 @@ func testWebhookReferralEvents(t *testing.T, s disburse.Store) {
 
 // testWebhookLoop: the worker's loop claims again until nothing is due, so
 // one run sends more than one claim holds.
-func testWebhookLoop(t *testing.T, s disburse.Store) {
+func testWebhookLoop(t *testing.T, s WebhookStore) {
 	f := webhookFixture(t, s)
 	rcv := newReceiver(t, func(int) int { return http.StatusOK })
 	e := f.endpoint(t, rcv.URL, "batch.submitted")
@@ -684,12 +706,12 @@ func testWebhookLoop(t *testing.T, s disburse.Store) {
 	}
 	p := webhookPolicy
 	p.BatchSize = 2
-	loop := worker.Webhooks(f.svc, notify.NewWebhook(true), httpapi.WebhookRenderer{}, "loop", p, time.Hour, f.svc.Log)
+	loop := worker.Webhooks(f.hooks, notify.NewWebhook(true), httpapi.WebhookRenderer{}, "loop", p, time.Hour, f.svc.Log)
 	if n, err := loop.RunOnce(f.ctx); err != nil || n != 5 {
 		t.Fatalf("RunOnce = %d, %v; want 5", n, err)
 	}
 	for _, d := range f.deliveries(t, e) {
-		if d.Status != disburse.DeliveryDelivered {
+		if d.Status != webhooks.DeliveryDelivered {
 			t.Errorf("delivery %+v not delivered", d)
 		}
 	}

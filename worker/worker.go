@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/webhooks"
 )
 
 // Loop calls RunOnce every Interval until its context ends. Tests call
@@ -112,11 +113,11 @@ func Delivery(svc *disburse.Service, n disburse.Notifier, owner string, p disbur
 // Webhooks is the loop that sends due webhook deliveries through sender,
 // claiming them under owner's name; like Delivery it claims again until a
 // claim finds nothing due, and on shutdown hands back what it holds.
-func Webhooks(svc *disburse.Service, sender disburse.WebhookSender, render disburse.WebhookRenderer, owner string, p disburse.WebhookPolicy, interval time.Duration, log *slog.Logger) Loop {
+func Webhooks(hooks *webhooks.Service, sender webhooks.Sender, render webhooks.Renderer, owner string, p webhooks.Policy, interval time.Duration, log *slog.Logger) Loop {
 	return Loop{Name: "webhooks", Interval: interval, Log: log, RunOnce: func(ctx context.Context) (int, error) {
 		total := 0
 		for {
-			n, err := svc.DeliverWebhooks(ctx, sender, render, owner, p)
+			n, err := hooks.Deliver(ctx, sender, render, owner, p)
 			total += n
 			if err != nil || n == 0 || ctx.Err() != nil {
 				return total, err

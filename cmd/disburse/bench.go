@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/bench"
 )
 
@@ -15,21 +14,11 @@ import (
 // real HTTP on loopback (package bench; docs/benchmarks.md has the figures).
 func benchmark(ctx context.Context, args []string) error {
 	cfg := bench.Defaults
-	cfg.Open, cfg.Out, cfg.Progress = openBenchStore, os.Stdout, os.Stderr
+	cfg.Open, cfg.Out, cfg.Progress = openStore, os.Stdout, os.Stderr
 	if err := benchFlags(&cfg, args); err != nil {
 		return err
 	}
 	return bench.Run(ctx, cfg)
-}
-
-// openBenchStore is openStore as the bench opens a store: a failed open is
-// a nil disburse.Store, not an interface holding a nil *sqlstore.Store.
-func openBenchStore(ctx context.Context, url string) (disburse.Store, error) {
-	s, err := openStore(ctx, url)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
 }
 
 // benchFlags reads the bench's flags into cfg. Its database is

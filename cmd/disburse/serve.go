@@ -18,6 +18,7 @@ import (
 	"github.com/disburse/disburse/notify"
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/portal/backoffice"
+	"github.com/disburse/disburse/webhooks"
 	"github.com/disburse/disburse/worker"
 )
 
@@ -68,8 +69,9 @@ func serve(ctx context.Context, args []string) error {
 	defer store.Close()
 	svc := disburse.NewService(store)
 	svc.TokenTTL, svc.Limits, svc.Log = c.TokenTTL, c.Limits, log
-	svc.WebhookConfig.AllowPrivate = c.WebhookAllowPrivate
 	office := backoffice.NewService(store)
+	hooks := webhooks.New(store.Webhooks(), svc)
+	hooks.Config.AllowPrivate = c.WebhookAllowPrivate
 
 	if c.Demo {
 		c.Listen = ln.Addr().String() // the portal address the demo prints is the one bound
@@ -78,10 +80,10 @@ func serve(ctx context.Context, args []string) error {
 		}
 	}
 
-	loops := backgroundLoops(svc, office, &c, log)
+	loops := backgroundLoops(svc, office, hooks, &c, log)
 	var metrics *metricsServer
 	apiConfig := httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log,
-		IdempotencyLease: c.IdempotencyLease, RateLimits: c.RateLimits}
+		IdempotencyLease: c.IdempotencyLease, RateLimits: c.RateLimits, Webhooks: hooks}
 	if c.MetricsListen != "" {
 		mln, err := net.Listen("tcp", c.MetricsListen)
 		if err != nil {
@@ -145,15 +147,15 @@ func listenGiven(fs *flag.FlagSet) bool {
 
 // backgroundLoops are the reversal sweep, notification and webhook
 // delivery, and the purges.
-func backgroundLoops(svc *disburse.Service, office *backoffice.Service, c *config, log *slog.Logger) []worker.Loop {
+func backgroundLoops(svc *disburse.Service, office *backoffice.Service, hooks *webhooks.Service, c *config, log *slog.Logger) []worker.Loop {
 	var provider disburse.Notifier = notify.Log{Logger: log}
 	if c.NotifyProvider == "http" {
 		provider = notify.NewHTTP(c.NotifyURL, c.DeliveryConcurrency)
 	}
 	policy := disburse.DefaultDeliveryPolicy
 	policy.MaxAttempts, policy.Concurrency, policy.Rate = c.NotifyAttempts, c.DeliveryConcurrency, c.DeliveryRate
-	webhooks := disburse.DefaultWebhookPolicy
-	webhooks.Concurrency, webhooks.Rate = c.DeliveryConcurrency, c.DeliveryRate
+	hookPolicy := webhooks.DefaultPolicy
+	hookPolicy.Concurrency, hookPolicy.Rate = c.DeliveryConcurrency, c.DeliveryRate
 	host, _ := os.Hostname()
 	owner := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), disburse.NewID()[24:])
 	return []worker.Loop{
@@ -164,7 +166,7 @@ func backgroundLoops(svc *disburse.Service, office *backoffice.Service, c *confi
 		{Name: "portal-upload-purge", Interval: c.WorkerInterval, RunOnce: office.PurgeUploads, Log: log},
 		worker.Reversal(svc, c.WorkerInterval, log),
 		worker.Delivery(svc, provider, owner, policy, c.WorkerInterval, log),
-		worker.Webhooks(svc, notify.NewWebhook(c.WebhookAllowPrivate), httpapi.WebhookRenderer{}, owner, webhooks, c.WorkerInterval, log),
+		worker.Webhooks(hooks, notify.NewWebhook(c.WebhookAllowPrivate), httpapi.WebhookRenderer{}, owner, hookPolicy, c.WorkerInterval, log),
 	}
 }
 

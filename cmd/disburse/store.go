@@ -15,7 +15,7 @@ import (
 //
 // It returns the SQL store itself, not only disburse.Store: it serves
 // more than one port, the domain's (disburse.Store), the portal's
-// (backoffice.Store) and the metrics' pools and gauges.
+// (backoffice.Store), the webhooks' and the metrics' pools and gauges.
 func openStore(ctx context.Context, url string) (*sqlstore.Store, error) {
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):

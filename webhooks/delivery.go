@@ -1,4 +1,4 @@
-package disburse
+package webhooks
 
 import (
 	"context"
@@ -13,13 +13,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/fanout"
 )
 
-// WebhookMessage is one signed attempt, as the sender puts it on the wire:
+// Message is one signed attempt, as the sender puts it on the wire:
 // the Standard Webhooks headers webhook-id (ID), webhook-timestamp
 // (Timestamp, unix seconds) and webhook-signature (Signature), and Body.
-type WebhookMessage struct {
+type Message struct {
 	ID        string
 	URL       string
 	Timestamp time.Time
@@ -27,23 +28,23 @@ type WebhookMessage struct {
 	Body      []byte
 }
 
-// WebhookSender posts one message. It returns the endpoint's status code
+// Sender posts one message. It returns the endpoint's status code
 // (0 when there was none) and an error unless the endpoint answered 2xx.
 // Send must return once ctx is done.
-type WebhookSender interface {
-	Send(ctx context.Context, m WebhookMessage) (int, error)
+type Sender interface {
+	Send(ctx context.Context, m Message) (int, error)
 }
 
-// WebhookRenderer writes a delivery's body, {"type","timestamp","data"},
+// Renderer writes a delivery's body, {"type","timestamp","data"},
 // with the batch or the payment as the API shows it (the HTTP adapter
 // knows that shape; the domain does not).
-type WebhookRenderer interface {
-	BatchEvent(t EventType, at time.Time, b Batch) ([]byte, error)
-	PaymentEvent(t EventType, at time.Time, p Payment) ([]byte, error)
+type Renderer interface {
+	BatchEvent(t disburse.EventType, at time.Time, b disburse.Batch) ([]byte, error)
+	PaymentEvent(t disburse.EventType, at time.Time, p disburse.Payment) ([]byte, error)
 }
 
-// WebhookPolicy says how the webhook worker retries and holds work.
-type WebhookPolicy struct {
+// Policy says how the webhook worker retries and holds work.
+type Policy struct {
 	// RetryFor is how long after its event a delivery is still tried;
 	// the last failure inside it makes the delivery FAILED.
 	RetryFor    time.Duration
@@ -62,20 +63,20 @@ type WebhookPolicy struct {
 	DisableAfter time.Duration
 }
 
-// DefaultWebhookPolicy is the schedule docs/webhooks.md states to
+// DefaultPolicy is the schedule docs/webhooks.md states to
 // integrators ("Retries, failure and disablement"): change both together.
-var DefaultWebhookPolicy = WebhookPolicy{
+var DefaultPolicy = Policy{
 	RetryFor: 72 * time.Hour, BaseBackoff: 30 * time.Second, MaxBackoff: 6 * time.Hour,
-	Lease: 2 * time.Minute, SendTimeout: 15 * time.Second, BatchSize: 500, Concurrency: DefaultDeliveryConcurrency,
+	Lease: 2 * time.Minute, SendTimeout: 15 * time.Second, BatchSize: 500, Concurrency: disburse.DefaultDeliveryConcurrency,
 	DisableAfter: 5 * 24 * time.Hour,
 }
 
-func (p WebhookPolicy) check() error {
+func (p Policy) check() error {
 	switch {
 	case p.BatchSize < 1 || p.SendTimeout <= 0 || p.RetryFor <= 0 || p.BaseBackoff <= 0 || p.Concurrency < 0 || p.Rate < 0:
 		return fmt.Errorf("webhook policy: BatchSize, SendTimeout, RetryFor and BaseBackoff must be positive, Concurrency and Rate not negative")
-	case p.Lease < p.SendTimeout+LeaseMargin:
-		return fmt.Errorf("webhook policy: Lease %v must cover SendTimeout %v plus %v", p.Lease, p.SendTimeout, LeaseMargin)
+	case p.Lease < p.SendTimeout+disburse.LeaseMargin:
+		return fmt.Errorf("webhook policy: Lease %v must cover SendTimeout %v plus %v", p.Lease, p.SendTimeout, disburse.LeaseMargin)
 	}
 	return nil
 }
@@ -83,7 +84,7 @@ func (p WebhookPolicy) check() error {
 // backoff is the wait after the given number of failed attempts: doubling
 // from BaseBackoff up to MaxBackoff, then spread by a random ±20% so that
 // the retries of one outage do not all arrive at once.
-func (p WebhookPolicy) backoff(attempts int) time.Duration {
+func (p Policy) backoff(attempts int) time.Duration {
 	d := p.BaseBackoff
 	for i := 1; i < attempts && (p.MaxBackoff <= 0 || d < p.MaxBackoff); i++ {
 		d *= 2
@@ -94,7 +95,7 @@ func (p WebhookPolicy) backoff(attempts int) time.Duration {
 	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
 }
 
-// DeliverWebhooks claims due deliveries under owner's name, signs and
+// Deliver claims due deliveries under owner's name, signs and
 // sends them, up to p.Concurrency at once, and records the outcomes in
 // groups (fanout.Run): DELIVERED on a 2xx, else another attempt after a
 // backoff, or FAILED once the retry window has closed; and each endpoint's
@@ -103,11 +104,11 @@ func (p WebhookPolicy) backoff(attempts int) time.Duration {
 // attempt starts only while the lease has SendTimeout plus LeaseMargin
 // left, so two replicas never send one delivery at once, and on shutdown
 // the attempts in flight complete and the rest is handed back.
-func (s *Service) DeliverWebhooks(ctx context.Context, sender WebhookSender, render WebhookRenderer, owner string, p WebhookPolicy) (int, error) {
+func (s *Service) Deliver(ctx context.Context, sender Sender, render Renderer, owner string, p Policy) (int, error) {
 	if err := p.check(); err != nil {
 		return 0, err
 	}
-	var claimed []WebhookDelivery
+	var claimed []Delivery
 	var leaseUntil time.Time
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		now := s.now()
@@ -122,16 +123,16 @@ func (s *Service) DeliverWebhooks(ctx context.Context, sender WebhookSender, ren
 	bg := context.WithoutCancel(ctx)
 	attempts, err := s.webhookAttempts(bg, render, claimed)
 	if err != nil {
-		all := fanout.IDs(claimed, func(d WebhookDelivery) string { return d.ID })
+		all := fanout.IDs(claimed, func(d Delivery) string { return d.ID })
 		return 0, errors.Join(err, s.Store.Write(bg, func(tx Tx) error { return tx.ReleaseWebhookDeliveries(bg, owner, all) }))
 	}
 	turn := fanout.NewPace(p.Rate)
 	mayStart := func() bool {
-		return turn.Wait(ctx) && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil)
+		return turn.Wait(ctx) && !s.now().Add(p.SendTimeout+disburse.LeaseMargin).After(leaseUntil)
 	}
 	attempt := func(a webhookAttempt) webhookAttempt { return s.attemptWebhook(bg, sender, a, p) }
 	record := func(outcomes, unattempted []webhookAttempt) (bool, error) {
-		ds := make([]WebhookDelivery, len(outcomes))
+		ds := make([]Delivery, len(outcomes))
 		for i, a := range outcomes {
 			ds[i] = a.d
 		}
@@ -159,21 +160,21 @@ func (s *Service) DeliverWebhooks(ctx context.Context, sender WebhookSender, ren
 // webhookAttempt is one claimed delivery on its way: the endpoint and the
 // body it is sent with, then its outcome.
 type webhookAttempt struct {
-	d    WebhookDelivery // the claimed delivery; once attempted, its outcome
-	e    WebhookEndpoint
+	d    Delivery // the claimed delivery; once attempted, its outcome
+	e    Endpoint
 	body []byte    // nil: the event's batch or payment no longer exists
 	ok   bool      // the endpoint answered 2xx
 	at   time.Time // when the attempt ended
 }
 
 // attemptWebhook signs and sends a once, and sets its outcome.
-func (s *Service) attemptWebhook(ctx context.Context, sender WebhookSender, a webhookAttempt, p WebhookPolicy) webhookAttempt {
+func (s *Service) attemptWebhook(ctx context.Context, sender Sender, a webhookAttempt, p Policy) webhookAttempt {
 	status, sendErr := 0, error(nil)
 	if a.body == nil {
 		sendErr = errors.New("the event's batch or payment no longer exists")
 	} else {
 		sent := s.Clock().UTC()
-		msg := WebhookMessage{ID: a.d.ID, URL: a.e.URL, Timestamp: sent, Body: a.body, Signature: SignWebhook(a.e, a.d.ID, sent, a.body)}
+		msg := Message{ID: a.d.ID, URL: a.e.URL, Timestamp: sent, Body: a.body, Signature: Sign(a.e, a.d.ID, sent, a.body)}
 		sctx, cancel := context.WithTimeout(ctx, p.SendTimeout)
 		status, sendErr = sender.Send(sctx, msg)
 		cancel()
@@ -200,7 +201,7 @@ func (s *Service) attemptWebhook(ctx context.Context, sender WebhookSender, a we
 // disabled and the operator's log says so. An attempt that sent nothing
 // (its resource was gone) says nothing of the endpoint; an endpoint deleted
 // meanwhile is skipped. Each endpoint is read and written once per group.
-func (s *Service) recordEndpointOutcomes(ctx context.Context, tx Tx, outcomes []webhookAttempt, p WebhookPolicy) error {
+func (s *Service) recordEndpointOutcomes(ctx context.Context, tx Tx, outcomes []webhookAttempt, p Policy) error {
 	var ids []string
 	for _, a := range outcomes {
 		if a.body != nil && !slices.Contains(ids, a.d.EndpointID) {
@@ -209,7 +210,7 @@ func (s *Service) recordEndpointOutcomes(ctx context.Context, tx Tx, outcomes []
 	}
 	for _, id := range ids {
 		e, err := tx.WebhookEndpoint(ctx, id)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, disburse.ErrNotFound) {
 			continue
 		} else if err != nil {
 			return err
@@ -246,7 +247,7 @@ func (s *Service) recordEndpointOutcomes(ctx context.Context, tx Tx, outcomes []
 // deliveries and their events' batches and payments as they are now, each
 // once, and renders every body. A delivery whose endpoint was deleted
 // meanwhile (its deliveries with it) is left out.
-func (s *Service) webhookAttempts(ctx context.Context, render WebhookRenderer, claimed []WebhookDelivery) ([]webhookAttempt, error) {
+func (s *Service) webhookAttempts(ctx context.Context, render Renderer, claimed []Delivery) ([]webhookAttempt, error) {
 	var out []webhookAttempt
 	err := s.Store.Read(ctx, func(tx Tx) error {
 		out = make([]webhookAttempt, 0, len(claimed))
@@ -268,9 +269,9 @@ func (s *Service) webhookAttempts(ctx context.Context, render WebhookRenderer, c
 		if err != nil {
 			return err
 		}
-		endpoints := map[string]*WebhookEndpoint{}
+		endpoints := map[string]*Endpoint{}
 		for _, d := range claimed {
-			e, err := readOnce(endpoints, d.EndpointID, func(id string) (WebhookEndpoint, error) { return tx.WebhookEndpoint(ctx, id) })
+			e, err := readOnce(endpoints, d.EndpointID, func(id string) (Endpoint, error) { return tx.WebhookEndpoint(ctx, id) })
 			if err != nil {
 				return err
 			}
@@ -302,7 +303,7 @@ func readOnce[T any](seen map[string]*T, id string, read func(string) (T, error)
 		return v, nil
 	}
 	v, err := read(id)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, disburse.ErrNotFound) {
 		seen[id] = nil
 		return nil, nil
 	}
@@ -313,11 +314,11 @@ func readOnce[T any](seen map[string]*T, id string, read func(string) (T, error)
 	return &v, nil
 }
 
-// SignWebhook is the webhook-signature header of a message: Standard
+// Sign is the webhook-signature header of a message: Standard
 // Webhooks' "v1," and the base64 HMAC-SHA256 of id.timestamp.body under
 // the endpoint's secret, and under its previous secret too while that
 // still signs, separated by a space.
-func SignWebhook(e WebhookEndpoint, id string, at time.Time, body []byte) string {
+func Sign(e Endpoint, id string, at time.Time, body []byte) string {
 	sigs := []string{signWith(e.Secret, id, at, body)}
 	if e.PreviousSecret != "" && at.Before(e.PreviousSecretUntil) {
 		sigs = append(sigs, signWith(e.PreviousSecret, id, at, body))
@@ -336,15 +337,22 @@ func signWith(secret, id string, at time.Time, body []byte) string {
 	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
 }
 
-// WebhookDeliveries lists the deliveries of one of the organisation's
+// maxTake is the most deliveries one list shows, as for every list of the API.
+const maxTake = 1000
+
+// Deliveries lists the deliveries of one of the organisation's
 // endpoints, newest first: take of them (1 to 1000, default 1000).
-func (s *Service) WebhookDeliveries(ctx context.Context, organisationID, endpointID, take string) ([]WebhookDelivery, error) {
-	var v Validation
-	_, n := paging(&v, ListQuery{Take: take})
-	if err := v.Err(); err != nil {
-		return nil, err
+func (s *Service) Deliveries(ctx context.Context, organisationID, endpointID, take string) ([]Delivery, error) {
+	n := maxTake
+	if take != "" {
+		var err error
+		if n, err = strconv.Atoi(take); err != nil || n < 1 || n > maxTake {
+			var v disburse.Validation // as every list's take is checked
+			v.Add(-1, "Take", take, "take must be a whole number from 1 to 1000")
+			return nil, v.Err()
+		}
 	}
-	return read(ctx, s.Store, func(tx Tx) ([]WebhookDelivery, error) {
+	return read(ctx, s.Store, func(tx Tx) ([]Delivery, error) {
 		if _, err := ownWebhook(ctx, tx, organisationID, endpointID); err != nil {
 			return nil, err
 		}
@@ -352,16 +360,16 @@ func (s *Service) WebhookDeliveries(ctx context.Context, organisationID, endpoin
 	})
 }
 
-// RetryWebhookDelivery sends a delivery of one of the organisation's
+// RetryDelivery sends a delivery of one of the organisation's
 // endpoints again, as soon as the worker comes round: PENDING and due now.
 // A delivery an attempt is sending now is a 409.
-func (s *Service) RetryWebhookDelivery(ctx context.Context, organisationID, endpointID, deliveryID string) (WebhookDelivery, error) {
-	var d WebhookDelivery
+func (s *Service) RetryDelivery(ctx context.Context, organisationID, endpointID, deliveryID string) (Delivery, error) {
+	var d Delivery
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		if _, err := ownWebhook(ctx, tx, organisationID, endpointID); err != nil {
 			return err
 		}
-		if !ValidID(deliveryID) {
+		if !disburse.ValidID(deliveryID) {
 			return notFound("delivery")
 		}
 		var err error
@@ -372,8 +380,8 @@ func (s *Service) RetryWebhookDelivery(ctx context.Context, organisationID, endp
 			return notFound("delivery")
 		}
 		now := s.now()
-		if err := tx.RetryWebhookDelivery(ctx, deliveryID, now); errors.Is(err, ErrLeaseLost) {
-			return Errorf(CodeInvalidState, "the delivery is being sent now")
+		if err := tx.RetryWebhookDelivery(ctx, deliveryID, now); errors.Is(err, disburse.ErrLeaseLost) {
+			return disburse.Errorf(disburse.CodeInvalidState, "the delivery is being sent now")
 		} else if err != nil {
 			return err
 		}

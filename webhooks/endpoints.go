@@ -1,4 +1,4 @@
-package disburse
+package webhooks
 
 import (
 	"context"
@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/disburse/disburse"
 )
 
-// WebhookConfig is how the service treats the URLs organisations register.
-type WebhookConfig struct {
+// Config is how the service treats the URLs organisations register.
+type Config struct {
 	// AllowPrivate lets endpoints be plain http and resolve to private,
 	// loopback or link-local addresses: for tests and a demo on one
 	// machine, never for a service that organisations reach from outside
@@ -31,65 +33,65 @@ const SecretOverlap = 24 * time.Hour
 // maxWebhookURL bounds a registered URL.
 const maxWebhookURL = 2000
 
-// WebhookInput is what an organisation sends to register or replace an
+// Input is what an organisation sends to register or replace an
 // endpoint. Events empty means every event; Enabled nil keeps the endpoint
 // as it is (a new one starts enabled).
-type WebhookInput struct {
+type Input struct {
 	URL     string
 	Events  []string
 	Enabled *bool
 }
 
-// NewWebhookSecret returns "whsec_" and the base64 of 32 random bytes: the
+// NewSecret returns "whsec_" and the base64 of 32 random bytes: the
 // form Standard Webhooks libraries take as a signing key.
-func NewWebhookSecret() string {
+func NewSecret() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms.
 	return "whsec_" + base64.StdEncoding.EncodeToString(b)
 }
 
-// CreateWebhook registers an endpoint of the organisation. The answer
+// Create registers an endpoint of the organisation. The answer
 // carries the secret; no later read shows it.
-func (s *Service) CreateWebhook(ctx context.Context, organisationID string, in WebhookInput) (WebhookEndpoint, error) {
+func (s *Service) Create(ctx context.Context, organisationID string, in Input) (Endpoint, error) {
 	events, err := s.checkWebhook(ctx, in)
 	if err != nil {
-		return WebhookEndpoint{}, err
+		return Endpoint{}, err
 	}
 	now := s.now()
-	e := WebhookEndpoint{ID: NewID(), OrganisationID: organisationID, URL: in.URL, Events: events,
-		Enabled: in.Enabled == nil || *in.Enabled, Secret: NewWebhookSecret(), CreatedAt: now, UpdatedAt: now}
+	e := Endpoint{ID: disburse.NewID(), OrganisationID: organisationID, URL: in.URL, Events: events,
+		Enabled: in.Enabled == nil || *in.Enabled, Secret: NewSecret(), CreatedAt: now, UpdatedAt: now}
 	err = s.Store.Write(ctx, func(tx Tx) error { return tx.InsertWebhookEndpoint(ctx, e) })
 	return e, err
 }
 
-// Webhooks lists the organisation's endpoints, oldest first.
-func (s *Service) Webhooks(ctx context.Context, organisationID string) ([]WebhookEndpoint, error) {
-	return read(ctx, s.Store, func(tx Tx) ([]WebhookEndpoint, error) { return tx.WebhookEndpoints(ctx, organisationID) })
+// Endpoints lists the organisation's endpoints, oldest first.
+func (s *Service) Endpoints(ctx context.Context, organisationID string) ([]Endpoint, error) {
+	return read(ctx, s.Store, func(tx Tx) ([]Endpoint, error) { return tx.WebhookEndpoints(ctx, organisationID) })
 }
 
-// AllWebhooks lists every organisation's endpoints, or one organisation's
+// AllEndpoints lists every organisation's endpoints, or one organisation's
 // when organisationID is not empty: the operator's view.
-func (s *Service) AllWebhooks(ctx context.Context, organisationID string) ([]WebhookEndpoint, error) {
-	if organisationID != "" && !ValidID(organisationID) {
-		return nil, Invalid("OrganisationId", organisationID, "organisationId must be an organisation's id")
+func (s *Service) AllEndpoints(ctx context.Context, organisationID string) ([]Endpoint, error) {
+	if organisationID != "" && !disburse.ValidID(organisationID) {
+		return nil, disburse.Invalid("OrganisationId", organisationID, "organisationId must be an organisation's id")
 	}
-	return s.Webhooks(ctx, organisationID)
+	return s.Endpoints(ctx, organisationID)
 }
 
-// Webhook reads one of the organisation's endpoints.
-func (s *Service) Webhook(ctx context.Context, organisationID, id string) (WebhookEndpoint, error) {
-	return read(ctx, s.Store, func(tx Tx) (WebhookEndpoint, error) { return ownWebhook(ctx, tx, organisationID, id) })
+// Endpoint reads one of the organisation's endpoints.
+func (s *Service) Endpoint(ctx context.Context, organisationID, id string) (Endpoint, error) {
+	return read(ctx, s.Store, func(tx Tx) (Endpoint, error) { return ownWebhook(ctx, tx, organisationID, id) })
 }
 
-// UpdateWebhook replaces the endpoint's URL and events, and its state when
+// Update replaces the endpoint's URL and events, and its state when
 // in.Enabled says. Enabling it again forgets why it was disabled and how
 // long it had been failing.
-func (s *Service) UpdateWebhook(ctx context.Context, organisationID, id string, in WebhookInput) (WebhookEndpoint, error) {
+func (s *Service) Update(ctx context.Context, organisationID, id string, in Input) (Endpoint, error) {
 	events, err := s.checkWebhook(ctx, in)
 	if err != nil {
-		return WebhookEndpoint{}, err
+		return Endpoint{}, err
 	}
-	return s.changeWebhook(ctx, organisationID, id, func(e *WebhookEndpoint) {
+	return s.changeWebhook(ctx, organisationID, id, func(e *Endpoint) {
 		e.URL, e.Events = in.URL, events
 		if in.Enabled != nil {
 			setEnabled(e, *in.Enabled, "")
@@ -97,17 +99,17 @@ func (s *Service) UpdateWebhook(ctx context.Context, organisationID, id string, 
 	})
 }
 
-// RotateWebhookSecret gives the endpoint a new secret, returned once. The
+// RotateSecret gives the endpoint a new secret, returned once. The
 // old one keeps signing beside it for SecretOverlap.
-func (s *Service) RotateWebhookSecret(ctx context.Context, organisationID, id string) (WebhookEndpoint, error) {
-	return s.changeWebhook(ctx, organisationID, id, func(e *WebhookEndpoint) {
+func (s *Service) RotateSecret(ctx context.Context, organisationID, id string) (Endpoint, error) {
+	return s.changeWebhook(ctx, organisationID, id, func(e *Endpoint) {
 		e.PreviousSecret, e.PreviousSecretUntil = e.Secret, e.UpdatedAt.Add(SecretOverlap)
-		e.Secret = NewWebhookSecret()
+		e.Secret = NewSecret()
 	})
 }
 
-// DeleteWebhook deletes the endpoint and its delivery log.
-func (s *Service) DeleteWebhook(ctx context.Context, organisationID, id string) error {
+// Delete deletes the endpoint and its delivery log.
+func (s *Service) Delete(ctx context.Context, organisationID, id string) error {
 	return s.Store.Write(ctx, func(tx Tx) error {
 		if _, err := ownWebhook(ctx, tx, organisationID, id); err != nil {
 			return err
@@ -116,22 +118,22 @@ func (s *Service) DeleteWebhook(ctx context.Context, organisationID, id string) 
 	})
 }
 
-// DisableWebhook is the operator's: the endpoint stops receiving, with the
+// Disable is the operator's: the endpoint stops receiving, with the
 // reason shown to its organisation, until the organisation enables it.
-func (s *Service) DisableWebhook(ctx context.Context, id, reason string) (WebhookEndpoint, error) {
-	if !ValidText(reason) || len([]rune(reason)) > 200 {
-		return WebhookEndpoint{}, Invalid("Reason", reason, "reason is text of at most 200 characters")
+func (s *Service) Disable(ctx context.Context, id, reason string) (Endpoint, error) {
+	if !disburse.ValidText(reason) || len([]rune(reason)) > 200 {
+		return Endpoint{}, disburse.Invalid("Reason", reason, "reason is text of at most 200 characters")
 	}
 	if reason == "" {
 		reason = "disabled by the operator"
 	}
-	return s.changeWebhook(ctx, "", id, func(e *WebhookEndpoint) { setEnabled(e, false, reason) })
+	return s.changeWebhook(ctx, "", id, func(e *Endpoint) { setEnabled(e, false, reason) })
 }
 
 // changeWebhook applies change to an endpoint of the organisation (any
 // organisation's when organisationID is empty) in one transaction.
-func (s *Service) changeWebhook(ctx context.Context, organisationID, id string, change func(*WebhookEndpoint)) (WebhookEndpoint, error) {
-	var e WebhookEndpoint
+func (s *Service) changeWebhook(ctx context.Context, organisationID, id string, change func(*Endpoint)) (Endpoint, error) {
+	var e Endpoint
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		var err error
 		if e, err = ownWebhook(ctx, tx, organisationID, id); err != nil {
@@ -144,7 +146,7 @@ func (s *Service) changeWebhook(ctx context.Context, organisationID, id string, 
 	return e, err
 }
 
-func setEnabled(e *WebhookEndpoint, enabled bool, reason string) {
+func setEnabled(e *Endpoint, enabled bool, reason string) {
 	e.Enabled, e.DisabledReason = enabled, reason
 	if enabled {
 		e.FailingSince = time.Time{}
@@ -153,31 +155,31 @@ func setEnabled(e *WebhookEndpoint, enabled bool, reason string) {
 
 // ownWebhook reads an endpoint: not found unless the organisation owns it
 // (organisationID empty: the operator, who sees every endpoint).
-func ownWebhook(ctx context.Context, tx Tx, organisationID, id string) (WebhookEndpoint, error) {
-	if !ValidID(id) {
-		return WebhookEndpoint{}, notFound("webhook")
+func ownWebhook(ctx context.Context, tx Tx, organisationID, id string) (Endpoint, error) {
+	if !disburse.ValidID(id) {
+		return Endpoint{}, notFound("webhook")
 	}
 	e, err := tx.WebhookEndpoint(ctx, id)
 	if err != nil {
-		return WebhookEndpoint{}, orNotFound(err, "webhook")
+		return Endpoint{}, orNotFound(err, "webhook")
 	}
 	if organisationID != "" && e.OrganisationID != organisationID {
-		return WebhookEndpoint{}, notFound("webhook")
+		return Endpoint{}, notFound("webhook")
 	}
 	return e, nil
 }
 
 // checkWebhook validates an endpoint's URL and events, reporting every
 // failure in one array, and returns the events without repeats.
-func (s *Service) checkWebhook(ctx context.Context, in WebhookInput) ([]EventType, error) {
-	var v Validation
+func (s *Service) checkWebhook(ctx context.Context, in Input) ([]disburse.EventType, error) {
+	var v disburse.Validation
 	if msg := s.checkWebhookURL(ctx, in.URL); msg != "" {
 		v.Add(-1, "Url", in.URL, msg)
 	}
-	var events []EventType
-	known := EventTypes()
+	var events []disburse.EventType
+	known := disburse.EventTypes()
 	for _, name := range in.Events {
-		t := EventType(name)
+		t := disburse.EventType(name)
 		switch {
 		case !slices.Contains(known, t):
 			v.Add(-1, "Events", name, fmt.Sprintf("unknown event %q; the events are %s", name, eventList(known)))
@@ -188,7 +190,7 @@ func (s *Service) checkWebhook(ctx context.Context, in WebhookInput) ([]EventTyp
 	return events, v.Err()
 }
 
-func eventList(ts []EventType) string {
+func eventList(ts []disburse.EventType) string {
 	names := make([]string, len(ts))
 	for i, t := range ts {
 		names[i] = string(t)
@@ -205,7 +207,7 @@ func (s *Service) checkWebhookURL(ctx context.Context, raw string) string {
 	if raw == "" {
 		return "url is required"
 	}
-	if !ValidText(raw) || len(raw) > maxWebhookURL {
+	if !disburse.ValidText(raw) || len(raw) > maxWebhookURL {
 		return fmt.Sprintf("url must be text of at most %d characters", maxWebhookURL)
 	}
 	u, err := url.Parse(raw)
@@ -216,9 +218,9 @@ func (s *Service) checkWebhookURL(ctx context.Context, raw string) string {
 		return "url must be an absolute http or https URL"
 	case u.User != nil:
 		return "url must not carry a user name or password"
-	case u.Scheme == "http" && !s.WebhookConfig.AllowPrivate:
+	case u.Scheme == "http" && !s.Config.AllowPrivate:
 		return "url must be https"
-	case s.WebhookConfig.AllowPrivate:
+	case s.Config.AllowPrivate:
 		return ""
 	}
 	addrs, err := s.lookupHost(ctx, u.Hostname())
@@ -237,8 +239,8 @@ func (s *Service) lookupHost(ctx context.Context, host string) ([]netip.Addr, er
 	if a, err := netip.ParseAddr(host); err == nil {
 		return []netip.Addr{a}, nil
 	}
-	if s.WebhookConfig.LookupHost != nil {
-		return s.WebhookConfig.LookupHost(ctx, host)
+	if s.Config.LookupHost != nil {
+		return s.Config.LookupHost(ctx, host)
 	}
 	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 }
