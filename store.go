@@ -42,7 +42,14 @@ type Store interface {
 // "Lock order"): an OPEN batch's payments, then accounts, then the batch;
 // a DRAFT batch before anything else of it.
 type Tx interface {
-	IdempotencyTx // idempotency_store.go
+	// MarkIdempotencyKeyDone records, in the transaction of the work, that
+	// the work committed, with what a replay rebuilds its answer from.
+	// ErrNotFound when h.Owner no longer holds the key.
+	MarkIdempotencyKeyDone(ctx context.Context, h IdempotencyHold, refKind, refID string) error
+	// AnswerIdempotencyKey keeps the answer of h's request, sealed, made in
+	// the transaction of the work from what it wrote.
+	// ErrNotFound when h.Owner no longer holds the key.
+	AnswerIdempotencyKey(ctx context.Context, h IdempotencyHold, status int, answer []byte, leaseUntil time.Time) error
 
 	PortalTx  // portal_store.go
 	WebhookTx // webhook.go

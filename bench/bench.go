@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/sqlstore"
 )
 
 // Config is one run of the benchmark.
@@ -31,7 +32,8 @@ type Config struct {
 	DatabaseURL string
 	// Open opens and migrates the store a URL names: the same function
 	// `serve` uses, so the bench measures the store serve would run on.
-	Open func(ctx context.Context, url string) (disburse.Store, error)
+	// The store itself, which hands the API its Idempotency-Key store.
+	Open func(ctx context.Context, url string) (*sqlstore.Store, error)
 
 	Payments int // payments per batch
 	Chunk    int // payments per POST /batches/{id}/payments

@@ -10,10 +10,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlite"
+	"github.com/disburse/disburse/sqlstore"
 )
 
 // TestFloorWritesWhatServiceWrites adds and submits one batch through the
@@ -93,7 +93,7 @@ func TestFloorWritesWhatServiceWrites(t *testing.T) {
 	}
 }
 
-func openTestStore(ctx context.Context, url string) (disburse.Store, error) {
+func openTestStore(ctx context.Context, url string) (*sqlstore.Store, error) {
 	if path, ok := strings.CutPrefix(url, "sqlite:"); ok {
 		return sqlite.Open(ctx, path)
 	}

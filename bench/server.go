@@ -76,7 +76,7 @@ func start(ctx context.Context, cfg Config) (*env, error) {
 		store.Close()
 		return nil, err
 	}
-	e.srv = &http.Server{Handler: httpapi.New(e.svc, httpapi.Config{AdminToken: admin, Log: log}), ReadHeaderTimeout: 10 * time.Second}
+	e.srv = &http.Server{Handler: httpapi.New(e.svc, httpapi.Config{AdminToken: admin, Log: log, IdempotencyStore: store.Idempotency()}), ReadHeaderTimeout: 10 * time.Second}
 	go func() { e.served <- e.srv.Serve(ln) }()
 	e.client = newClient("http://"+ln.Addr().String(), admin)
 	return e, nil

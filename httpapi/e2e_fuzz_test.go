@@ -37,7 +37,8 @@ func FuzzAddPayments(f *testing.F) {
 	f.Cleanup(func() { store.Close() })
 	svc := disburse.NewService(store)
 	svc.Log = slog.New(slog.DiscardHandler)
-	h := httpapi.New(svc, httpapi.Config{AdminToken: adminToken, MaxBodyBytes: 4096, Log: slog.New(slog.DiscardHandler)})
+	h := httpapi.New(svc, httpapi.Config{AdminToken: adminToken, MaxBodyBytes: 4096, Log: slog.New(slog.DiscardHandler),
+		IdempotencyStore: store.Idempotency()})
 	call := func(method, path, token string, body []byte) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(method, path, bytes.NewReader(body))
 		r.Header.Set("Authorization", "Bearer "+token)

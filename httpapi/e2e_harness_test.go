@@ -21,8 +21,10 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlite"
+	"github.com/disburse/disburse/sqlstore"
 )
 
 // The end-to-end harness: the real handler on a real listener on
@@ -30,18 +32,19 @@ import (
 // The clock is injected so that tests move time instead of sleeping.
 
 // opener opens a fresh, migrated store for one test and closes it when the
-// test ends.
-type opener func(t *testing.T) disburse.Store
+// test ends. It is the SQL store itself, which hands over the
+// Idempotency-Key store on its database.
+type opener func(t *testing.T) *sqlstore.Store
 
 // eachStore runs test on every store (contract section 9: both pass the
 // same suite): a temp SQLite file, and a PostgreSQL database of its own,
 // which pgtest skips, saying how to run it, without DISBURSE_TEST_POSTGRES_URL.
 func eachStore(t *testing.T, test func(t *testing.T, store opener)) {
 	t.Run("sqlite", func(t *testing.T) { test(t, openSQLite) })
-	t.Run("postgres", func(t *testing.T) { test(t, pgtest.Open) })
+	t.Run("postgres", func(t *testing.T) { test(t, pgtest.OpenSQL) })
 }
 
-func openSQLite(t *testing.T) disburse.Store {
+func openSQLite(t *testing.T) *sqlstore.Store {
 	t.Helper()
 	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "e2e.db"))
 	if err != nil {
@@ -57,9 +60,13 @@ type harness struct {
 	t     *testing.T
 	base  string
 	svc   *disburse.Service
+	keys  *idempotency.Keys // svc's, on keyStore
 	clock *clock
 	// client checks every exchange against openapi.yaml (e2e_openapi_test.go).
 	client *http.Client
+	// keyStore is the server's IdempotencyStore, for another server of
+	// the same database (startServerOf).
+	keyStore idempotency.Store
 }
 
 // clock is a settable time source.
@@ -85,6 +92,16 @@ func (c *clock) Advance(d time.Duration) {
 func startOn(t *testing.T, open opener, cfg httpapi.Config) *harness {
 	t.Helper()
 	store := open(t)
+	if cfg.IdempotencyStore == nil {
+		cfg.IdempotencyStore = store.Idempotency()
+	}
+	return serveStore(t, store, cfg)
+}
+
+// serveStore is startOn with the store open already: one a test wraps,
+// its Idempotency-Key store in cfg.
+func serveStore(t *testing.T, store disburse.Store, cfg httpapi.Config) *harness {
+	t.Helper()
 	c := &clock{now: time.Date(2026, 11, 22, 10, 15, 30, 123456000, time.UTC)}
 	svc := disburse.NewService(store)
 	svc.Clock = c.Now
@@ -103,6 +120,7 @@ func startOn(t *testing.T, open opener, cfg httpapi.Config) *harness {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	h := &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, clock: c,
+		keys: idempotency.New(svc, cfg.IdempotencyStore), keyStore: cfg.IdempotencyStore,
 		client: &http.Client{Transport: validatingTransport{t}}}
 	t.Cleanup(func() {
 		if cfg.AdminToken == adminToken && !t.Failed() {

@@ -59,14 +59,16 @@ type deliveryWire struct {
 func startWebhooksOn(t *testing.T, open opener) *harness {
 	t.Helper()
 	c := &clock{now: time.Date(2026, 11, 22, 10, 15, 30, 123456000, time.UTC)}
-	svc := disburse.NewService(open(t))
+	store := open(t)
+	svc := disburse.NewService(store)
 	svc.Clock, svc.Log = c.Now, slog.New(slog.DiscardHandler)
 	svc.WebhookConfig.AllowPrivate = true
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: httpapi.New(svc, httpapi.Config{AdminToken: adminToken, Log: slog.New(slog.DiscardHandler)}), ReadHeaderTimeout: 10 * time.Second}
+	cfg := httpapi.Config{AdminToken: adminToken, Log: slog.New(slog.DiscardHandler), IdempotencyStore: store.Idempotency()}
+	srv := &http.Server{Handler: httpapi.New(svc, cfg), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	h := &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, clock: c,

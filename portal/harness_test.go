@@ -18,18 +18,19 @@ import (
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlite"
+	"github.com/disburse/disburse/sqlstore"
 )
 
-type opener func(t *testing.T) disburse.Store
+type opener func(t *testing.T) *sqlstore.Store
 
 // eachStore runs test on SQLite and on PostgreSQL (which pgtest skips,
 // saying how to run it, without DISBURSE_TEST_POSTGRES_URL).
 func eachStore(t *testing.T, test func(t *testing.T, open opener)) {
 	t.Run("sqlite", func(t *testing.T) { test(t, openSQLite) })
-	t.Run("postgres", func(t *testing.T) { test(t, pgtest.Open) })
+	t.Run("postgres", func(t *testing.T) { test(t, pgtest.OpenSQL) })
 }
 
-func openSQLite(t *testing.T) disburse.Store {
+func openSQLite(t *testing.T) *sqlstore.Store {
 	t.Helper()
 	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "portal.db"))
 	if err != nil {
@@ -75,7 +76,8 @@ const (
 func newWorld(t *testing.T, open opener) *world {
 	t.Helper()
 	ctx := t.Context()
-	svc := disburse.NewService(open(t))
+	store := open(t)
+	svc := disburse.NewService(store)
 	c := &clock{now: time.Now().UTC()}
 	svc.Clock = c.Now
 	w := &world{svc: svc, clock: c}
@@ -98,7 +100,7 @@ func newWorld(t *testing.T, open opener) *world {
 	w.operatorPassword = mk(operatorEmail, disburse.RoleOperator, "")
 	w.userPassword = mk(userEmail, disburse.RoleOrganisation, w.org.ID)
 	w.otherPassword = mk(otherEmail, disburse.RoleOrganisation, w.other.ID)
-	w.srv = httptest.NewServer(portal.Mount(portal.New(svc, portal.Config{}), httpapi.New(svc, httpapi.Config{AdminToken: adminToken})))
+	w.srv = httptest.NewServer(portal.Mount(portal.New(svc, portal.Config{}), httpapi.New(svc, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency()})))
 	t.Cleanup(w.srv.Close)
 	return w
 }

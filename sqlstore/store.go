@@ -51,7 +51,7 @@ func New(write, read *sql.DB, e Engine, opts ...Option) *Store {
 // of it was kept. A failure of COMMIT itself is never retried: whether it
 // took is unknown, and running fn again could do its work twice.
 func (s *Store) Write(ctx context.Context, fn func(disburse.Tx) error) error {
-	return s.retrying(ctx, func() error { return s.transact(ctx, s.write, false, fn) })
+	return s.retrying(ctx, func() error { return s.transact(ctx, s.write, false, func(t *tx) error { return fn(t) }) })
 }
 
 // Read runs fn in a read-only transaction: one consistent snapshot. A
@@ -61,9 +61,9 @@ func (s *Store) Write(ctx context.Context, fn func(disburse.Tx) error) error {
 func (s *Store) Read(ctx context.Context, fn func(disburse.Tx) error) error {
 	return s.retrying(ctx, func() error {
 		ran := false
-		err := s.transact(ctx, s.read, true, func(tx disburse.Tx) error {
+		err := s.transact(ctx, s.read, true, func(t *tx) error {
 			ran = true
-			return fn(tx)
+			return fn(t)
 		})
 		if ran && err != nil {
 			return &ranError{err}
@@ -121,7 +121,9 @@ func (e *commitError) Unwrap() error { return e.err }
 // itself is begun without ctx's cancellation so that database/sql does not
 // roll it back and discard the connection behind our back: statements still
 // run with ctx, and the deferred Rollback always runs on a live connection.
-func (s *Store) transact(ctx context.Context, db *sql.DB, readOnly bool, fn func(disburse.Tx) error) (err error) {
+// fn takes the tx itself, so that Write and a feature's store (keyStore)
+// each hand it on as their own port, with no type assertion.
+func (s *Store) transact(ctx context.Context, db *sql.DB, readOnly bool, fn func(*tx) error) (err error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("sqlstore: connect: %w", err)
@@ -202,8 +204,8 @@ func (s *Store) Close() error {
 // transaction. It is for tests that must write rows the Tx methods never
 // would (a broken ledger, to see the audit find it) and for operator tools.
 func (s *Store) ExecRaw(ctx context.Context, query string, args ...any) error {
-	return s.transact(ctx, s.write, false, func(t disburse.Tx) error {
-		_, err := t.(*tx).exec(ctx, query, args...)
+	return s.transact(ctx, s.write, false, func(t *tx) error {
+		_, err := t.exec(ctx, query, args...)
 		return err
 	})
 }

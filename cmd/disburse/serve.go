@@ -14,6 +14,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/notify"
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/worker"
@@ -75,10 +76,11 @@ func serve(ctx context.Context, args []string) error {
 		}
 	}
 
-	loops := backgroundLoops(svc, &c, log)
+	keys := store.Idempotency()
+	loops := backgroundLoops(svc, idempotency.New(svc, keys), &c, log)
 	var metrics *metricsServer
 	apiConfig := httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log,
-		IdempotencyLease: c.IdempotencyLease, RateLimits: c.RateLimits}
+		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keys, RateLimits: c.RateLimits}
 	if c.MetricsListen != "" {
 		mln, err := net.Listen("tcp", c.MetricsListen)
 		if err != nil {
@@ -142,7 +144,7 @@ func listenGiven(fs *flag.FlagSet) bool {
 
 // backgroundLoops are the reversal sweep, notification and webhook
 // delivery, and the purges.
-func backgroundLoops(svc *disburse.Service, c *config, log *slog.Logger) []worker.Loop {
+func backgroundLoops(svc *disburse.Service, keys *idempotency.Keys, c *config, log *slog.Logger) []worker.Loop {
 	var provider disburse.Notifier = notify.Log{Logger: log}
 	if c.NotifyProvider == "http" {
 		provider = notify.NewHTTP(c.NotifyURL, c.DeliveryConcurrency)
@@ -156,7 +158,7 @@ func backgroundLoops(svc *disburse.Service, c *config, log *slog.Logger) []worke
 	return []worker.Loop{
 		worker.MemberChecks(svc, c.WorkerInterval, log),
 		worker.TokenPurge(svc, c.WorkerInterval, log),
-		worker.IdempotencyPurge(svc, c.WorkerInterval, log),
+		worker.IdempotencyPurge(keys, c.WorkerInterval, log),
 		{Name: "portal-session-purge", Interval: c.WorkerInterval, RunOnce: svc.PurgePortalSessions, Log: log},
 		{Name: "portal-upload-purge", Interval: c.WorkerInterval, RunOnce: svc.PurgeUploads, Log: log},
 		worker.Reversal(svc, c.WorkerInterval, log),

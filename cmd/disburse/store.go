@@ -5,14 +5,16 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/sqlite"
+	"github.com/disburse/disburse/sqlstore"
 )
 
 // openStore opens (and migrates) the store a database URL names:
-// sqlite:PATH for the embedded default, postgres://… for PostgreSQL.
-func openStore(ctx context.Context, url string) (disburse.Store, error) {
+// sqlite:PATH for the embedded default, postgres://… for PostgreSQL. It
+// returns the store itself, which hands the features their own stores
+// (Idempotency).
+func openStore(ctx context.Context, url string) (*sqlstore.Store, error) {
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):
 		path := strings.TrimPrefix(url, "sqlite:")

@@ -26,6 +26,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/postgres"
+	"github.com/disburse/disburse/sqlstore"
 )
 
 // EnvURL is the variable that names the test server.
@@ -46,6 +47,13 @@ var template struct {
 // Open returns a store on a new, migrated, empty database, closed and
 // dropped when the test ends. It has the signature storetest.Run takes.
 func Open(t *testing.T) disburse.Store {
+	t.Helper()
+	return OpenSQL(t)
+}
+
+// OpenSQL is Open's store as the *sqlstore.Store it is, for a test that
+// hands a feature its own store from it (Store.Idempotency).
+func OpenSQL(t *testing.T) *sqlstore.Store {
 	t.Helper()
 	s, err := postgres.Open(t.Context(), URL(t))
 	if err != nil {
