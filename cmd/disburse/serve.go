@@ -76,11 +76,11 @@ func serve(ctx context.Context, args []string) error {
 		}
 	}
 
-	keys := store.Idempotency()
-	loops := backgroundLoops(svc, idempotency.New(svc, keys), &c, log)
+	keyStore := store.Idempotency()
+	loops := backgroundLoops(svc, idempotency.New(svc, keyStore), &c, log)
 	var metrics *metricsServer
 	apiConfig := httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log,
-		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keys, RateLimits: c.RateLimits}
+		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keyStore, RateLimits: c.RateLimits}
 	if c.MetricsListen != "" {
 		mln, err := net.Listen("tcp", c.MetricsListen)
 		if err != nil {
