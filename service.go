@@ -79,3 +79,14 @@ func (s *Service) pageSize() int {
 	}
 	return DefaultPageSize
 }
+
+// WithStore returns a copy of s whose use cases write through st, each in
+// a transaction of its own: st then sees every write of the use cases it
+// runs, which a group commit of registrations would run on s's store
+// instead. Package idempotency runs a claimed request this way.
+func (s *Service) WithStore(st Store) *Service {
+	cp := *s
+	cp.Store = st
+	cp.registrations = nil
+	return &cp
+}

@@ -42,7 +42,7 @@ type Store interface {
 // "Lock order"): an OPEN batch's payments, then accounts, then the batch;
 // a DRAFT batch before anything else of it.
 type Tx interface {
-	IdempotencyTx // idempotency_store.go
+	IdempotencyMarks // idempotency_marks.go
 
 	// InsertAudit appends to the audit log. Nothing updates or deletes it.
 	InsertAudit(ctx context.Context, es ...AuditEntry) error

@@ -32,6 +32,7 @@ type Config struct {
 	DatabaseURL string
 	// Open opens and migrates the store a URL names: the same function
 	// `serve` uses, so the bench measures the store serve would run on.
+	// The store itself, which hands the API its Idempotency-Key store.
 	Open func(ctx context.Context, url string) (*sqlstore.Store, error)
 
 	Payments int // payments per batch

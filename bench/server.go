@@ -79,7 +79,7 @@ func start(ctx context.Context, cfg Config) (*env, error) {
 		store.Close()
 		return nil, err
 	}
-	e.srv = &http.Server{Handler: httpapi.New(e.svc, httpapi.Config{AdminToken: admin, Log: log, Webhooks: e.hooks}), ReadHeaderTimeout: 10 * time.Second}
+	e.srv = &http.Server{Handler: httpapi.New(e.svc, httpapi.Config{AdminToken: admin, Log: log, Webhooks: e.hooks, IdempotencyStore: store.Idempotency()}), ReadHeaderTimeout: 10 * time.Second}
 	go func() { e.served <- e.srv.Serve(ln) }()
 	e.client = newClient("http://"+ln.Addr().String(), admin)
 	return e, nil

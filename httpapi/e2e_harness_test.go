@@ -20,8 +20,10 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlite"
+	"github.com/disburse/disburse/sqlstore"
 	"github.com/disburse/disburse/webhooks"
 )
 
@@ -30,14 +32,16 @@ import (
 // The clock is injected so that tests move time instead of sleeping.
 
 // opener opens a fresh, migrated store for one test and closes it when the
-// test ends.
-type opener func(t *testing.T) hookStore
+// test ends. It is the SQL store itself, which hands over the ports of
+// the features (Webhooks, Idempotency) on its database.
+type opener func(t *testing.T) *sqlstore.Store
 
-// hookStore is a store that hands over the webhooks' port too, as
-// sqlstore.Store does.
-type hookStore interface {
+// featureStore is a store that hands over the features' ports too, as
+// sqlstore.Store does: what serveStore serves, so that a test can wrap it.
+type featureStore interface {
 	disburse.Store
 	Webhooks() webhooks.Store
+	Idempotency() idempotency.Store
 }
 
 // eachStore runs test on every store (contract section 9: both pass the
@@ -45,10 +49,10 @@ type hookStore interface {
 // which pgtest skips, saying how to run it, without DISBURSE_TEST_POSTGRES_URL.
 func eachStore(t *testing.T, test func(t *testing.T, store opener)) {
 	t.Run("sqlite", func(t *testing.T) { test(t, openSQLite) })
-	t.Run("postgres", func(t *testing.T) { test(t, func(t *testing.T) hookStore { return pgtest.OpenSQL(t) }) })
+	t.Run("postgres", func(t *testing.T) { test(t, pgtest.OpenSQL) })
 }
 
-func openSQLite(t *testing.T) hookStore {
+func openSQLite(t *testing.T) *sqlstore.Store {
 	t.Helper()
 	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "e2e.db"))
 	if err != nil {
@@ -65,9 +69,13 @@ type harness struct {
 	base  string
 	svc   *disburse.Service
 	hooks *webhooks.Service
+	keys  *idempotency.Keys // svc's, on keyStore
 	clock *clock
 	// client checks every exchange against openapi.yaml (e2e_openapi_test.go).
 	client *http.Client
+	// keyStore is the server's IdempotencyStore, for another server of
+	// the same database (startServerOf).
+	keyStore idempotency.Store
 }
 
 // clock is a settable time source.
@@ -93,6 +101,16 @@ func (c *clock) Advance(d time.Duration) {
 func startOn(t *testing.T, open opener, cfg httpapi.Config) *harness {
 	t.Helper()
 	store := open(t)
+	if cfg.IdempotencyStore == nil {
+		cfg.IdempotencyStore = store.Idempotency()
+	}
+	return serveStore(t, store, cfg)
+}
+
+// serveStore is startOn with the store open already: one a test wraps,
+// its Idempotency-Key store in cfg.
+func serveStore(t *testing.T, store featureStore, cfg httpapi.Config) *harness {
+	t.Helper()
 	c := &clock{now: time.Date(2026, 11, 22, 10, 15, 30, 123456000, time.UTC)}
 	svc := disburse.NewService(store)
 	svc.Clock = c.Now
@@ -113,6 +131,7 @@ func startOn(t *testing.T, open opener, cfg httpapi.Config) *harness {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	h := &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, hooks: hooks, clock: c,
+		keys: idempotency.New(svc, cfg.IdempotencyStore), keyStore: cfg.IdempotencyStore,
 		client: &http.Client{Transport: validatingTransport{t}}}
 	t.Cleanup(func() {
 		if cfg.AdminToken == adminToken && !t.Failed() {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/webhooks"
 )
 
@@ -35,6 +36,16 @@ const idemLease = time.Minute
 func startIdem(t *testing.T, open opener) *harness {
 	t.Helper()
 	return startOn(t, open, httpapi.Config{AdminToken: adminToken, IdempotencyLease: idemLease})
+}
+
+// startFaulty is startIdem on a store whose writes, the keys' own
+// included, fail when the test says.
+func startFaulty(t *testing.T, open opener) (*harness, *faultyStore) {
+	t.Helper()
+	store := open(t)
+	faulty := &faultyStore{featureStore: store}
+	cfg := httpapi.Config{AdminToken: adminToken, IdempotencyLease: idemLease, IdempotencyStore: faulty.Idempotency()}
+	return serveStore(t, faulty, cfg), faulty
 }
 
 // sendKey is do with an Idempotency-Key header.
@@ -151,14 +162,14 @@ func testE2EIdempotentReplay(t *testing.T, store opener) {
 
 // claimAs claims key as the API would for a request, with the service
 // directly: a request that is in flight, or whose process died.
-func (h *harness) claimAs(scope, method, path, key, body string) *disburse.Claim {
+func (h *harness) claimAs(scope, method, path, key, body string) *idempotency.Claim {
 	h.t.Helper()
-	req := disburse.IdempotentRequest{Scope: scope, Key: key, Method: method, Path: path, Body: []byte(body), Lease: idemLease}
+	req := idempotency.Request{Scope: scope, Key: key, Method: method, Path: path, Body: []byte(body), Lease: idemLease}
 	// What the API names for the one route whose answer it rebuilds.
 	if id, ok := strings.CutSuffix(strings.TrimPrefix(path, "/batches/"), "/submit"); ok {
 		req.RefKind, req.RefID = "submit", id
 	}
-	c, replay, err := h.svc.BeginIdempotent(h.t.Context(), req)
+	c, replay, err := h.keys.Begin(h.t.Context(), req)
 	if err != nil || replay != nil {
 		h.t.Fatalf("claim: %v, %v", err, replay)
 	}
@@ -185,7 +196,7 @@ func testE2EIdempotencyInFlightAndCrashes(t *testing.T, store opener) {
 
 	// The process dies after the submit committed, before keeping its
 	// answer: the key is done, in the same transaction as the money.
-	if _, err := h.svc.Claimed(claim).Submit(t.Context(), a.ID, b.ID); err != nil {
+	if _, err := h.keys.Claimed(claim).Submit(t.Context(), a.ID, b.ID); err != nil {
 		t.Fatal(err)
 	}
 	problem(t, h.sendKey("POST", submit, a.token, "submit-1", ``), 409, "idempotency_in_progress")
@@ -212,8 +223,8 @@ func testE2EIdempotencyInFlightAndCrashes(t *testing.T, store opener) {
 		t.Errorf("retry after a dead claim: %s %s", retried.header, retried.body)
 	}
 	// The dead request, were it to wake up, commits nothing: its claim is gone.
-	_, err := h.svc.Claimed(dead).Submit(t.Context(), a.ID, b2.ID)
-	if disburse.ErrorCode(err) != disburse.CodeIdempotencyInProgress {
+	_, err := h.keys.Claimed(dead).Submit(t.Context(), a.ID, b2.ID)
+	if disburse.ErrorCode(err) != idempotency.CodeInProgress {
 		t.Errorf("the taken-over request's submit: %v, want idempotency_in_progress", err)
 	}
 	sameAnswer(t, retried, h.sendKey("POST", submit2, a.token, "submit-2", ``))
@@ -224,24 +235,25 @@ func testE2EIdempotencyInFlightAndCrashes(t *testing.T, store opener) {
 	// A claim with neither a renderer nor a reference to rebuild its answer
 	// from commits nothing: its key could replay nothing.
 	keyPath := "/admin/organisations/" + a.ID + "/apiKeys"
-	bare := h.claimAs(disburse.OperatorScope, "POST", keyPath, "apikey-bare", "")
-	if _, _, err := h.svc.Claimed(bare).CreateAPIKey(t.Context(), a.ID); err == nil {
+	bare := h.claimAs(idempotency.OperatorScope, "POST", keyPath, "apikey-bare", "")
+	if _, _, err := h.keys.Claimed(bare).CreateAPIKey(t.Context(), a.ID); err == nil {
 		t.Error("a claim without a way to answer committed its work")
 	}
 
 	// Kept 24 hours, then swept: the key runs again.
-	h.clock.Advance(disburse.IdempotencyRetention)
-	if n, err := h.svc.PurgeIdempotencyKeys(t.Context()); err != nil || n != 2 {
-		t.Errorf("PurgeIdempotencyKeys = %d, %v; want the 2 submits' keys past their day (not the last, a day old to the microsecond)", n, err)
+	h.clock.Advance(idempotency.Retention)
+	if n, err := h.keys.Purge(t.Context()); err != nil || n != 2 {
+		t.Errorf("Purge = %d, %v; want the 2 submits' keys past their day (not the last, a day old to the microsecond)", n, err)
 	}
 	a.token = h.token(a.key)                                                             // the old one expired with the day
 	problem(t, h.sendKey("POST", submit, a.token, "submit-1", ``), 409, "invalid_state") // runs: the batch is no longer DRAFT
 }
 
 // faultyStore fails the write transactions that fail says, as a database
-// that errs mid-request would.
+// that errs mid-request would. The writes of its Idempotency-Key store
+// (faultyKeys) count and fail with its own.
 type faultyStore struct {
-	hookStore
+	featureStore
 	writes atomic.Int64
 	fail   func(n int64) bool
 }
@@ -250,10 +262,10 @@ func (f *faultyStore) Write(ctx context.Context, fn func(disburse.Tx) error) err
 	if err := f.refuse(); err != nil {
 		return err
 	}
-	return f.hookStore.Write(ctx, fn)
+	return f.featureStore.Write(ctx, fn)
 }
 
-// refuse counts a write transaction and fails it when fail says.
+// refuse counts a write and fails it when fail says.
 func (f *faultyStore) refuse() error {
 	if f.fail != nil && f.fail(f.writes.Add(1)) {
 		return errors.New("faulty store: write refused")
@@ -263,7 +275,7 @@ func (f *faultyStore) refuse() error {
 
 // Webhooks hands over the webhooks' port, its writes counted and failed
 // as the store's own are.
-func (f *faultyStore) Webhooks() webhooks.Store { return faultyHooks{f.hookStore.Webhooks(), f} }
+func (f *faultyStore) Webhooks() webhooks.Store { return faultyHooks{f.featureStore.Webhooks(), f} }
 
 // faultyHooks is the webhooks' port of a faultyStore.
 type faultyHooks struct {
@@ -278,11 +290,29 @@ func (h faultyHooks) Write(ctx context.Context, fn func(webhooks.Tx) error) erro
 	return h.Store.Write(ctx, fn)
 }
 
+// Idempotency hands over the Idempotency-Key store, its writes counted
+// and failed as the store's own are.
+func (f *faultyStore) Idempotency() idempotency.Store {
+	return faultyKeys{f.featureStore.Idempotency(), f}
+}
+
+// faultyKeys is a faultyStore's Idempotency-Key store.
+type faultyKeys struct {
+	idempotency.Store
+	f *faultyStore
+}
+
+func (k faultyKeys) Write(ctx context.Context, fn func(idempotency.Tx) error) error {
+	if err := k.f.refuse(); err != nil {
+		return err
+	}
+	return k.Store.Write(ctx, fn)
+}
+
 func TestE2EIdempotency5xxNotKept(t *testing.T) { eachStore(t, testE2EIdempotency5xxNotKept) }
 
 func testE2EIdempotency5xxNotKept(t *testing.T, store opener) {
-	var faulty *faultyStore
-	h := startIdem(t, func(t *testing.T) hookStore { faulty = &faultyStore{hookStore: store(t)}; return faulty })
+	h, faulty := startFaulty(t, store)
 	a := h.createOrg("Acme", false, "")
 	// The create's own transaction fails (the claim's is write 1 from here).
 	base := faulty.writes.Load()
@@ -304,9 +334,11 @@ func startReplica(t *testing.T, h *harness) *harness {
 	return startServerOf(t, h, httpapi.Config{AdminToken: adminToken, IdempotencyLease: idemLease})
 }
 
-// startServerOf serves h's database from another server with cfg.
+// startServerOf serves h's database from another server with cfg, and
+// h's Idempotency-Key store.
 func startServerOf(t *testing.T, h *harness, cfg httpapi.Config) *harness {
 	t.Helper()
+	cfg.IdempotencyStore = h.keyStore
 	svc := disburse.NewService(h.svc.Store)
 	svc.Clock, svc.Log, svc.PageSize = h.clock.Now, e2eLogger(), 3
 	hooks := webhooks.New(h.hooks.Store, svc)
@@ -321,6 +353,7 @@ func startServerOf(t *testing.T, h *harness, cfg httpapi.Config) *harness {
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, hooks: hooks, clock: h.clock,
+		keys: idempotency.New(svc, h.keyStore), keyStore: h.keyStore,
 		client: &http.Client{Transport: validatingTransport{t}}}
 }
 
@@ -404,8 +437,7 @@ func testE2EIdempotencyRace(t *testing.T, store opener) {
 func TestE2EIdempotentAnswerInTheWork(t *testing.T) { eachStore(t, testE2EIdempotentAnswerInTheWork) }
 
 func testE2EIdempotentAnswerInTheWork(t *testing.T, store opener) {
-	var faulty *faultyStore
-	h := startIdem(t, func(t *testing.T) hookStore { faulty = &faultyStore{hookStore: store(t)}; return faulty })
+	h, faulty := startFaulty(t, store)
 	a := h.createOrg("Acme", false, "")
 	b := h.createBatch(a, "November")
 	toCancel := h.createBatch(a, "January")
@@ -471,7 +503,7 @@ func testE2EIdempotentAnswerInTheWork(t *testing.T, store opener) {
 		if i > 0 {
 			want = []string{"webhook_endpoints"} // signs with it: kept as issued
 		}
-		if diff := cmp.Diff(want, tablesHolding(t, faulty.hookStore, secret)); diff != "" {
+		if diff := cmp.Diff(want, tablesHolding(t, faulty.featureStore, secret)); diff != "" {
 			t.Errorf("tables holding secret %d in clear (-want +got):\n%s", i, diff)
 		}
 	}

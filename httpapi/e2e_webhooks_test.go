@@ -68,7 +68,8 @@ func startWebhooksOn(t *testing.T, open opener) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: httpapi.New(svc, httpapi.Config{AdminToken: adminToken, Log: e2eLogger(), Webhooks: hooks}), ReadHeaderTimeout: 10 * time.Second}
+	cfg := httpapi.Config{AdminToken: adminToken, Log: e2eLogger(), Webhooks: hooks, IdempotencyStore: store.Idempotency()}
+	srv := &http.Server{Handler: httpapi.New(svc, cfg), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	h := &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, hooks: hooks, clock: c,

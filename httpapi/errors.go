@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/idempotency"
 )
 
 // Codes of failures that belong to HTTP, not to the domain.
@@ -28,9 +29,9 @@ var statusOf = map[disburse.Code]int{
 	disburse.CodeInternal:          http.StatusInternalServerError,
 	disburse.CodeUnavailable:       http.StatusServiceUnavailable,
 
-	disburse.CodeIdempotencyKeyReused:  http.StatusUnprocessableEntity,
-	disburse.CodeIdempotencyInProgress: http.StatusConflict,
-	codeRateLimited:                    http.StatusTooManyRequests,
+	idempotency.CodeKeyReused:  http.StatusUnprocessableEntity,
+	idempotency.CodeInProgress: http.StatusConflict,
+	codeRateLimited:            http.StatusTooManyRequests,
 }
 
 // problem is an RFC 9457 problem details body. The type is about:blank, so

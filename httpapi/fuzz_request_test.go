@@ -19,6 +19,7 @@ import (
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlite"
+	"github.com/disburse/disburse/sqlstore"
 	"github.com/disburse/disburse/webhooks"
 )
 
@@ -92,7 +93,7 @@ func FuzzRequest(f *testing.F) {
 	f.Add(uint8(9), "", "", []byte(`{"clearExisting":false,"payments":[{"msisdn":"27821234567\u0000","amount":1,"externalId":"\u0000"}]}`))
 	f.Add(uint8(7), "", "", []byte(`{"name":"`+strings.Repeat("é", 300)+`"}`))
 
-	targets := []fuzzTarget{newFuzzTarget(f, "sqlite", func(tb testing.TB) hookStore {
+	targets := []fuzzTarget{newFuzzTarget(f, "sqlite", func(tb testing.TB) *sqlstore.Store {
 		s, err := sqlite.Open(tb.Context(), filepath.Join(f.TempDir(), "fuzz.db"))
 		if err != nil {
 			tb.Fatal(err)
@@ -100,7 +101,7 @@ func FuzzRequest(f *testing.F) {
 		return s
 	})}
 	if os.Getenv(pgtest.EnvURL) != "" {
-		targets = append(targets, newFuzzTarget(f, "postgres", func(tb testing.TB) hookStore {
+		targets = append(targets, newFuzzTarget(f, "postgres", func(tb testing.TB) *sqlstore.Store {
 			s, err := postgres.Open(tb.Context(), pgtest.URL(tb))
 			if err != nil {
 				tb.Fatal(err)
@@ -170,7 +171,7 @@ func checkAnswerShape(t *testing.T, what string, w *httptest.ResponseRecorder) {
 
 // newFuzzTarget sets up, through the API, an organisation with float, a
 // key, a token, a DRAFT batch with one payment, and a member.
-func newFuzzTarget(f *testing.F, name string, open func(testing.TB) hookStore) fuzzTarget {
+func newFuzzTarget(f *testing.F, name string, open func(testing.TB) *sqlstore.Store) fuzzTarget {
 	f.Helper()
 	store := open(f)
 	f.Cleanup(func() { store.Close() })
@@ -182,7 +183,8 @@ func newFuzzTarget(f *testing.F, name string, open func(testing.TB) hookStore) f
 	hooks.Config.LookupHost = func(context.Context, string) ([]netip.Addr, error) {
 		return []netip.Addr{netip.MustParseAddr("203.0.113.5")}, nil
 	}
-	h := httpapi.New(svc, httpapi.Config{AdminToken: adminToken, MaxBodyBytes: 8192, Log: slog.New(slog.DiscardHandler), Webhooks: hooks})
+	h := httpapi.New(svc, httpapi.Config{AdminToken: adminToken, MaxBodyBytes: 8192, Log: slog.New(slog.DiscardHandler),
+		Webhooks: hooks, IdempotencyStore: store.Idempotency()})
 	call := func(method, path, token string, body string, into any) {
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+token)

@@ -8,11 +8,12 @@ import (
 	"net/http"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/idempotency"
 )
 
 // Idempotency-Key on every POST of the organisation and operator APIs but
-// getToken (docs/idempotency.md). The rules are the domain's
-// (disburse.BeginIdempotent); here the key is read, the answer recorded,
+// getToken (docs/idempotency.md). The rules are package idempotency's
+// (idempotency.Keys.Begin); here the key is read, the answer recorded,
 // and a replay written.
 
 // replayedHeader is what a replay answers with, besides its body.
@@ -45,7 +46,7 @@ func (s *server) orgIdempotent(kind replayKind, h func(s *server, w http.Respons
 // adminIdempotent makes an operator route idempotent, its keys scoped to the operator.
 func (s *server) adminIdempotent(h idemHandler) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		return s.idempotent(w, r, disburse.OperatorScope, replayKept, h)
+		return s.idempotent(w, r, idempotency.OperatorScope, replayKept, h)
 	}
 }
 
@@ -60,7 +61,7 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, scope string
 	if len(values) != 1 {
 		return disburse.Invalid("Idempotency-Key", "", "send one Idempotency-Key header")
 	}
-	if err := disburse.ValidIdempotencyKey(values[0]); err != nil {
+	if err := idempotency.ValidKey(values[0]); err != nil {
 		return err
 	}
 	body, err := bodyBytes(r)
@@ -68,12 +69,12 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, scope string
 		return err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	req := disburse.IdempotentRequest{Scope: scope, Key: values[0], Method: r.Method, Path: r.URL.Path, Body: body, Lease: s.idempotencyLease,
+	req := idempotency.Request{Scope: scope, Key: values[0], Method: r.Method, Path: r.URL.Path, Body: body, Lease: s.idempotencyLease,
 		Render: answerRenderers[r.Pattern]}
 	if kind == replaySubmit {
 		req.RefKind, req.RefID = refSubmit, r.PathValue("id")
 	}
-	claim, replay, err := s.svc.BeginIdempotent(r.Context(), req)
+	claim, replay, err := s.keys.Begin(r.Context(), req)
 	if err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, scope string
 		return s.replay(w, r, scope, replay)
 	}
 	claimed := *s
-	claimed.svc = s.svc.Claimed(claim)
+	claimed.svc = s.keys.Claimed(claim)
 	if s.hooks != nil {
 		claimed.hooks = s.hooks.Claimed(claim)
 	}
@@ -92,14 +93,14 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, scope string
 	finished := false
 	defer func() {
 		if !finished {
-			s.finish(ctx, r, claim, disburse.Answer{Status: http.StatusInternalServerError})
+			s.finish(ctx, r, claim, idempotency.Answer{Status: http.StatusInternalServerError})
 		}
 	}()
 	if err := h(&claimed, rec, r); err != nil {
 		s.writeError(rec, r, err)
 	}
 	finished = true
-	s.finish(ctx, r, claim, disburse.Answer{Status: rec.status(), Header: rec.kept, Body: rec.body.Bytes(), Rebuilt: rec.rebuilt && !rec.keepBody})
+	s.finish(ctx, r, claim, idempotency.Answer{Status: rec.status(), Header: rec.kept, Body: rec.body.Bytes(), Rebuilt: rec.rebuilt && !rec.keepBody})
 	return nil
 }
 
@@ -108,18 +109,18 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, scope string
 // work's transaction (or, for a submit, the batch to rebuild it from).
 // A 4xx whose keeping fails, where nothing committed, runs again on a
 // retry once the lease is over.
-func (s *server) finish(ctx context.Context, r *http.Request, c *disburse.Claim, a disburse.Answer) {
-	if err := s.svc.FinishIdempotent(ctx, c, a); err != nil {
+func (s *server) finish(ctx context.Context, r *http.Request, c *idempotency.Claim, a idempotency.Answer) {
+	if err := s.keys.Finish(ctx, c, a); err != nil {
 		s.log.ErrorContext(ctx, "keeping an idempotent answer failed", "request_id", requestIDFrom(r.Context()), "route", s.route(r), "err", err)
 	}
 }
 
 // refSubmit is what a submit's replay rebuilds its answer from
-// (IdempotencyKey.RefKind): the batch and its payments.
+// (idempotency.Key.RefKind): the batch and its payments.
 const refSubmit = "submit"
 
 // replay writes a key's answer again, marked Idempotent-Replayed.
-func (s *server) replay(w http.ResponseWriter, r *http.Request, scope string, rp *disburse.Replay) error {
+func (s *server) replay(w http.ResponseWriter, r *http.Request, scope string, rp *idempotency.Replay) error {
 	w.Header().Set(replayedHeader, "true")
 	if rp.RefKind == refSubmit {
 		b, err := s.svc.Batch(r.Context(), scope, rp.RefID)

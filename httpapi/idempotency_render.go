@@ -6,11 +6,12 @@ import (
 	"net/http"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/webhooks"
 )
 
 // answerRenderers make a route's answer from what its transaction wrote
-// (disburse.Written), so that the answer is kept in the same transaction
+// (idempotency.Written), so that the answer is kept in the same transaction
 // as the work: a process that stops after the commit leaves a key that
 // replays. Each makes the bytes its handler writes, from the same values.
 // Every POST that takes a key has one but the submit, whose answer is
@@ -18,66 +19,66 @@ import (
 // secret in clear (an API key, a webhook's signing secret) are made here
 // too: the key's row keeps them sealed by the Idempotency-Key.
 // Keyed by the route's pattern.
-var answerRenderers = map[string]func(disburse.Written) (disburse.Answer, bool){
-	"POST /batches": func(w disburse.Written) (disburse.Answer, bool) {
+var answerRenderers = map[string]func(idempotency.Written) (idempotency.Answer, bool){
+	"POST /batches": func(w idempotency.Written) (idempotency.Answer, bool) {
 		if w.Batch == nil {
-			return disburse.Answer{}, false
+			return idempotency.Answer{}, false
 		}
 		return jsonAnswer(http.StatusCreated, toBatch(*w.Batch), "Location", "/batches/"+w.Batch.ID)
 	},
-	"POST /batches/{id}/payments": func(w disburse.Written) (disburse.Answer, bool) {
+	"POST /batches/{id}/payments": func(w idempotency.Written) (idempotency.Answer, bool) {
 		if w.Batch == nil || len(w.Payments) == 0 {
-			return disburse.Answer{}, false
+			return idempotency.Answer{}, false
 		}
 		var out bufferedAnswer
 		if err := writeBatchWithPayments(&out, *w.Batch, onePage(w.Payments)); err != nil {
-			return disburse.Answer{}, false
+			return idempotency.Answer{}, false
 		}
 		return out.answer(), true
 	},
-	"POST /batches/{id}/cancel": func(w disburse.Written) (disburse.Answer, bool) {
+	"POST /batches/{id}/cancel": func(w idempotency.Written) (idempotency.Answer, bool) {
 		if w.Batch == nil {
-			return disburse.Answer{}, false
+			return idempotency.Answer{}, false
 		}
 		return jsonAnswer(http.StatusOK, toBatch(*w.Batch))
 	},
-	"POST /webhooks": func(w disburse.Written) (disburse.Answer, bool) {
+	"POST /webhooks": func(w idempotency.Written) (idempotency.Answer, bool) {
 		e, ok := w.Feature.(webhooks.Endpoint)
 		if !ok {
-			return disburse.Answer{}, false
+			return idempotency.Answer{}, false
 		}
 		return jsonAnswer(http.StatusCreated, toWebhookWithSecret(e), "Location", "/webhooks/"+e.ID)
 	},
-	"POST /webhooks/{id}/rotateSecret": func(w disburse.Written) (disburse.Answer, bool) {
+	"POST /webhooks/{id}/rotateSecret": func(w idempotency.Written) (idempotency.Answer, bool) {
 		e, ok := w.Feature.(webhooks.Endpoint)
 		if !ok {
-			return disburse.Answer{}, false
+			return idempotency.Answer{}, false
 		}
 		return jsonAnswer(http.StatusOK, toWebhookWithSecret(e))
 	},
-	"POST /webhooks/{id}/deliveries/{deliveryId}/retry": func(w disburse.Written) (disburse.Answer, bool) {
+	"POST /webhooks/{id}/deliveries/{deliveryId}/retry": func(w idempotency.Written) (idempotency.Answer, bool) {
 		d, ok := w.Feature.(webhooks.Delivery)
 		if !ok {
-			return disburse.Answer{}, false
+			return idempotency.Answer{}, false
 		}
 		return jsonAnswer(http.StatusAccepted, toDelivery(d))
 	},
-	"POST /admin/webhooks/{id}/disable": func(w disburse.Written) (disburse.Answer, bool) {
+	"POST /admin/webhooks/{id}/disable": func(w idempotency.Written) (idempotency.Answer, bool) {
 		e, ok := w.Feature.(webhooks.Endpoint)
 		if !ok {
-			return disburse.Answer{}, false
+			return idempotency.Answer{}, false
 		}
 		return jsonAnswer(http.StatusOK, toAdminWebhook(e))
 	},
-	"POST /admin/organisations/{id}/apiKeys": func(w disburse.Written) (disburse.Answer, bool) {
+	"POST /admin/organisations/{id}/apiKeys": func(w idempotency.Written) (idempotency.Answer, bool) {
 		if w.APIKey == nil || w.APIKey.Secret == "" {
-			return disburse.Answer{}, false
+			return idempotency.Answer{}, false
 		}
 		return jsonAnswer(http.StatusCreated, toAPIKey(*w.APIKey))
 	},
-	"POST /admin/organisations": func(w disburse.Written) (disburse.Answer, bool) {
+	"POST /admin/organisations": func(w idempotency.Written) (idempotency.Answer, bool) {
 		if w.Organisation == nil {
-			return disburse.Answer{}, false
+			return idempotency.Answer{}, false
 		}
 		var payout []disburse.Account
 		for _, a := range w.Accounts {
@@ -87,37 +88,37 @@ var answerRenderers = map[string]func(disburse.Written) (disburse.Answer, bool){
 		}
 		return jsonAnswer(http.StatusCreated, toOrganisation(*w.Organisation, payout), "Location", "/admin/organisations/"+w.Organisation.ID)
 	},
-	"POST /admin/organisations/{id}/accounts": func(w disburse.Written) (disburse.Answer, bool) {
+	"POST /admin/organisations/{id}/accounts": func(w idempotency.Written) (idempotency.Answer, bool) {
 		if len(w.Accounts) != 1 {
-			return disburse.Answer{}, false
+			return idempotency.Answer{}, false
 		}
 		return jsonAnswer(http.StatusCreated, toAccount(w.Accounts[0]))
 	},
-	"POST /admin/accounts/{id}/deposits": func(w disburse.Written) (disburse.Answer, bool) {
+	"POST /admin/accounts/{id}/deposits": func(w idempotency.Written) (idempotency.Answer, bool) {
 		if len(w.Transfers) != 1 {
-			return disburse.Answer{}, false
+			return idempotency.Answer{}, false
 		}
 		return jsonAnswer(http.StatusCreated, toTransfer(w.Transfers[0]))
 	},
-	"POST /admin/members": func(w disburse.Written) (disburse.Answer, bool) {
+	"POST /admin/members": func(w idempotency.Written) (idempotency.Answer, bool) {
 		if w.Member == nil {
-			return disburse.Answer{}, false
+			return idempotency.Answer{}, false
 		}
 		return jsonAnswer(memberStatus(!w.MemberExisted), toMember(*w.Member))
 	},
 }
 
 // jsonAnswer is writeJSON's answer, with extra headers as name, value pairs.
-func jsonAnswer(status int, v any, header ...string) (disburse.Answer, bool) {
+func jsonAnswer(status int, v any, header ...string) (idempotency.Answer, bool) {
 	body, err := json.Marshal(v)
 	if err != nil {
-		return disburse.Answer{}, false
+		return idempotency.Answer{}, false
 	}
 	h := map[string]string{"Content-Type": "application/json", "Cache-Control": "no-store"}
 	for i := 0; i+1 < len(header); i += 2 {
 		h[header[i]] = header[i+1]
 	}
-	return disburse.Answer{Status: status, Header: h, Body: body}, true
+	return idempotency.Answer{Status: status, Header: h, Body: body}, true
 }
 
 // bufferedAnswer is a ResponseWriter that keeps what a handler's writer
@@ -148,14 +149,14 @@ func (b *bufferedAnswer) Write(p []byte) (int, error) {
 	return b.body.Write(p)
 }
 
-func (b *bufferedAnswer) answer() disburse.Answer {
+func (b *bufferedAnswer) answer() idempotency.Answer {
 	h := map[string]string{}
 	for _, k := range keptHeaders {
 		if v := b.Header().Get(k); v != "" {
 			h[k] = v
 		}
 	}
-	return disburse.Answer{Status: b.code, Header: h, Body: b.body.Bytes()}
+	return idempotency.Answer{Status: b.code, Header: h, Body: b.body.Bytes()}
 }
 
 // toTransfer is a deposit's answer (the handler's and its renderer's).

@@ -18,10 +18,12 @@ import (
 // pattern, never by the path a client sent; unknown paths and methods
 // share one label each.
 func TestMetricsLabelsAreBounded(t *testing.T) {
-	svc := disburse.NewService(openSQLite(t))
+	store := openSQLite(t)
+	svc := disburse.NewService(store)
 	svc.Log = slog.New(slog.DiscardHandler)
 	reg := prometheus.NewRegistry()
-	srv := httptest.NewServer(httpapi.New(svc, httpapi.Config{Metrics: httpapi.NewMetrics(reg), Log: slog.New(slog.DiscardHandler)}))
+	srv := httptest.NewServer(httpapi.New(svc, httpapi.Config{Metrics: httpapi.NewMetrics(reg), Log: slog.New(slog.DiscardHandler),
+		IdempotencyStore: store.Idempotency()}))
 	defer srv.Close()
 	for _, r := range []struct{ method, path string }{
 		{"GET", "/healthz"}, {"GET", "/healthz"},

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/webhooks"
 )
 
@@ -34,8 +35,12 @@ type Config struct {
 	SpoolDir string
 	// IdempotencyLease is how long a request holding an Idempotency-Key
 	// may run before a retry takes it for dead; 0 means
-	// disburse.DefaultIdempotencyLease.
+	// idempotency.DefaultLease.
 	IdempotencyLease time.Duration
+	// IdempotencyStore keeps the Idempotency-Keys, on the database of the
+	// service's store (sqlstore.Store.Idempotency). Required: every POST
+	// but getToken takes a key, so New panics without it.
+	IdempotencyStore idempotency.Store
 	// RateLimits are the request budgets (ratelimit.go); the zero value
 	// means no limits at all.
 	RateLimits RateLimits
@@ -55,6 +60,7 @@ type server struct {
 	spoolDir   string
 
 	idempotencyLease time.Duration
+	keys             *idempotency.Keys
 	limits           *limiters
 	metrics          *Metrics // nil: none
 	mux              *http.ServeMux
@@ -64,8 +70,12 @@ type server struct {
 // New returns the API's handler: the route table on a ServeMux, inside the
 // middleware listed here outermost first.
 func New(svc *disburse.Service, cfg Config) http.Handler {
+	if cfg.IdempotencyStore == nil {
+		panic("httpapi: Config.IdempotencyStore is nil")
+	}
 	s := &server{svc: svc, adminToken: cfg.AdminToken, maxBody: cfg.MaxBodyBytes, log: cfg.Log, spoolDir: cfg.SpoolDir,
-		idempotencyLease: cfg.IdempotencyLease, limits: newLimiters(cfg.RateLimits), metrics: cfg.Metrics, hooks: cfg.Webhooks}
+		idempotencyLease: cfg.IdempotencyLease, keys: idempotency.New(svc, cfg.IdempotencyStore),
+		limits: newLimiters(cfg.RateLimits), metrics: cfg.Metrics, hooks: cfg.Webhooks}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
 	}

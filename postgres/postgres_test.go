@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlstore"
@@ -17,6 +18,13 @@ import (
 // DISBURSE_TEST_POSTGRES_URL names a server.
 
 func TestStore(t *testing.T) { storetest.Run(t, pgtest.Open) }
+
+func TestIdempotencyKeys(t *testing.T) {
+	storetest.RunIdempotency(t, func(t *testing.T) (disburse.Store, idempotency.Store) {
+		s := pgtest.OpenSQL(t)
+		return s, s.Idempotency()
+	})
+}
 
 // TestStoreInChunks runs the suite again with bulk statements of a few
 // rows, so that every bulk path is split into chunks, and with every

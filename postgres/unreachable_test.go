@@ -142,7 +142,7 @@ func TestUnreachableDatabaseIs503(t *testing.T) {
 	defer s.Close()
 	svc := disburse.NewService(s)
 	const admin = "unreachable-test-admin-token"
-	srv := httptest.NewServer(httpapi.New(svc, httpapi.Config{AdminToken: admin, Log: slog.New(slog.DiscardHandler)}))
+	srv := httptest.NewServer(httpapi.New(svc, httpapi.Config{AdminToken: admin, Log: slog.New(slog.DiscardHandler), IdempotencyStore: s.Idempotency()}))
 	defer srv.Close()
 	call := func(method, path, body string) (*http.Response, map[string]any) {
 		req, _ := http.NewRequestWithContext(ctx, method, srv.URL+path, strings.NewReader(body))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/sqlstore"
 	"github.com/disburse/disburse/storetest"
 )
@@ -27,6 +28,13 @@ func openTest(t *testing.T, e Engine) *sqlstore.Store {
 
 func TestStore(t *testing.T) {
 	storetest.Run(t, openStore)
+}
+
+func TestIdempotencyKeys(t *testing.T) {
+	storetest.RunIdempotency(t, func(t *testing.T) (disburse.Store, idempotency.Store) {
+		s := openTest(t, Engine{})
+		return s, s.Idempotency()
+	})
 }
 
 // TestConcurrency, TestDelivery and TestProperties run the use cases

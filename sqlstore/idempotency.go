@@ -6,28 +6,47 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/idempotency"
 )
 
-// The Idempotency-Keys (disburse.IdempotencyTx, migration 00012).
+// The Idempotency-Keys (idempotency.Tx, and the two marks of disburse.Tx
+// made inside the work; migration 00012).
 
-func (t *tx) InsertIdempotencyKey(ctx context.Context, k disburse.IdempotencyKey) error {
+// Idempotency returns the store of the Idempotency-Keys, on s's database:
+// whoever opened s hands it to idempotency.New, so that the keys' own
+// transactions and the money's marks reach the same rows.
+func (s *Store) Idempotency() idempotency.Store { return keyStore{s} }
+
+// keyStore is the idempotency.Store of a Store.
+type keyStore struct{ s *Store }
+
+// Write runs fn in a write transaction, retried as Store.Write retries.
+func (k keyStore) Write(ctx context.Context, fn func(idempotency.Tx) error) error {
+	return k.s.retrying(ctx, func() error {
+		return k.s.transact(ctx, k.s.write, false, func(t *tx) error { return fn(t) })
+	})
+}
+
+var _ idempotency.Tx = (*tx)(nil)
+
+func (t *tx) InsertIdempotencyKey(ctx context.Context, k idempotency.Key) error {
 	return t.insert(ctx, "idempotency key", `INSERT INTO idempotency_keys
 		(scope, key_hash, fingerprint, owner, done, lease_until, status, ref_kind, ref_id, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
 		k.Scope, k.KeyHash, k.Fingerprint, k.Owner, k.Done, micros(k.LeaseUntil), k.RefKind, k.RefID, micros(k.CreatedAt))
 }
 
-func (t *tx) LockIdempotencyKey(ctx context.Context, scope, keyHash string) (disburse.IdempotencyKey, error) {
-	k := disburse.IdempotencyKey{Scope: scope, KeyHash: keyHash}
+func (t *tx) LockIdempotencyKey(ctx context.Context, scope, keyHash string) (idempotency.Key, error) {
+	k := idempotency.Key{Scope: scope, KeyHash: keyHash}
 	err := t.queryRow(ctx, `SELECT fingerprint, owner, done, lease_until, status, answer, ref_kind, ref_id, created_at
 		FROM idempotency_keys WHERE scope = ? AND key_hash = ?`+t.e.LockClause(false), scope, keyHash).
 		Scan(&k.Fingerprint, &k.Owner, &k.Done, at(&k.LeaseUntil), &k.Status, &k.Answer, &k.RefKind, &k.RefID, at(&k.CreatedAt))
 	return k, found("idempotency key", err)
 }
 
-func (t *tx) TakeOverIdempotencyKey(ctx context.Context, scope, keyHash, owner string, leaseUntil time.Time) error {
+func (t *tx) TakeOverIdempotencyKey(ctx context.Context, h disburse.IdempotencyHold, leaseUntil time.Time) error {
 	return t.update(ctx, "idempotency key", `UPDATE idempotency_keys SET owner = ?, lease_until = ?
-		WHERE scope = ? AND key_hash = ? AND NOT done`, owner, micros(leaseUntil), scope, keyHash)
+		WHERE scope = ? AND key_hash = ? AND NOT done`, h.Owner, micros(leaseUntil), h.Scope, h.KeyHash)
 }
 
 func (t *tx) DeleteIdempotencyKey(ctx context.Context, scope, keyHash string) error {
@@ -35,25 +54,25 @@ func (t *tx) DeleteIdempotencyKey(ctx context.Context, scope, keyHash string) er
 	return err
 }
 
-func (t *tx) MarkIdempotencyKeyDone(ctx context.Context, scope, keyHash, owner, refKind, refID string) error {
+func (t *tx) MarkIdempotencyKeyDone(ctx context.Context, h disburse.IdempotencyHold, refKind, refID string) error {
 	return t.update(ctx, "idempotency key", `UPDATE idempotency_keys SET done = ?, ref_kind = ?, ref_id = ?
-		WHERE scope = ? AND key_hash = ? AND owner = ?`, true, refKind, refID, scope, keyHash, owner)
+		WHERE scope = ? AND key_hash = ? AND owner = ?`, true, refKind, refID, h.Scope, h.KeyHash, h.Owner)
 }
 
-func (t *tx) AnswerIdempotencyKey(ctx context.Context, scope, keyHash, owner string, status int, answer []byte, leaseUntil time.Time) error {
+func (t *tx) AnswerIdempotencyKey(ctx context.Context, h disburse.IdempotencyHold, status int, answer []byte, leaseUntil time.Time) error {
 	return t.update(ctx, "idempotency key", `UPDATE idempotency_keys SET status = ?, answer = ?, lease_until = ?
-		WHERE scope = ? AND key_hash = ? AND owner = ?`, status, answer, micros(leaseUntil), scope, keyHash, owner)
+		WHERE scope = ? AND key_hash = ? AND owner = ?`, status, answer, micros(leaseUntil), h.Scope, h.KeyHash, h.Owner)
 }
 
 // ReleaseIdempotencyKey deletes the key when its work did not commit and
 // otherwise ends its lease; either way the row is the owner's or untouched.
-func (t *tx) ReleaseIdempotencyKey(ctx context.Context, scope, keyHash, owner string, now time.Time) error {
+func (t *tx) ReleaseIdempotencyKey(ctx context.Context, h disburse.IdempotencyHold, now time.Time) error {
 	if _, err := t.exec(ctx, `DELETE FROM idempotency_keys WHERE scope = ? AND key_hash = ? AND owner = ? AND NOT done`,
-		scope, keyHash, owner); err != nil {
+		h.Scope, h.KeyHash, h.Owner); err != nil {
 		return fmt.Errorf("release idempotency key: %w", err)
 	}
 	_, err := t.exec(ctx, `UPDATE idempotency_keys SET lease_until = ? WHERE scope = ? AND key_hash = ? AND owner = ? AND done`,
-		micros(now), scope, keyHash, owner)
+		micros(now), h.Scope, h.KeyHash, h.Owner)
 	return err
 }
 

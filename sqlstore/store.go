@@ -131,6 +131,8 @@ func (e *commitError) Unwrap() error { return e.err }
 // itself is begun without ctx's cancellation so that database/sql does not
 // roll it back and discard the connection behind our back: statements still
 // run with ctx, and the deferred Rollback always runs on a live connection.
+// fn takes the tx itself, so that Write and a feature's store (keyStore)
+// each hand it on as their own port, with no type assertion.
 func (s *Store) transact(ctx context.Context, db *sql.DB, readOnly bool, fn func(*tx) error) (err error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {

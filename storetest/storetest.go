@@ -41,7 +41,6 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"APIKey", testAPIKey},
 		{"Token", testToken},
 		{"DeleteDeadTokens", testDeleteDeadTokens},
-		{"IdempotencyKeys", testIdempotencyKeys},
 		{"Member", testMember},
 		{"Members", testMembers},
 		{"Batch", testBatch},

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/idempotency"
 )
 
 // Endpoint is a URL an organisation registered to receive events.
@@ -92,9 +93,9 @@ type Store interface {
 // Tx is what a transaction can do with webhooks. Lookups by id return
 // disburse.ErrNotFound for a missing row.
 type Tx interface {
-	// IdempotencyTx: a claimed request marks its Idempotency-Key and
-	// keeps its answer in the transaction of its work (disburse.Claim.Keep).
-	disburse.IdempotencyTx
+	// IdempotencyMarks: a claimed request marks its Idempotency-Key and
+	// keeps its answer in the transaction of its work (idempotency.Claim.Keep).
+	disburse.IdempotencyMarks
 	// BatchesByID and PaymentsByID read the events' batches and payments
 	// for delivery, as disburse.Tx's do.
 	BatchesByID(ctx context.Context, ids []string) (map[string]disburse.Batch, error)
@@ -177,10 +178,10 @@ func orNotFound(err error, what string) error {
 }
 
 // Claimed returns a copy of s whose every write transaction runs under c,
-// an Idempotency-Key claimed with disburse.Service.BeginIdempotent: the
-// key is marked done, and its answer made from the endpoint or delivery
-// written (disburse.Written.Feature), in the same transaction as the work.
-func (s *Service) Claimed(c *disburse.Claim) *Service {
+// an Idempotency-Key claimed with idempotency.Keys.Begin: the key is
+// marked done, and its answer made from the endpoint or delivery written
+// (idempotency.Written.Feature), in the same transaction as the work.
+func (s *Service) Claimed(c *idempotency.Claim) *Service {
 	cp := *s
 	cp.Store = claimStore{Store: s.Store, c: c}
 	return &cp
@@ -189,12 +190,12 @@ func (s *Service) Claimed(c *disburse.Claim) *Service {
 // claimStore is a Store whose writes carry a claim.
 type claimStore struct {
 	Store
-	c *disburse.Claim
+	c *idempotency.Claim
 }
 
 func (cs claimStore) Write(ctx context.Context, fn func(Tx) error) error {
 	return cs.Store.Write(ctx, func(tx Tx) error {
-		return cs.c.Keep(ctx, tx, func(w *disburse.Written) error { return fn(&writtenTx{Tx: tx, written: w}) })
+		return cs.c.Keep(ctx, tx, func(w *idempotency.Written) error { return fn(&writtenTx{Tx: tx, written: w}) })
 	})
 }
 
@@ -202,7 +203,7 @@ func (cs claimStore) Write(ctx context.Context, fn func(Tx) error) error {
 // updates, or the delivery it makes due again as read back after.
 type writtenTx struct {
 	Tx
-	written *disburse.Written
+	written *idempotency.Written
 	retried string // the delivery RetryWebhookDelivery made due again
 }
 

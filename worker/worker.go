@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/webhooks"
 )
 
@@ -79,9 +80,9 @@ func TokenPurge(svc *disburse.Service, interval time.Duration, log *slog.Logger)
 }
 
 // IdempotencyPurge is the loop that deletes Idempotency-Keys past their
-// day (Service.PurgeIdempotencyKeys).
-func IdempotencyPurge(svc *disburse.Service, interval time.Duration, log *slog.Logger) Loop {
-	return Loop{Name: "idempotency-purge", Interval: interval, RunOnce: svc.PurgeIdempotencyKeys, Log: log}
+// day (idempotency.Keys.Purge).
+func IdempotencyPurge(keys *idempotency.Keys, interval time.Duration, log *slog.Logger) Loop {
+	return Loop{Name: "idempotency-purge", Interval: interval, RunOnce: keys.Purge, Log: log}
 }
 
 // ReversalName is the reversal loop's Name, by which the metrics find it.

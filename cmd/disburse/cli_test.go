@@ -15,17 +15,17 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/testserver"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlite"
+	"github.com/disburse/disburse/sqlstore"
 )
 
 // The organisation's commands against the real API on 127.0.0.1, on each store.
 
 func eachCLIStore(t *testing.T, test func(t *testing.T, srv *testserver.Server)) {
-	open := map[string]func(t *testing.T) disburse.Store{
-		"sqlite": func(t *testing.T) disburse.Store {
+	open := map[string]func(t *testing.T) *sqlstore.Store{
+		"sqlite": func(t *testing.T) *sqlstore.Store {
 			s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "cli.db"))
 			if err != nil {
 				t.Fatal(err)
@@ -33,7 +33,7 @@ func eachCLIStore(t *testing.T, test func(t *testing.T, srv *testserver.Server))
 			t.Cleanup(func() { s.Close() })
 			return s
 		},
-		"postgres": pgtest.Open,
+		"postgres": pgtest.OpenSQL,
 	}
 	for _, name := range []string{"sqlite", "postgres"} {
 		t.Run(name, func(t *testing.T) {

@@ -3,15 +3,15 @@ package main
 import (
 	"flag"
 
-	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/internal/ratelimit"
 )
 
 // limitFlags registers the Idempotency-Key lease and the request budgets
 // (docs/idempotency.md, docs/operations.md "Rate limits").
 func (c *config) limitFlags(fs *flag.FlagSet) {
-	fs.DurationVar(&c.IdempotencyLease, "idempotency-lease", disburse.DefaultIdempotencyLease,
+	fs.DurationVar(&c.IdempotencyLease, "idempotency-lease", idempotency.DefaultLease,
 		"how long a request holding an Idempotency-Key may run before a retry takes it for dead (DISBURSE_IDEMPOTENCY_LEASE)")
 	c.RateLimits = httpapi.DefaultRateLimits
 	fs.Var(policyValue{&c.RateLimits.Organisation}, "rate-limit-organisation",

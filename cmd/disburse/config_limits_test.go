@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/internal/ratelimit"
 )
 
@@ -19,7 +19,7 @@ func TestSettingsLimits(t *testing.T) {
 	}
 	if c.RateLimits.Organisation != httpapi.DefaultRateLimits.Organisation || c.RateLimits.Operator != httpapi.DefaultRateLimits.Operator ||
 		c.RateLimits.Address != httpapi.DefaultRateLimits.Address || c.RateLimits.MemberExists != httpapi.DefaultRateLimits.MemberExists ||
-		c.IdempotencyLease != disburse.DefaultIdempotencyLease {
+		c.IdempotencyLease != idempotency.DefaultLease {
 		t.Errorf("defaults: %+v, lease %s", c.RateLimits, c.IdempotencyLease)
 	}
 	c, err = serveSettings(t, map[string]string{

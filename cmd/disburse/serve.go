@@ -14,6 +14,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/internal/logs"
 	"github.com/disburse/disburse/notify"
 	"github.com/disburse/disburse/portal"
@@ -80,10 +81,11 @@ func serve(ctx context.Context, args []string) error {
 		}
 	}
 
-	loops := backgroundLoops(svc, office, hooks, &c, log)
+	keyStore := store.Idempotency()
+	loops := backgroundLoops(svc, office, hooks, idempotency.New(svc, keyStore), &c, log)
 	var metrics *metricsServer
 	apiConfig := httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log,
-		IdempotencyLease: c.IdempotencyLease, RateLimits: c.RateLimits, Webhooks: hooks}
+		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keyStore, RateLimits: c.RateLimits, Webhooks: hooks}
 	if c.MetricsListen != "" {
 		mln, err := net.Listen("tcp", c.MetricsListen)
 		if err != nil {
@@ -147,7 +149,7 @@ func listenGiven(fs *flag.FlagSet) bool {
 
 // backgroundLoops are the reversal sweep, notification and webhook
 // delivery, and the purges.
-func backgroundLoops(svc *disburse.Service, office *backoffice.Service, hooks *webhooks.Service, c *config, log *slog.Logger) []worker.Loop {
+func backgroundLoops(svc *disburse.Service, office *backoffice.Service, hooks *webhooks.Service, keys *idempotency.Keys, c *config, log *slog.Logger) []worker.Loop {
 	var provider disburse.Notifier = notify.Log{Logger: log}
 	if c.NotifyProvider == "http" {
 		provider = notify.NewHTTP(c.NotifyURL, c.DeliveryConcurrency)
@@ -161,7 +163,7 @@ func backgroundLoops(svc *disburse.Service, office *backoffice.Service, hooks *w
 	return []worker.Loop{
 		worker.MemberChecks(svc, c.WorkerInterval, log),
 		worker.TokenPurge(svc, c.WorkerInterval, log),
-		worker.IdempotencyPurge(svc, c.WorkerInterval, log),
+		worker.IdempotencyPurge(keys, c.WorkerInterval, log),
 		{Name: "portal-session-purge", Interval: c.WorkerInterval, RunOnce: office.PurgeSessions, Log: log},
 		{Name: "portal-upload-purge", Interval: c.WorkerInterval, RunOnce: office.PurgeUploads, Log: log},
 		worker.Reversal(svc, c.WorkerInterval, log),

@@ -13,9 +13,10 @@ import (
 // openStore opens (and migrates) the store a database URL names:
 // sqlite:PATH for the embedded default, postgres://… for PostgreSQL.
 //
-// It returns the SQL store itself, not only disburse.Store: it serves
-// more than one port, the domain's (disburse.Store), the portal's
-// (backoffice.Store), the webhooks' and the metrics' pools and gauges.
+// It returns the SQL store itself, not only disburse.Store: it hands each
+// feature its own port, the portal's (backoffice.Store), the webhooks'
+// (Webhooks), Idempotency-Key's (Idempotency), and the metrics their
+// pools and gauges.
 func openStore(ctx context.Context, url string) (*sqlstore.Store, error) {
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):

@@ -13,6 +13,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/sqlite"
+	"github.com/disburse/disburse/sqlstore"
 )
 
 // Member is the msisdn the server registers as a member at start.
@@ -51,7 +52,7 @@ func StartSQLite(ctx context.Context) (*Server, error) {
 
 // Start serves store (which the caller closes, unless StartSQLite opened
 // it) with an organisation holding float of 100,000,000.00.
-func Start(ctx context.Context, store disburse.Store) (*Server, error) {
+func Start(ctx context.Context, store *sqlstore.Store) (*Server, error) {
 	svc := disburse.NewService(store)
 	svc.Log = slog.New(slog.DiscardHandler)
 	org, accounts, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Example Ltd"})
@@ -68,7 +69,7 @@ func Start(ctx context.Context, store disburse.Store) (*Server, error) {
 	if _, _, err := svc.RegisterMember(ctx, disburse.Member{Msisdn: Member}); err != nil {
 		return nil, err
 	}
-	h := httptest.NewServer(httpapi.New(svc, httpapi.Config{Log: slog.New(slog.DiscardHandler)}))
+	h := httptest.NewServer(httpapi.New(svc, httpapi.Config{Log: slog.New(slog.DiscardHandler), IdempotencyStore: store.Idempotency()}))
 	return &Server{URL: h.URL, APIKey: key, Svc: svc, http: h}, nil
 }
 

@@ -52,7 +52,7 @@ func Open(t *testing.T) disburse.Store {
 }
 
 // OpenSQL is Open with the store's concrete type, for a test that hands
-// it on as more than one port (disburse.Store, backoffice.Store, Webhooks).
+// a feature its own port from it (backoffice.Store, Webhooks, Idempotency).
 func OpenSQL(t *testing.T) *sqlstore.Store {
 	t.Helper()
 	s, err := postgres.Open(t.Context(), URL(t))

@@ -1,4 +1,14 @@
-package disburse
+// Package idempotency runs Idempotency-Keys (docs/idempotency.md): a
+// request that carries one runs once; a retry with the same key and the
+// same request gets the first answer back. The claim on the key is taken
+// in a short transaction of its own (Store), so that a second request
+// sees it in flight; the work's own transaction marks the key done and
+// keeps the answer made from what it wrote (or, for a submit, a reference
+// to rebuild it from), so that the key, its answer and the work commit
+// together or not at all. The answer the handler wrote is kept again just
+// after. The money transaction's port (disburse.Tx) holds only those two
+// marks; everything else about keys is here, beside the domain.
+package idempotency
 
 import (
 	"context"
@@ -12,52 +22,49 @@ import (
 	"errors"
 	"fmt"
 	"time"
-)
 
-// Idempotency-Keys (docs/idempotency.md): a request that carries one runs
-// once; a retry with the same key and the same request gets the first
-// answer back. The claim on the key is taken in a short transaction of
-// its own, so that a second request sees it in flight; the work's own
-// transaction marks the key done and keeps the answer made from what it
-// wrote (or, for a submit, a reference to rebuild it from), so that the
-// key, its answer and the work commit together or not at all. The answer
-// the handler wrote is kept again just after.
+	"github.com/disburse/disburse"
+)
 
 // OperatorScope is the scope of the operator API's keys; an organisation's
 // keys are scoped to its id.
 const OperatorScope = "operator"
 
-// IdempotencyRetention is how long a key is kept before the sweep deletes it.
-const IdempotencyRetention = 24 * time.Hour
+// Retention is how long a key is kept before the sweep deletes it.
+const Retention = 24 * time.Hour
 
-// DefaultIdempotencyLease is how long a claimed key counts as in flight
-// when nothing says otherwise: past it, the request that claimed it is
-// taken for dead, and a retry may run in its place.
-const DefaultIdempotencyLease = 10 * time.Minute
+// DefaultLease is how long a claimed key counts as in flight when nothing
+// says otherwise: past it, the request that claimed it is taken for dead,
+// and a retry may run in its place.
+const DefaultLease = 10 * time.Minute
 
-// MaxIdempotencyKeyLen is the longest Idempotency-Key accepted.
-const MaxIdempotencyKeyLen = 255
+// MaxKeyLen is the longest Idempotency-Key accepted.
+const MaxKeyLen = 255
 
 // The codes of an Idempotency-Key that cannot be used (contract section 2).
 const (
-	CodeIdempotencyKeyReused  Code = "idempotency_key_reused"  // 422: the key was used for another request
-	CodeIdempotencyInProgress Code = "idempotency_in_progress" // 409: the key's first request still runs
+	CodeKeyReused  disburse.Code = "idempotency_key_reused"  // 422: the key was used for another request
+	CodeInProgress disburse.Code = "idempotency_in_progress" // 409: the key's first request still runs
 )
 
-// ValidIdempotencyKey checks a key: 1 to 255 printable ASCII characters.
-func ValidIdempotencyKey(key string) error {
-	bad := len(key) == 0 || len(key) > MaxIdempotencyKeyLen
+// purgeBatchSize bounds one transaction of Purge, as the domain's purges
+// bound theirs: a sweep never holds its locks long.
+const purgeBatchSize = 1000
+
+// ValidKey checks a key: 1 to 255 printable ASCII characters.
+func ValidKey(key string) error {
+	bad := len(key) == 0 || len(key) > MaxKeyLen
 	for i := 0; i < len(key) && !bad; i++ {
 		bad = key[i] < 0x20 || key[i] > 0x7e
 	}
 	if bad {
-		return Invalid("Idempotency-Key", key, "the Idempotency-Key header must be 1 to 255 printable ASCII characters")
+		return disburse.Invalid("Idempotency-Key", key, "the Idempotency-Key header must be 1 to 255 printable ASCII characters")
 	}
 	return nil
 }
 
-// IdempotentRequest is a request that carries an Idempotency-Key.
-type IdempotentRequest struct {
+// Request is a request that carries an Idempotency-Key.
+type Request struct {
 	Scope        string // OperatorScope, or the organisation's id
 	Key          string // the header as sent
 	Method, Path string
@@ -66,7 +73,7 @@ type IdempotentRequest struct {
 	// from instead of keeping it (a submit's: every payment of the batch).
 	RefKind, RefID string
 	// Lease is how long the request may run before a retry takes it for
-	// dead; 0 means DefaultIdempotencyLease.
+	// dead; 0 means DefaultLease.
 	Lease time.Duration
 	// Render, when set, makes the request's answer from what its
 	// transaction wrote, so that the answer is kept in that transaction:
@@ -81,32 +88,32 @@ type IdempotentRequest struct {
 // Written is what a claimed request's transaction wrote, in the order it
 // wrote it: what Render makes the answer of.
 type Written struct {
-	Batch        *Batch // the last batch inserted or updated
-	Payments     []Payment
-	Organisation *Organisation
-	Accounts     []Account
-	Transfers    []Transfer
+	Batch        *disburse.Batch // the last batch inserted or updated
+	Payments     []disburse.Payment
+	Organisation *disburse.Organisation
+	Accounts     []disburse.Account
+	Transfers    []disburse.Transfer
 	// Member is the member registered: the one inserted, or, when the
 	// msisdn was a member already (MemberExisted), the one read back.
-	Member        *Member
+	Member        *disburse.Member
 	MemberExisted bool
 	// APIKey is the key issued, with its Secret in clear: the answer,
 	// which is sealed, is the one place it is kept.
-	APIKey *APIKey
+	APIKey *disburse.APIKey
 	// Feature is what the use case of a package beside the domain wrote
 	// through its own transaction port (Claim.Keep), for that package's
 	// renderers: the webhooks package's endpoint or delivery.
 	Feature any
 }
 
-// Claim is a request's hold on its key: Claimed runs the request's work
-// under it, FinishIdempotent keeps its answer.
+// Claim is a request's hold on its key: Keys.Claimed runs the request's
+// work under it, Keys.Finish keeps its answer.
 type Claim struct {
-	scope, keyHash, owner string
-	seal                  [32]byte // the answer's sealing key, from the key itself
-	refKind, refID        string
-	render                func(Written) (Answer, bool)
-	claimedAt             time.Time
+	hold           disburse.IdempotencyHold
+	seal           [32]byte // the answer's sealing key, from the key itself
+	refKind, refID string
+	render         func(Written) (Answer, bool)
+	claimedAt      time.Time
 }
 
 // Answer is what a request answered, as an idempotent replay returns it.
@@ -127,7 +134,7 @@ type Replay struct {
 	RefKind, RefID string
 }
 
-var errTakenOver = Errorf(CodeIdempotencyInProgress, "another request with this Idempotency-Key took over after this one ran past its time")
+var errTakenOver = disburse.Errorf(CodeInProgress, "another request with this Idempotency-Key took over after this one ran past its time")
 
 // errNoAnswer fails a claimed request's transaction whose route could not
 // make its answer from what it wrote: its work rolls back with its key,
@@ -138,55 +145,55 @@ var errNoAnswer = errors.New("idempotency: no answer made from what the transact
 // which no request commits (claimStore.Write).
 var errDoneUnanswered = errors.New("idempotency: a key done without an answer or a reference to rebuild it from")
 
-// BeginIdempotent claims req's key for this request (a nil Replay), or
-// returns the answer the key already has, or fails: 422 for a key used
-// with another request, 409 while the key's first request still runs.
-func (s *Service) BeginIdempotent(ctx context.Context, req IdempotentRequest) (*Claim, *Replay, error) {
-	if err := ValidIdempotencyKey(req.Key); err != nil {
+// Keys claims, seals and replays the Idempotency-Keys of one Service's
+// requests. It reads the Service's Clock, so that a test that moves the
+// clock moves the keys' leases and retention with it.
+type Keys struct {
+	svc   *disburse.Service
+	store Store
+}
+
+// New returns the Keys of svc's requests, kept in store: the caller that
+// opened svc's store hands over its Idempotency-Key store with it.
+func New(svc *disburse.Service, store Store) *Keys {
+	return &Keys{svc: svc, store: store}
+}
+
+// now is the time of one use of a key, as the Service reads its own: in
+// UTC, to the microsecond the stores keep.
+func (k *Keys) now() time.Time {
+	return k.svc.Clock().UTC().Truncate(time.Microsecond)
+}
+
+// Begin claims req's key for this request (a nil Replay), or returns the
+// answer the key already has, or fails: 422 for a key used with another
+// request, 409 while the key's first request still runs.
+func (k *Keys) Begin(ctx context.Context, req Request) (*Claim, *Replay, error) {
+	if err := ValidKey(req.Key); err != nil {
 		return nil, nil, err
 	}
 	lease := req.Lease
 	if lease <= 0 {
-		lease = DefaultIdempotencyLease
+		lease = DefaultLease
 	}
-	c := &Claim{scope: req.Scope, keyHash: hashed("key", req.Key), owner: NewID(), refKind: req.RefKind, refID: req.RefID, render: req.Render}
+	c := &Claim{hold: disburse.IdempotencyHold{Scope: req.Scope, KeyHash: hashed("key", req.Key), Owner: disburse.NewID()},
+		refKind: req.RefKind, refID: req.RefID, render: req.Render}
 	c.seal = sha256.Sum256([]byte("disburse idempotency answer\x00" + req.Scope + "\x00" + req.Key))
 	bodyHash := sha256.Sum256(req.Body)
 	fingerprint := hashed("request", req.Method+"\x00"+req.Path+"\x00"+req.Scope+"\x00"+hex.EncodeToString(bodyHash[:]))
-	now := s.now()
+	now := k.now()
 	c.claimedAt = now
-	fresh := IdempotencyKey{Scope: c.scope, KeyHash: c.keyHash, Fingerprint: fingerprint, Owner: c.owner, LeaseUntil: now.Add(lease), CreatedAt: now}
+	fresh := Key{Scope: c.hold.Scope, KeyHash: c.hold.KeyHash, Fingerprint: fingerprint, Owner: c.hold.Owner, LeaseUntil: now.Add(lease), CreatedAt: now}
 	for attempt := 1; ; attempt++ {
 		var replay *Replay
-		err := s.Store.Write(ctx, func(tx Tx) error {
-			replay = nil
-			k, err := tx.LockIdempotencyKey(ctx, c.scope, c.keyHash)
-			switch {
-			case errors.Is(err, ErrNotFound):
-				return tx.InsertIdempotencyKey(ctx, fresh)
-			case err != nil:
-				return err
-			case !k.CreatedAt.After(now.Add(-IdempotencyRetention)): // kept past its time, not swept yet
-				if err := tx.DeleteIdempotencyKey(ctx, c.scope, c.keyHash); err != nil {
-					return err
-				}
-				return tx.InsertIdempotencyKey(ctx, fresh)
-			case k.Fingerprint != fingerprint:
-				return Errorf(CodeIdempotencyKeyReused, "this Idempotency-Key was used with another request; use a new key for a new request")
-			case k.Status != 0 || k.Done && k.RefKind != "" && !k.LeaseUntil.After(now):
-				replay, err = c.open(k)
-				return err
-			case k.LeaseUntil.After(now):
-				return Errorf(CodeIdempotencyInProgress, "a request with this Idempotency-Key is still running; retry once it has answered")
-			case k.Done:
-				return errDoneUnanswered
-			default: // its request died before its work committed: run it here
-				return tx.TakeOverIdempotencyKey(ctx, c.scope, c.keyHash, c.owner, now.Add(lease))
-			}
+		err := k.store.Write(ctx, func(tx Tx) error {
+			var err error
+			replay, err = c.claim(ctx, tx, fresh, fingerprint, now.Add(lease))
+			return err
 		})
 		// Two first requests raced to insert the key: look again, to tell
 		// the loser the winner is in flight.
-		if errors.Is(err, ErrDuplicate) && attempt < 3 {
+		if errors.Is(err, disburse.ErrDuplicate) && attempt < 3 {
 			continue
 		}
 		if err != nil {
@@ -199,27 +206,54 @@ func (s *Service) BeginIdempotent(ctx context.Context, req IdempotentRequest) (*
 	}
 }
 
-// Claimed returns a copy of s whose every write transaction first marks
-// c's key done: the work and the key commit together, and a request whose
-// claim was taken over by a retry commits nothing. It is the Service a
-// handler runs its one use case with.
-func (s *Service) Claimed(c *Claim) *Service {
-	cp := *s
-	cp.Store = claimStore{Store: s.Store, c: c}
-	// A registration with a key runs in a transaction of its own, the one
-	// that answers the key, not in a group with others.
-	cp.registrations = nil
-	return &cp
+// claim takes c's key in tx: fresh when no one holds it, or a dead
+// request's, until leaseUntil; or returns the answer it already has.
+func (c *Claim) claim(ctx context.Context, tx Tx, fresh Key, fingerprint string, leaseUntil time.Time) (*Replay, error) {
+	now := fresh.CreatedAt
+	k, err := tx.LockIdempotencyKey(ctx, c.hold.Scope, c.hold.KeyHash)
+	switch {
+	case errors.Is(err, disburse.ErrNotFound):
+		return nil, tx.InsertIdempotencyKey(ctx, fresh)
+	case err != nil:
+		return nil, err
+	case !k.CreatedAt.After(now.Add(-Retention)): // kept past its time, not swept yet
+		if err := tx.DeleteIdempotencyKey(ctx, c.hold.Scope, c.hold.KeyHash); err != nil {
+			return nil, err
+		}
+		return nil, tx.InsertIdempotencyKey(ctx, fresh)
+	case k.Fingerprint != fingerprint:
+		return nil, disburse.Errorf(CodeKeyReused, "this Idempotency-Key was used with another request; use a new key for a new request")
+	case k.Status != 0 || k.Done && k.RefKind != "" && !k.LeaseUntil.After(now):
+		return c.open(k)
+	case k.LeaseUntil.After(now):
+		return nil, disburse.Errorf(CodeInProgress, "a request with this Idempotency-Key is still running; retry once it has answered")
+	case k.Done:
+		return nil, errDoneUnanswered
+	default: // its request died before its work committed: run it here
+		return nil, tx.TakeOverIdempotencyKey(ctx, c.hold, leaseUntil)
+	}
 }
 
-// claimStore is a Store whose writes carry a claim.
+// Claimed returns a copy of the Service whose every write transaction
+// first marks c's key done: the work and the key commit together, and a
+// request whose claim was taken over by a retry commits nothing. It is the
+// Service a handler runs its one use case with. A registration with a key
+// runs in a transaction of its own, the one that answers the key, not in
+// a group with others (disburse.Service.WithStore).
+func (k *Keys) Claimed(c *Claim) *disburse.Service {
+	return k.svc.WithStore(claimStore{Store: k.svc.Store, c: c})
+}
+
+// claimStore is a disburse.Store whose writes carry a claim.
 type claimStore struct {
-	Store
+	disburse.Store
 	c *Claim
 }
 
-func (cs claimStore) Write(ctx context.Context, fn func(Tx) error) error {
-	return cs.Store.Write(ctx, func(tx Tx) error {
+// Write runs fn in a transaction that marks the claim's key done first
+// and, when the claim renders its answer, keeps that answer last.
+func (cs claimStore) Write(ctx context.Context, fn func(disburse.Tx) error) error {
+	return cs.Store.Write(ctx, func(tx disburse.Tx) error {
 		return cs.c.Keep(ctx, tx, func(w *Written) error {
 			if cs.c.render == nil {
 				return fn(tx)
@@ -238,14 +272,14 @@ func (cs claimStore) Write(ctx context.Context, fn func(Tx) error) error {
 // the work commit together or not at all. Claimed's Service does this for
 // the domain's use cases; a package with a transaction port of its own
 // (webhooks) calls it with that port's transaction, which marks keys too.
-func (c *Claim) Keep(ctx context.Context, tx IdempotencyTx, work func(*Written) error) error {
+func (c *Claim) Keep(ctx context.Context, tx disburse.IdempotencyMarks, work func(*Written) error) error {
 	if c.render == nil && c.refKind == "" {
 		return errNoAnswer // neither kept nor rebuilt: nothing to replay
 	}
 	// First, so that on PostgreSQL the key's row stays locked until the
 	// work commits: a retry that finds the lease over waits for it.
-	if err := tx.MarkIdempotencyKeyDone(ctx, c.scope, c.keyHash, c.owner, c.refKind, c.refID); err != nil {
-		if errors.Is(err, ErrNotFound) {
+	if err := tx.MarkIdempotencyKeyDone(ctx, c.hold, c.refKind, c.refID); err != nil {
+		if errors.Is(err, disburse.ErrNotFound) {
 			return errTakenOver
 		}
 		return err
@@ -267,19 +301,19 @@ func (c *Claim) Keep(ctx context.Context, tx IdempotencyTx, work func(*Written) 
 	if err != nil {
 		return err
 	}
-	return tx.AnswerIdempotencyKey(ctx, c.scope, c.keyHash, c.owner, a.Status, sealed, c.claimedAt)
+	return tx.AnswerIdempotencyKey(ctx, c.hold, a.Status, sealed, c.claimedAt)
 }
 
 // writtenTx is a Tx that notes what a claimed request writes, for Render.
 // Where a use case reads back what it wrote (a member registered
 // already), the read after the write is noted too.
 type writtenTx struct {
-	Tx
+	disburse.Tx
 	written    Written
 	registered string // the msisdn an InsertMembers found a member already
 }
 
-func (w *writtenTx) InsertBatch(ctx context.Context, b Batch) error {
+func (w *writtenTx) InsertBatch(ctx context.Context, b disburse.Batch) error {
 	err := w.Tx.InsertBatch(ctx, b)
 	if err == nil {
 		w.written.Batch = &b
@@ -287,7 +321,7 @@ func (w *writtenTx) InsertBatch(ctx context.Context, b Batch) error {
 	return err
 }
 
-func (w *writtenTx) UpdateBatch(ctx context.Context, b Batch) error {
+func (w *writtenTx) UpdateBatch(ctx context.Context, b disburse.Batch) error {
 	err := w.Tx.UpdateBatch(ctx, b)
 	if err == nil {
 		w.written.Batch = &b
@@ -295,7 +329,7 @@ func (w *writtenTx) UpdateBatch(ctx context.Context, b Batch) error {
 	return err
 }
 
-func (w *writtenTx) InsertPayments(ctx context.Context, ps []Payment) error {
+func (w *writtenTx) InsertPayments(ctx context.Context, ps []disburse.Payment) error {
 	err := w.Tx.InsertPayments(ctx, ps)
 	if err == nil {
 		w.written.Payments = append(w.written.Payments, ps...)
@@ -303,7 +337,7 @@ func (w *writtenTx) InsertPayments(ctx context.Context, ps []Payment) error {
 	return err
 }
 
-func (w *writtenTx) InsertOrganisation(ctx context.Context, o Organisation) error {
+func (w *writtenTx) InsertOrganisation(ctx context.Context, o disburse.Organisation) error {
 	err := w.Tx.InsertOrganisation(ctx, o)
 	if err == nil {
 		w.written.Organisation = &o
@@ -311,7 +345,7 @@ func (w *writtenTx) InsertOrganisation(ctx context.Context, o Organisation) erro
 	return err
 }
 
-func (w *writtenTx) InsertAccount(ctx context.Context, a Account) error {
+func (w *writtenTx) InsertAccount(ctx context.Context, a disburse.Account) error {
 	err := w.Tx.InsertAccount(ctx, a)
 	if err == nil {
 		w.written.Accounts = append(w.written.Accounts, a)
@@ -319,7 +353,7 @@ func (w *writtenTx) InsertAccount(ctx context.Context, a Account) error {
 	return err
 }
 
-func (w *writtenTx) InsertTransfers(ctx context.Context, ts []Transfer) error {
+func (w *writtenTx) InsertTransfers(ctx context.Context, ts []disburse.Transfer) error {
 	err := w.Tx.InsertTransfers(ctx, ts)
 	if err == nil {
 		w.written.Transfers = append(w.written.Transfers, ts...)
@@ -327,7 +361,7 @@ func (w *writtenTx) InsertTransfers(ctx context.Context, ts []Transfer) error {
 	return err
 }
 
-func (w *writtenTx) InsertMembers(ctx context.Context, ms []Member) (map[string]bool, error) {
+func (w *writtenTx) InsertMembers(ctx context.Context, ms []disburse.Member) (map[string]bool, error) {
 	inserted, err := w.Tx.InsertMembers(ctx, ms)
 	if err != nil || len(ms) != 1 { // a claimed registration registers one
 		return inserted, err
@@ -341,7 +375,7 @@ func (w *writtenTx) InsertMembers(ctx context.Context, ms []Member) (map[string]
 }
 
 // Members notes the member read back after an insert found it registered.
-func (w *writtenTx) Members(ctx context.Context, msisdns []string) (map[string]Member, error) {
+func (w *writtenTx) Members(ctx context.Context, msisdns []string) (map[string]disburse.Member, error) {
 	ms, err := w.Tx.Members(ctx, msisdns)
 	if m, ok := ms[w.registered]; ok && err == nil && w.written.Member == nil {
 		w.written.Member, w.written.MemberExisted = &m, true
@@ -349,7 +383,7 @@ func (w *writtenTx) Members(ctx context.Context, msisdns []string) (map[string]M
 	return ms, err
 }
 
-func (w *writtenTx) InsertAPIKey(ctx context.Context, k APIKey) error {
+func (w *writtenTx) InsertAPIKey(ctx context.Context, k disburse.APIKey) error {
 	err := w.Tx.InsertAPIKey(ctx, k)
 	if err == nil {
 		w.written.APIKey = &k
@@ -357,11 +391,10 @@ func (w *writtenTx) InsertAPIKey(ctx context.Context, k APIKey) error {
 	return err
 }
 
-// FinishIdempotent keeps a's answer with c's key. A 5xx answer is not
-// kept: the key is released, so that a retry runs again, unless the work
-// had committed.
-func (s *Service) FinishIdempotent(ctx context.Context, c *Claim, a Answer) error {
-	now := s.now()
+// Finish keeps a's answer with c's key. A 5xx answer is not kept: the key
+// is released, so that a retry runs again, unless the work had committed.
+func (k *Keys) Finish(ctx context.Context, c *Claim, a Answer) error {
+	now := k.now()
 	var sealed []byte
 	if a.Status < 500 {
 		body := a.Body
@@ -373,26 +406,26 @@ func (s *Service) FinishIdempotent(ctx context.Context, c *Claim, a Answer) erro
 			return err
 		}
 	}
-	err := s.Store.Write(ctx, func(tx Tx) error {
+	err := k.store.Write(ctx, func(tx Tx) error {
 		if a.Status >= 500 {
-			return tx.ReleaseIdempotencyKey(ctx, c.scope, c.keyHash, c.owner, now)
+			return tx.ReleaseIdempotencyKey(ctx, c.hold, now)
 		}
-		return tx.AnswerIdempotencyKey(ctx, c.scope, c.keyHash, c.owner, a.Status, sealed, now)
+		return tx.AnswerIdempotencyKey(ctx, c.hold, a.Status, sealed, now)
 	})
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, disburse.ErrNotFound) {
 		return nil // taken over: the request that took it keeps its own answer
 	}
 	return err
 }
 
-// PurgeIdempotencyKeys deletes the keys past IdempotencyRetention; the
-// worker calls it every interval. It returns how many it deleted.
-func (s *Service) PurgeIdempotencyKeys(ctx context.Context) (int, error) {
+// Purge deletes the keys past Retention; the worker calls it every
+// interval. It returns how many it deleted.
+func (k *Keys) Purge(ctx context.Context) (int, error) {
 	total := 0
 	for ctx.Err() == nil {
 		var n int
-		err := s.Store.Write(ctx, func(tx Tx) (err error) {
-			n, err = tx.DeleteIdempotencyKeysBefore(ctx, s.now().Add(-IdempotencyRetention), purgeBatchSize)
+		err := k.store.Write(ctx, func(tx Tx) (err error) {
+			n, err = tx.DeleteIdempotencyKeysBefore(ctx, k.now().Add(-Retention), purgeBatchSize)
 			return err
 		})
 		total += n
@@ -425,11 +458,11 @@ func (c *Claim) sealAnswer(header map[string]string, body []byte) ([]byte, error
 	}
 	nonce := make([]byte, aead.NonceSize())
 	_, _ = rand.Read(nonce) // crypto/rand.Read never fails
-	return aead.Seal(nonce, nonce, plain, []byte(c.scope+"\x00"+c.keyHash)), nil
+	return aead.Seal(nonce, nonce, plain, c.sealedFor()), nil
 }
 
 // open returns k's answer as a Replay.
-func (c *Claim) open(k IdempotencyKey) (*Replay, error) {
+func (c *Claim) open(k Key) (*Replay, error) {
 	r := &Replay{Answer: Answer{Status: k.Status}, RefKind: k.RefKind, RefID: k.RefID}
 	if k.Status == 0 {
 		return r, nil
@@ -442,7 +475,7 @@ func (c *Claim) open(k IdempotencyKey) (*Replay, error) {
 	if len(k.Answer) < n {
 		return nil, fmt.Errorf("idempotency answer: sealed answer too short")
 	}
-	plain, err := aead.Open(nil, k.Answer[:n], k.Answer[n:], []byte(c.scope+"\x00"+c.keyHash))
+	plain, err := aead.Open(nil, k.Answer[:n], k.Answer[n:], c.sealedFor())
 	if err != nil {
 		return nil, fmt.Errorf("idempotency answer: %w", err)
 	}
@@ -457,6 +490,13 @@ func (c *Claim) open(k IdempotencyKey) (*Replay, error) {
 	return r, nil
 }
 
+// sealedFor is the data an answer is sealed with: the key's row, so that
+// an answer copied into another row does not open.
+func (c *Claim) sealedFor() []byte {
+	return []byte(c.hold.Scope + "\x00" + c.hold.KeyHash)
+}
+
+// aead is the cipher of c's answers, keyed from the Idempotency-Key.
 func (c *Claim) aead() (cipher.AEAD, error) {
 	block, err := aes.NewCipher(c.seal[:])
 	if err != nil {
