@@ -75,23 +75,9 @@ func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 	if chunk <= 0 {
 		chunk = disburse.DefaultLimits.MaxPaymentsPerRequest
 	}
-	res := &uploadResult{}
-	prog.set(backoffice.UploadChecking, 0, size, 0)
-	err = eachChunk(spool, chunk, res, func(rows *csvpayments.Reader, chunk []csvpayments.Row) error {
-		prog.set(backoffice.UploadChecking, rows.Offset(), size, int64(res.Rows))
-		err := p.svc.CheckPayments(csvpayments.Payments(chunk), o.ReferralsEnabled)
-		var e *disburse.Error
-		if errors.As(err, &e) && e.Code == disburse.CodeInvalid {
-			res.add(csvpayments.Placed(e, chunk)...)
-			return nil
-		}
-		return err
-	})
+	res, err := p.checkUpload(spool, size, chunk, o.ReferralsEnabled, prog)
 	if err != nil {
 		return err
-	}
-	if res.FailureCount == 0 && res.Rows == 0 {
-		res.add(csvpayments.Failure{Line: 1, Column: "file", Message: "the file holds no payments"})
 	}
 	if res.FailureCount > 0 {
 		return p.batchPage(w, r, http.StatusBadRequest, page{Upload: res})
@@ -99,22 +85,7 @@ func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 	if _, err := spool.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	added := 0
-	prog.set(backoffice.UploadAdding, 0, int64(res.Rows), int64(res.Rows))
-	err = eachChunk(spool, min(chunk, addChunk), &uploadResult{}, func(_ *csvpayments.Reader, chunk []csvpayments.Row) error {
-		clear := false
-		_, _, err := p.svc.AddPayments(r.Context(), org, b.ID, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: csvpayments.Payments(chunk)})
-		var e *disburse.Error
-		if errors.As(err, &e) && e.Code == disburse.CodeInvalid {
-			res.add(csvpayments.Placed(e, chunk)...)
-			return errStop
-		}
-		if err == nil {
-			added += len(chunk)
-			prog.set(backoffice.UploadAdding, int64(added), int64(res.Rows), int64(res.Rows))
-		}
-		return err
-	})
+	added, err := p.addUpload(r, org, b.ID, spool, min(chunk, addChunk), res, prog)
 	if errors.Is(err, errStop) {
 		msg := "Nothing was added."
 		if added > 0 {
@@ -126,6 +97,50 @@ func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return p.batchPage(w, r, http.StatusOK, page{Upload: res})
+}
+
+// checkUpload holds every row of the spooled file to the payments' rules,
+// chunk rows at a time, and returns the rows and their failures.
+func (p *portal) checkUpload(spool io.ReadSeeker, size int64, chunk int, referrals bool, prog *progress) (*uploadResult, error) {
+	res := &uploadResult{}
+	prog.set(backoffice.UploadChecking, 0, size, 0)
+	err := eachChunk(spool, chunk, res, func(rows *csvpayments.Reader, chunk []csvpayments.Row) error {
+		prog.set(backoffice.UploadChecking, rows.Offset(), size, int64(res.Rows))
+		err := p.svc.CheckPayments(csvpayments.Payments(chunk), referrals)
+		var e *disburse.Error
+		if errors.As(err, &e) && e.Code == disburse.CodeInvalid {
+			res.add(csvpayments.Placed(e, chunk)...)
+			return nil
+		}
+		return err
+	})
+	if err == nil && res.FailureCount == 0 && res.Rows == 0 {
+		res.add(csvpayments.Failure{Line: 1, Column: "file", Message: "the file holds no payments"})
+	}
+	return res, err
+}
+
+// addUpload adds the checked file's rows to the batch, chunk rows a
+// request, and returns how many it added. A chunk the service refuses
+// stops it with errStop, its failures in res.
+func (p *portal) addUpload(r *http.Request, org, batchID string, spool io.ReadSeeker, chunk int, res *uploadResult, prog *progress) (int, error) {
+	added := 0
+	prog.set(backoffice.UploadAdding, 0, int64(res.Rows), int64(res.Rows))
+	err := eachChunk(spool, chunk, &uploadResult{}, func(_ *csvpayments.Reader, chunk []csvpayments.Row) error {
+		clear := false
+		_, _, err := p.svc.AddPayments(r.Context(), org, batchID, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: csvpayments.Payments(chunk)})
+		var e *disburse.Error
+		if errors.As(err, &e) && e.Code == disburse.CodeInvalid {
+			res.add(csvpayments.Placed(e, chunk)...)
+			return errStop
+		}
+		if err == nil {
+			added += len(chunk)
+			prog.set(backoffice.UploadAdding, int64(added), int64(res.Rows), int64(res.Rows))
+		}
+		return err
+	})
+	return added, err
 }
 
 var errStop = errors.New("stop")

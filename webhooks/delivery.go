@@ -215,24 +215,7 @@ func (s *Service) recordEndpointOutcomes(ctx context.Context, tx Tx, outcomes []
 		} else if err != nil {
 			return err
 		}
-		changed := false
-		for _, a := range outcomes {
-			if a.body == nil || a.d.EndpointID != id {
-				continue
-			}
-			switch {
-			case a.ok && e.FailingSince.IsZero():
-			case a.ok:
-				e.FailingSince, changed = time.Time{}, true
-			case e.FailingSince.IsZero():
-				e.FailingSince, changed = a.at, true
-			case p.DisableAfter > 0 && e.Enabled && a.at.Sub(e.FailingSince) >= p.DisableAfter:
-				setEnabled(&e, false, fmt.Sprintf("disabled by the service: every delivery failed since %s", e.FailingSince.Format(time.RFC3339)))
-				changed = true
-				s.Log.WarnContext(ctx, "webhook endpoint disabled after failing", "endpoint", e.ID, "organisation", e.OrganisationID, "failingSince", e.FailingSince)
-			}
-		}
-		if !changed {
+		if !s.applyOutcomes(ctx, &e, outcomes, p) {
 			continue
 		}
 		e.UpdatedAt = s.now()
@@ -241,6 +224,30 @@ func (s *Service) recordEndpointOutcomes(ctx context.Context, tx Tx, outcomes []
 		}
 	}
 	return nil
+}
+
+// applyOutcomes moves e's failing time by its attempts among outcomes, in
+// order, and disables e once it has failed for p.DisableAfter. It reports
+// whether e changed.
+func (s *Service) applyOutcomes(ctx context.Context, e *Endpoint, outcomes []webhookAttempt, p Policy) bool {
+	changed := false
+	for _, a := range outcomes {
+		if a.body == nil || a.d.EndpointID != e.ID {
+			continue
+		}
+		switch {
+		case a.ok && e.FailingSince.IsZero():
+		case a.ok:
+			e.FailingSince, changed = time.Time{}, true
+		case e.FailingSince.IsZero():
+			e.FailingSince, changed = a.at, true
+		case p.DisableAfter > 0 && e.Enabled && a.at.Sub(e.FailingSince) >= p.DisableAfter:
+			setEnabled(e, false, fmt.Sprintf("disabled by the service: every delivery failed since %s", e.FailingSince.Format(time.RFC3339)))
+			changed = true
+			s.Log.WarnContext(ctx, "webhook endpoint disabled after failing", "endpoint", e.ID, "organisation", e.OrganisationID, "failingSince", e.FailingSince)
+		}
+	}
+	return changed
 }
 
 // webhookAttempts reads, in one transaction, the endpoints of the claimed

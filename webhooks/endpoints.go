@@ -204,24 +204,9 @@ func eventList(ts []disburse.EventType) string {
 // operator allows them. Delivery checks the address it connects to
 // again, since a name can resolve elsewhere later.
 func (s *Service) checkWebhookURL(ctx context.Context, raw string) string {
-	if raw == "" {
-		return "url is required"
-	}
-	if !disburse.ValidText(raw) || len(raw) > maxWebhookURL {
-		return fmt.Sprintf("url must be text of at most %d characters", maxWebhookURL)
-	}
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "":
-		return "url must be an absolute http or https URL"
-	case u.Scheme != "https" && u.Scheme != "http":
-		return "url must be an absolute http or https URL"
-	case u.User != nil:
-		return "url must not carry a user name or password"
-	case u.Scheme == "http" && !s.Config.AllowPrivate:
-		return "url must be https"
-	case s.Config.AllowPrivate:
-		return ""
+	u, problem := s.parseWebhookURL(raw)
+	if problem != "" || s.Config.AllowPrivate {
+		return problem
 	}
 	addrs, err := s.lookupHost(ctx, u.Hostname())
 	if err != nil || len(addrs) == 0 {
@@ -233,6 +218,29 @@ func (s *Service) checkWebhookURL(ctx context.Context, raw string) string {
 		}
 	}
 	return ""
+}
+
+// parseWebhookURL parses raw and says what is wrong with its form, if
+// anything: where it may point is checkWebhookURL's to say.
+func (s *Service) parseWebhookURL(raw string) (*url.URL, string) {
+	if raw == "" {
+		return nil, "url is required"
+	}
+	if !disburse.ValidText(raw) || len(raw) > maxWebhookURL {
+		return nil, fmt.Sprintf("url must be text of at most %d characters", maxWebhookURL)
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "":
+		return nil, "url must be an absolute http or https URL"
+	case u.Scheme != "https" && u.Scheme != "http":
+		return nil, "url must be an absolute http or https URL"
+	case u.User != nil:
+		return nil, "url must not carry a user name or password"
+	case u.Scheme == "http" && !s.Config.AllowPrivate:
+		return nil, "url must be https"
+	}
+	return u, ""
 }
 
 func (s *Service) lookupHost(ctx context.Context, host string) ([]netip.Addr, error) {

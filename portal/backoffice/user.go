@@ -70,8 +70,34 @@ type NewUser struct {
 // CreateUser creates a portal user and returns it with its password
 // (the one given, or a generated one), which is never stored in clear.
 func (s *Service) CreateUser(ctx context.Context, in NewUser) (User, string, error) {
-	var v disburse.Validation
 	email := normaliseEmail(in.Email)
+	password, err := checkNewUser(in, email)
+	if err != nil {
+		return User{}, "", err
+	}
+	u := User{ID: disburse.NewID(), Email: email, PasswordHash: HashPassword(password), Role: in.Role, OrganisationID: in.OrganisationID, CreatedAt: s.now()}
+	err = s.Store.WritePortal(ctx, func(tx Tx) error {
+		if u.Role == RoleOrganisation {
+			if _, err := tx.Organisation(ctx, u.OrganisationID); err != nil {
+				return orNotFound(err, "organisation")
+			}
+		}
+		err := tx.InsertPortalUser(ctx, u)
+		if errors.Is(err, disburse.ErrDuplicate) {
+			return disburse.Invalid("Email", email, "a portal user with this email exists already")
+		}
+		return err
+	})
+	if err != nil {
+		return User{}, "", err
+	}
+	return u, password, nil
+}
+
+// checkNewUser holds in to the rules of a user, every failure at once,
+// and returns its password: the one given, or a new one.
+func checkNewUser(in NewUser, email string) (string, error) {
+	var v disburse.Validation
 	if v.Text(-1, "Email", in.Email) && !plausibleEmail(email) {
 		v.Add(-1, "Email", in.Email, "email must look like name@example.org, at most 254 characters")
 	}
@@ -93,26 +119,7 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (User, string, err
 	} else if n := len([]rune(password)); n < minPasswordRunes || n > 200 || !disburse.ValidText(password) {
 		v.Add(-1, "Password", "", fmt.Sprintf("password must be %d to 200 characters, without control characters", minPasswordRunes))
 	}
-	if err := v.Err(); err != nil {
-		return User{}, "", err
-	}
-	u := User{ID: disburse.NewID(), Email: email, PasswordHash: HashPassword(password), Role: in.Role, OrganisationID: in.OrganisationID, CreatedAt: s.now()}
-	err := s.Store.WritePortal(ctx, func(tx Tx) error {
-		if u.Role == RoleOrganisation {
-			if _, err := tx.Organisation(ctx, u.OrganisationID); err != nil {
-				return orNotFound(err, "organisation")
-			}
-		}
-		err := tx.InsertPortalUser(ctx, u)
-		if errors.Is(err, disburse.ErrDuplicate) {
-			return disburse.Invalid("Email", email, "a portal user with this email exists already")
-		}
-		return err
-	})
-	if err != nil {
-		return User{}, "", err
-	}
-	return u, password, nil
+	return password, v.Err()
 }
 
 // ResetPassword gives the user with email a new generated password
