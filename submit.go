@@ -3,6 +3,7 @@ package disburse
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // Submit pays a DRAFT batch in one transaction (contract section 6): members
@@ -41,71 +42,94 @@ func (s *Service) SubmitSpooled(ctx context.Context, organisationID, batchID str
 		if b, err = ownBatch(ctx, tx, organisationID, batchID, true); err != nil {
 			return err
 		}
-		if err := checkAllowed(b, ActionSubmit); err != nil {
+		if err := checkSubmittable(ctx, tx, b); err != nil {
 			return err
-		}
-		if b.Summary.PaymentsCount == 0 {
-			return Errorf(CodeBatchEmpty, "the batch has no payments to submit")
-		}
-		float, err := tx.LockAccount(ctx, b.AccountID)
-		if err != nil {
-			return err
-		}
-		required := b.Summary.PaymentsAmount + b.Summary.ReferralsAmount
-		if float.Balance < required {
-			return &Error{Code: CodeInsufficientFloat, Message: fmt.Sprintf("the payout account holds %s, the batch needs %s", float.Balance, required), Required: required, Available: float.Balance}
 		}
 		org, err := tx.Organisation(ctx, b.OrganisationID)
 		if err != nil {
 			return err
 		}
-		// One buffer for every page, emptied before each: its slices'
-		// memory serves them all. The balances change once, after the
-		// last page, and the holding account's row is locked from then on.
-		m := writeBuffer{now: s.now(), balances: make(BalanceChanges)}
-		err = tx.PaymentPages(ctx, b.ID, PaymentDraft, s.pageSize(), func(page []Payment) error {
-			m.empty()
-			if err := s.pay(ctx, tx, &m, org, &b, page); err != nil {
-				return err
-			}
-			if err := m.flush(ctx, tx); err != nil {
-				return err
-			}
-			if spool != nil {
-				// After the writes, in this goroutine: nothing runs beside
-				// the money transaction.
-				spool.Page(page)
-			}
-			return nil
-		})
+		now, err := s.payPages(ctx, tx, org, &b, spool)
 		if err != nil {
 			return err
 		}
-		if err := m.applyBalances(ctx, tx); err != nil {
-			return err
-		}
-		b.SubmittedAt = m.now
-		b.Status = BatchOpen
-		if b.Summary.nothingPending() {
-			b.Status, b.ClosedAt = BatchClosed, m.now
-		} else {
-			// The date pay gave every held leg: the reversal sweep finds
-			// the batch by it (Tx.ClaimDueLegs).
-			b.ReversalDueAt = m.now.Add(org.ReversalPeriod)
-			if err := tx.InsertMemberCheck(ctx, b.ID, m.now); err != nil {
-				// A payee may register before this commits, unseen by both.
-				return err
-			}
-		}
-		if err := tx.UpdateBatch(ctx, b); err != nil {
-			return err
-		}
-		return insertEvents(ctx, tx, submitEvents(b)...)
+		return openSubmitted(ctx, tx, org, &b, now)
 	})
 	if err != nil {
 		return Batch{}, err
 	}
 	return b, nil
+}
+
+// checkSubmittable refuses a batch that cannot be submitted: not DRAFT,
+// empty, or more than its payout account holds (which it locks).
+func checkSubmittable(ctx context.Context, tx Tx, b Batch) error {
+	if err := checkAllowed(b, ActionSubmit); err != nil {
+		return err
+	}
+	if b.Summary.PaymentsCount == 0 {
+		return Errorf(CodeBatchEmpty, "the batch has no payments to submit")
+	}
+	float, err := tx.LockAccount(ctx, b.AccountID)
+	if err != nil {
+		return err
+	}
+	required := b.Summary.PaymentsAmount + b.Summary.ReferralsAmount
+	if float.Balance < required {
+		return &Error{Code: CodeInsufficientFloat, Message: fmt.Sprintf("the payout account holds %s, the batch needs %s", float.Balance, required), Required: required, Available: float.Balance}
+	}
+	return nil
+}
+
+// payPages pays the batch's DRAFT payments a page at a time, showing each
+// page to spool once written, then applies the balances, and returns the
+// submit's time.
+func (s *Service) payPages(ctx context.Context, tx Tx, org Organisation, b *Batch, spool AnswerSpool) (time.Time, error) {
+	// One buffer for every page, emptied before each: its slices'
+	// memory serves them all. The balances change once, after the
+	// last page, and the holding account's row is locked from then on.
+	m := writeBuffer{now: s.now(), balances: make(BalanceChanges)}
+	err := tx.PaymentPages(ctx, b.ID, PaymentDraft, s.pageSize(), func(page []Payment) error {
+		m.empty()
+		if err := s.pay(ctx, tx, &m, org, b, page); err != nil {
+			return err
+		}
+		if err := m.flush(ctx, tx); err != nil {
+			return err
+		}
+		if spool != nil {
+			// After the writes, in this goroutine: nothing runs beside
+			// the money transaction.
+			spool.Page(page)
+		}
+		return nil
+	})
+	if err != nil {
+		return time.Time{}, err
+	}
+	return m.now, m.applyBalances(ctx, tx)
+}
+
+// openSubmitted writes the paid batch OPEN, or CLOSED when nothing is
+// left pending, with its events.
+func openSubmitted(ctx context.Context, tx Tx, org Organisation, b *Batch, now time.Time) error {
+	b.SubmittedAt = now
+	b.Status = BatchOpen
+	if b.Summary.nothingPending() {
+		b.Status, b.ClosedAt = BatchClosed, now
+	} else {
+		// The date pay gave every held leg: the reversal sweep finds
+		// the batch by it (Tx.ClaimDueLegs).
+		b.ReversalDueAt = now.Add(org.ReversalPeriod)
+		if err := tx.InsertMemberCheck(ctx, b.ID, now); err != nil {
+			// A payee may register before this commits, unseen by both.
+			return err
+		}
+	}
+	if err := tx.UpdateBatch(ctx, *b); err != nil {
+		return err
+	}
+	return insertEvents(ctx, tx, submitEvents(*b)...)
 }
 
 // pay moves every leg of the DRAFT payments: to a member's wallet, or to the
