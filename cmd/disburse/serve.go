@@ -33,21 +33,8 @@ const shutdownGrace = 30 * time.Second
 // then stops taking requests, lets those in flight finish, stops the
 // workers after the work they hold, and returns nil: exit code 0.
 func serve(ctx context.Context, args []string) error {
-	var c config
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	c.flags(fs)
-	fs.BoolVar(&c.Demo, "demo", false, "create a demo organisation with float (once per database) and print an API key (and an admin token if none is set); listens on 127.0.0.1:8080 unless told otherwise")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if c.Demo {
-		c.WebhookAllowPrivate = true // a demo's receiver runs on the same machine
-	}
-	if c.Demo && !listenGiven(fs) {
-		// The demo prints an operator token: keep it off the network.
-		c.Listen = demoListen
-	}
-	if err := c.check(); err != nil {
+	c, err := serveConfig(args)
+	if err != nil {
 		return err
 	}
 	log, err := logs.New(os.Stderr, c.LogFormat, c.LogLevel)
@@ -76,13 +63,13 @@ func serve(ctx context.Context, args []string) error {
 
 	if c.Demo {
 		c.Listen = ln.Addr().String() // the portal address the demo prints is the one bound
-		if err := demo(ctx, svc, office, &c); err != nil {
+		if err := demo(ctx, svc, office, c); err != nil {
 			return err
 		}
 	}
 
 	keyStore := store.Idempotency()
-	loops := backgroundLoops(svc, office, hooks, idempotency.New(svc, keyStore), &c, log)
+	loops := backgroundLoops(svc, office, hooks, idempotency.New(svc, keyStore), c, log)
 	var metrics *metricsServer
 	apiConfig := httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log,
 		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keyStore, RateLimits: c.RateLimits, Webhooks: hooks}
@@ -109,6 +96,32 @@ func serve(ctx context.Context, args []string) error {
 
 	version, revision := buildVersion()
 	log.Info("disburse serving", "addr", ln.Addr().String(), "database", redact(c.DatabaseURL), "version", version, "revision", revision)
+	return runUntilDone(ctx, srv, ln, &workers, metrics, log)
+}
+
+// serveConfig reads serve's flags and variables, and checks them.
+func serveConfig(args []string) (*config, error) {
+	c := &config{}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	c.flags(fs)
+	fs.BoolVar(&c.Demo, "demo", false, "create a demo organisation with float (once per database) and print an API key (and an admin token if none is set); listens on 127.0.0.1:8080 unless told otherwise")
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	if c.Demo {
+		c.WebhookAllowPrivate = true // a demo's receiver runs on the same machine
+	}
+	if c.Demo && !listenGiven(fs) {
+		// The demo prints an operator token: keep it off the network.
+		c.Listen = demoListen
+	}
+	return c, c.check()
+}
+
+// runUntilDone serves on ln until ctx ends, then stops taking requests,
+// lets those in flight finish, and stops the workers after the work they
+// hold.
+func runUntilDone(ctx context.Context, srv *http.Server, ln net.Listener, workers *worker.Group, metrics *metricsServer, log *slog.Logger) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
@@ -122,7 +135,7 @@ func serve(ctx context.Context, args []string) error {
 	log.Info("shutting down: finishing requests in flight and claimed work")
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
-	err = srv.Shutdown(shutdownCtx)
+	err := srv.Shutdown(shutdownCtx)
 	workers.Stop()
 	err = errors.Join(err, metrics.stop(shutdownCtx))
 	if err != nil {
