@@ -16,7 +16,10 @@ func TestPaymentJSONGenerated(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile("payment_json_gen.go")
-	if err != nil || !bytes.Equal(got, want) {
-		t.Fatalf("payment_json_gen.go is stale (%v): run go generate ./... and commit it", err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("payment_json_gen.go is stale: run go generate ./... and commit it")
 	}
 }

@@ -16,7 +16,10 @@ func TestPaymentsGenerated(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile("payments_gen.go")
-	if err != nil || !bytes.Equal(got, want) {
-		t.Fatalf("payments_gen.go is stale (%v): run go generate ./... and commit it", err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("payments_gen.go is stale: run go generate ./... and commit it")
 	}
 }
