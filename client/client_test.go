@@ -18,7 +18,7 @@ import (
 )
 
 // TestGeneratedCodeIsCurrent fails when client.gen.go is not what
-// oapi-codegen makes of openapi.yaml today: run go generate ./client.
+// oapi-codegen makes of openapi.yaml today: run go generate ./... .
 func TestGeneratedCodeIsCurrent(t *testing.T) {
 	// The same settings, writing elsewhere: the checked-in file stays as it is.
 	dir := t.TempDir()
@@ -44,7 +44,7 @@ func TestGeneratedCodeIsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("client.gen.go is stale: run go generate ./client")
+		t.Errorf("client.gen.go is stale: run go generate ./... and commit it")
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -354,6 +355,63 @@ type Payment struct {
 	SubmittedAt        string      `json:"submittedAt"`
 	ReversalDueAt      string      `json:"reversalDueAt"`
 	CancelledAt        string      `json:"cancelledAt"`
+
+	// Other holds, as JSON text, the members that openapi.yaml's Payment
+	// schema declares and this type does not name: a new payment field is
+	// declared in the document, and a member it does not declare is
+	// still refused.
+	Other map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON reads a payment as ok reads every body, refusing a member
+// the contract does not name, with those of Other aside.
+func (p *Payment) UnmarshalJSON(b []byte) error {
+	type plain Payment // without this method
+	if strict(b, (*plain)(p)) == nil {
+		return nil
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(b, &members); err != nil {
+		return err
+	}
+	spec, err := apiDocument()
+	if err != nil {
+		return err
+	}
+	declared := spec.doc.Components.Schemas["Payment"].Value.Properties
+	named := map[string]bool{}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[Payment]()) {
+		named[strings.Split(f.Tag.Get("json"), ",")[0]] = true
+	}
+	var other map[string]json.RawMessage
+	for k, v := range members {
+		if _, ok := declared[k]; ok && !named[k] {
+			if other == nil {
+				other = map[string]json.RawMessage{}
+			}
+			other[k] = v
+			delete(members, k)
+		}
+	}
+	rest, err := json.Marshal(members)
+	if err != nil {
+		return err
+	}
+	*p = Payment{}
+	if err := strict(rest, (*plain)(p)); err != nil {
+		return err
+	}
+	p.Other = other
+	return nil
+}
+
+// strict decodes b into v as ok does: numbers as json.Number, and a
+// member v does not name is an error.
+func strict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
 
 type Account struct {

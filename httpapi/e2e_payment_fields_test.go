@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,32 +12,60 @@ import (
 
 // TestPaymentFieldPlaces: every field of a payment's request, found by
 // reflection over disburse.PaymentInput, is read from the body, checked,
-// stored and written in the answers. A new payment field touches three
-// places, and this test fails until it has reached each:
+// stored and written in the answers, on both stores. A new payment field
+// is hand-written in five places, and this test fails until it has
+// reached each (docs/code-map.md, "Adding a payment field"):
 //
 //  1. disburse.PaymentInput (payment_input.go): the field and its json
-//     tag, by which decode (httpapi/decode_fields.go) reads it;
-//  2. validatePayments (payment_input.go): its checks, and its copy into
-//     disburse.Payment (model.go), which the store keeps
-//     (sqlstore/payments.go and a migration in both engines);
-//  3. paymentJSON and toPayment (httpapi/json_types.go): its answer, which
-//     appendPayment (httpapi/payment_json.go) writes field by field from
-//     paymentJSON's own list.
+//     tag, by which decode (httpapi/decode_fields.go) reads it, and
+//     validatePayments: its checks and its copy into disburse.Payment;
+//  2. disburse.Payment (model.go), whose fields sqlstore stores
+//     (sqlstore/payments_gen.go, generated);
+//  3. a migration in postgres/migrations and 4. in sqlite/migrations;
+//  5. openapi.yaml: the PaymentInput schema, by which this test samples
+//     the field, and the Payment schema, from which paymentJSON and its
+//     writer are generated (httpapi/payment_json_gen.go).
 //
-// fieldSamples below is the test's own knowledge of the field: a value
-// its checks take and one they refuse.
+// Then go generate ./... writes the generated files.
 func TestPaymentFieldPlaces(t *testing.T) { eachStore(t, testPaymentFieldPlaces) }
 
-// fieldSamples is, for each JSON name of a payment's field, a value (as
-// JSON text) its checks take and one they refuse.
-var fieldSamples = map[string]struct{ good, bad string }{
-	"msisdn":         {`"254712345678"`, `"0712"`},
-	"amount":         {`12.34`, `1.001`},
-	"firstname":      {`"Amina"`, `"` + strings.Repeat("x", 101) + `"`},
-	"lastname":       {`"Bakari"`, `"a\u0000b"`},
-	"externalId":     {`"inv-1"`, `"` + strings.Repeat("x", 101) + `"`},
-	"referralAmount": {`2.50`, `0.5`},
-	"referralMsisdn": {`"447911123456"`, `"18002345678"`},
+// fieldSamples is, for the JSON names of the payment's fields whose rules
+// are more than text of a length, a value (as JSON text) their checks
+// take and values they refuse. Every other field is optional text of at
+// most its maxLength in openapi.yaml's PaymentInput schema (textSample).
+var fieldSamples = map[string]sample{
+	"msisdn":         {`"254712345678"`, []string{`"0712"`}},
+	"amount":         {`12.34`, []string{`1.001`}},
+	"referralAmount": {`2.50`, []string{`0.5`}},
+	"referralMsisdn": {`"447911123456"`, []string{`"18002345678"`}},
+}
+
+type sample struct {
+	good string
+	bad  []string
+}
+
+// textSample is the sample of a text field with the schema's maxLength
+// (and its first example, if it gives one): its example, or a value of its
+// whole length, is taken; one character more, or a NUL, is refused.
+func textSample(t *testing.T, name string) sample {
+	t.Helper()
+	spec, err := apiDocument()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := spec.doc.Components.Schemas["PaymentInput"].Value.Properties[name]
+	if ref == nil || ref.Value.MaxLength == nil || !ref.Value.Type.Is("string") {
+		t.Fatalf("PaymentInput's %q: no string schema with a maxLength in openapi.yaml's PaymentInput, and no sample in fieldSamples: add one", name)
+	}
+	n := int(*ref.Value.MaxLength)
+	good := strings.Repeat("x", n)
+	if len(ref.Value.Examples) > 0 {
+		if e, ok := ref.Value.Examples[0].(string); ok {
+			good = e
+		}
+	}
+	return sample{`"` + good + `"`, []string{`"` + strings.Repeat("x", n+1) + `"`, `"a\u0000b"`}}
 }
 
 func testPaymentFieldPlaces(t *testing.T, store opener) {
@@ -45,21 +74,22 @@ func testPaymentFieldPlaces(t *testing.T, store opener) {
 	b := h.createBatch(o, "fields")
 
 	var names []string
+	samples := maps.Clone(fieldSamples)
 	typ := reflect.TypeFor[disburse.PaymentInput]()
 	for i := range typ.NumField() {
 		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
 		if name == "-" {
 			continue
 		}
-		if _, ok := fieldSamples[name]; !ok {
-			t.Fatalf("PaymentInput.%s (%q) has no sample in fieldSamples: add one, and the field to the places above", typ.Field(i).Name, name)
+		if _, ok := samples[name]; !ok {
+			samples[name] = textSample(t, name)
 		}
 		names = append(names, name)
 	}
 	payment := func(with map[string]string) string {
 		var members []string
 		for _, n := range names {
-			v := fieldSamples[n].good
+			v := samples[n].good
 			if w, ok := with[n]; ok {
 				v = w
 			}
@@ -74,10 +104,10 @@ func testPaymentFieldPlaces(t *testing.T, store opener) {
 	for _, n := range names {
 		field := strings.ToUpper(n[:1]) + n[1:]
 		wrongType := `5`
-		if !strings.HasPrefix(fieldSamples[n].good, `"`) {
+		if !strings.HasPrefix(samples[n].good, `"`) {
 			wrongType = `"5"`
 		}
-		for _, v := range []string{fieldSamples[n].bad, wrongType} {
+		for _, v := range append(samples[n].bad, wrongType) {
 			fs := failures(t, h.addPayments(o, b.ID, false, payment(map[string]string{n: v})))
 			if len(fs) != 1 || fs[0].FieldName != field || fs[0].Index == nil || *fs[0].Index != 0 {
 				t.Errorf("%s %s: failures %+v, want one on %s at index 0", n, v, fs, field)
@@ -100,7 +130,7 @@ func testPaymentFieldPlaces(t *testing.T, store opener) {
 	} {
 		got := answered(t, r.body)
 		for _, n := range names {
-			if want := fieldSamples[n].good; string(got[n]) != want {
+			if want := samples[n].good; string(got[n]) != want {
 				t.Errorf("%s: answered %s = %s, want %s as sent", r.body, n, got[n], want)
 			}
 		}

@@ -107,37 +107,6 @@ func toBatch(b disburse.Batch) batchJSON {
 	}
 }
 
-type paymentJSON struct {
-	ID                 string                 `json:"id"`
-	BatchID            string                 `json:"batchId"`
-	Msisdn             string                 `json:"msisdn"`
-	Amount             disburse.Money         `json:"amount"`
-	Firstname          string                 `json:"firstname,omitempty"`
-	Lastname           string                 `json:"lastname,omitempty"`
-	ExternalID         string                 `json:"externalId,omitempty"`
-	StatusCode         disburse.PaymentStatus `json:"statusCode"`
-	SettledAt          dateTime               `json:"settledAt,omitzero"`
-	IsMember           bool                   `json:"isMember"`
-	ReferralAmount     disburse.Money         `json:"referralAmount,omitempty"`
-	ReferralMsisdn     string                 `json:"referralMsisdn,omitempty"`
-	ReferralStatusCode disburse.PaymentStatus `json:"referralStatusCode,omitempty"`
-	CreatedAt          dateTime               `json:"createdAt,omitzero"`
-	SubmittedAt        dateTime               `json:"submittedAt,omitzero"`
-	ReversalDueAt      dateTime               `json:"reversalDueAt,omitzero"`
-	CancelledAt        dateTime               `json:"cancelledAt,omitzero"`
-}
-
-func toPayment(p disburse.Payment) paymentJSON {
-	return paymentJSON{
-		ID: p.ID, BatchID: p.BatchID, Msisdn: p.Msisdn, Amount: p.Amount,
-		Firstname: p.Firstname, Lastname: p.Lastname, ExternalID: p.ExternalID,
-		StatusCode: p.Status, SettledAt: dateTime(p.SettledAt), IsMember: p.IsMember,
-		ReferralAmount: p.ReferralAmount, ReferralMsisdn: p.ReferralMsisdn, ReferralStatusCode: p.ReferralStatus,
-		CreatedAt: dateTime(p.CreatedAt), SubmittedAt: dateTime(p.SubmittedAt),
-		ReversalDueAt: dateTime(p.ReversalDueAt), CancelledAt: dateTime(p.CancelledAt),
-	}
-}
-
 // toList converts a list for a response; never nil, so an empty list is [] and not null.
 func toList[T, J any](in []T, convert func(T) J) []J {
 	out := make([]J, len(in))

@@ -6,13 +6,17 @@ import (
 	"github.com/disburse/disburse"
 )
 
+// paymentJSON, toPayment and appendPaymentJSON are generated from the
+// Payment schema of openapi.yaml and disburse.Payment into
+// payment_json_gen.go (internal/gen/paymentjson); TestPaymentJSONGenerated
+// fails when that file is stale.
+//
+//go:generate go run github.com/disburse/disburse/internal/gen paymentjson openapi.yaml payment_json_gen.go
+
 // appendPayment appends the bytes of json.Marshal(toPayment(p)), without
 // reflection: a submit writes up to a million payments, and json.Marshal
-// of each was a large share of a submit's CPU (docs/benchmarks.md). Its
-// body, appendPaymentJSON, is generated from paymentJSON's own fields
-// (payment_json_gen.go); TestAppendPaymentGenerated fails when the two
-// disagree, and TestAppendPaymentMatchesMarshal holds the bytes to
-// json.Marshal's.
+// of each was a large share of a submit's CPU (docs/benchmarks.md).
+// TestAppendPaymentMatchesMarshal holds its bytes to json.Marshal's.
 func appendPayment(dst []byte, p disburse.Payment) []byte {
 	j := toPayment(p)
 	return appendPaymentJSON(dst, &j)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/csvpayments"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -67,6 +68,17 @@ var funcs = template.FuncMap{
 		return d.String()
 	},
 	"operator": func(u backoffice.User) bool { return u.Role == backoffice.RoleOperator },
+	// csvColumns lists the columns of a payments file, the referral ones
+	// or the others, as the upload's hint shows them.
+	"csvColumns": func(referral bool) string {
+		var cs []string
+		for _, c := range csvpayments.Columns {
+			if strings.HasPrefix(c, "referral") == referral {
+				cs = append(cs, c)
+			}
+		}
+		return strings.Join(cs, ",")
+	},
 	// nextQuery is the query of a list's next page: its filters, with
 	// the cursor key set to cursor.
 	"nextQuery": func(filter map[string]string, key, cursor string) template.URL {

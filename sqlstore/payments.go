@@ -11,25 +11,12 @@ import (
 	"github.com/disburse/disburse"
 )
 
-const paymentColumns = `p.id, p.batch_id, p.organisation_id, p.msisdn, p.amount, p.firstname, p.lastname,
-	p.external_id, p.status, p.is_member, p.created_at, p.submitted_at, p.settled_at,
-	p.reversal_due_at, p.cancelled_at, p.referral_amount, p.referral_msisdn,
-	p.referral_status, p.referral_settled_at`
-
-// scanPayment scans the amounts and statuses into their plain types:
-// both drivers convert into a named type by reflection, value by value.
-func scanPayment(r scanner) (disburse.Payment, error) {
-	var p disburse.Payment
-	var amount, referralAmount int64
-	var status, referralStatus string
-	err := r.Scan(&p.ID, &p.BatchID, &p.OrganisationID, &p.Msisdn, &amount, &p.Firstname, &p.Lastname,
-		&p.ExternalID, &status, &p.IsMember, at(&p.CreatedAt), at(&p.SubmittedAt), at(&p.SettledAt),
-		at(&p.ReversalDueAt), at(&p.CancelledAt), &referralAmount, &p.ReferralMsisdn,
-		&referralStatus, at(&p.ReferralSettledAt))
-	p.Amount, p.ReferralAmount = disburse.Money(amount), disburse.Money(referralAmount)
-	p.Status, p.ReferralStatus = disburse.PaymentStatus(status), disburse.PaymentStatus(referralStatus)
-	return p, err
-}
+// A payment's columns, its scan and the columns of its insert
+// (paymentColumns, scanPayment, paymentFieldColumns) are generated from
+// disburse.Payment into payments_gen.go; TestPaymentsGenerated fails when
+// that file is stale.
+//
+//go:generate go run github.com/disburse/disburse/internal/gen paymentsql payments_gen.go
 
 func scanRowPayment(r *sql.Rows) (disburse.Payment, error) { return scanPayment(r) }
 
@@ -56,19 +43,8 @@ func paymentStateColumns(ps []disburse.Payment) []Column {
 // payments_external_id (migration 00016) refuses a taken external id:
 // ErrDuplicate, through insertRows.
 func (t *tx) InsertPayments(ctx context.Context, ps []disburse.Payment) error {
-	cols := append(paymentStateColumns(ps),
-		IDCol("batch_id", func(i int) string { return ps[i].BatchID }),
-		IDCol("organisation_id", func(i int) string { return ps[i].OrganisationID }),
-		TextCol("msisdn", func(i int) string { return ps[i].Msisdn }),
-		IntCol("amount", func(i int) int64 { return int64(ps[i].Amount) }),
-		TextCol("firstname", func(i int) string { return ps[i].Firstname }),
-		TextCol("lastname", func(i int) string { return ps[i].Lastname }),
-		TextCol("external_id", func(i int) string { return ps[i].ExternalID }),
-		OptTextCol("held_external_id", func(i int) string { return heldExternalID(ps[i]) }),
-		TimeCol("created_at", func(i int) time.Time { return ps[i].CreatedAt }),
-		IntCol("referral_amount", func(i int) int64 { return int64(ps[i].ReferralAmount) }),
-		TextCol("referral_msisdn", func(i int) string { return ps[i].ReferralMsisdn }),
-	)
+	cols := append(paymentFieldColumns(ps),
+		OptTextCol("held_external_id", func(i int) string { return heldExternalID(ps[i]) }))
 	return t.insertRows(ctx, "payments", cols, len(ps))
 }
 

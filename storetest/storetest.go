@@ -76,8 +76,8 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 }
 
 // SchemaFile compares got, the schema an engine's migrations build, with
-// the checked-in file name, or writes it when DISBURSE_UPDATE_SCHEMA is set
-// (docs/operations.md, "Migrations").
+// the checked-in file name, or writes it when DISBURSE_UPDATE_SCHEMA is set,
+// as go generate does (docs/operations.md, "Migrations").
 func SchemaFile(t *testing.T, name, got string) {
 	t.Helper()
 	if os.Getenv("DISBURSE_UPDATE_SCHEMA") != "" {
@@ -91,6 +91,6 @@ func SchemaFile(t *testing.T, name, got string) {
 		t.Fatal(err)
 	}
 	if string(want) != got {
-		t.Errorf("%s is not what the migrations build; run DISBURSE_UPDATE_SCHEMA=1 go test -run TestSchemaFile and commit it.\ngot:\n%s", name, got)
+		t.Errorf("%s is stale, not what the migrations build: run go generate ./... (with DISBURSE_TEST_POSTGRES_URL set) and commit it.\ngot:\n%s", name, got)
 	}
 }

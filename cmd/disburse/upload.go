@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strconv"
+	"strings"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -262,14 +264,20 @@ func sendRows(ctx context.Context, api *apiclient.API, errOut io.Writer, batchID
 // toWire is a checked row as the client sends it; a row without an
 // externalId gets one from the file's hash and its line.
 func toWire(r csvpayments.Row, hash string) apiclient.PaymentInput {
-	p := apiclient.PaymentInput{Msisdn: r.Payment.Msisdn, Amount: wire.MustAmount(string(r.Payment.Amount))}
-	opt := func(s string) *string {
-		if s == "" {
-			return nil
+	var p apiclient.PaymentInput
+	src, dst := reflect.ValueOf(r.Payment), reflect.ValueOf(&p).Elem()
+	for _, f := range wireText {
+		s := src.Field(f.from).String()
+		switch to := dst.Field(f.to); {
+		case to.Kind() == reflect.String:
+			to.SetString(s)
+		case s != "": // an optional field: nil when empty
+			v := reflect.New(to.Type().Elem())
+			v.Elem().SetString(s)
+			to.Set(v)
 		}
-		return &s
 	}
-	p.Firstname, p.Lastname, p.ReferralMsisdn = opt(r.Payment.Firstname), opt(r.Payment.Lastname), opt(r.Payment.ReferralMsisdn)
+	p.Amount = wire.MustAmount(string(r.Payment.Amount))
 	if r.Payment.ReferralAmount != "" {
 		a := wire.MustAmount(string(r.Payment.ReferralAmount))
 		p.ReferralAmount = &a
@@ -280,6 +288,40 @@ func toWire(r csvpayments.Row, hash string) apiclient.PaymentInput {
 	}
 	p.ExternalId = &ext
 	return p
+}
+
+// wireText pairs each text field of disburse.PaymentInput with the field
+// of the client's PaymentInput of the same JSON name, by which toWire
+// copies it: every field but the amounts (disburse.Number), which it
+// converts itself.
+var wireText = textFields(reflect.TypeFor[disburse.PaymentInput](), reflect.TypeFor[apiclient.PaymentInput]())
+
+type fieldPair struct{ from, to int }
+
+func textFields(from, to reflect.Type) []fieldPair {
+	byName := map[string]int{}
+	for i := range to.NumField() {
+		name, _, _ := strings.Cut(to.Field(i).Tag.Get("json"), ",")
+		byName[name] = i
+	}
+	var out []fieldPair
+	for i := range from.NumField() {
+		sf := from.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if sf.Type.Kind() != reflect.String || sf.Type == reflect.TypeFor[disburse.Number]() {
+			continue
+		}
+		// A field the client lacks (client.gen.go is stale) is left out;
+		// TestUploadSendsEveryColumn says so.
+		j, ok := byName[name]
+		if !ok {
+			continue
+		}
+		if t := to.Field(j).Type; t.Kind() == reflect.String || t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.String {
+			out = append(out, fieldPair{i, j})
+		}
+	}
+	return out
 }
 
 // progress is a bar on a terminal, plain lines otherwise.

@@ -10,23 +10,53 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/disburse/disburse"
 )
 
-// Columns are the columns a file may have; msisdn and amount are required.
-var Columns = []string{"msisdn", "amount", "firstname", "lastname", "externalId", "referralAmount", "referralMsisdn"}
+// Columns are the columns a file may have: the JSON names of
+// disburse.PaymentInput's fields, in its order; msisdn and amount are
+// required.
+var Columns, fields = columns()
 
-const (
-	colMsisdn = iota
-	colAmount
-	colFirstname
-	colLastname
-	colExternalID
-	colReferralAmount
-	colReferralMsisdn
+// The columns the reader needs by name.
+var (
+	colMsisdn         = columnOf("msisdn")
+	colAmount         = columnOf("amount")
+	colReferralAmount = columnOf("referralAmount")
+	colReferralMsisdn = columnOf("referralMsisdn")
 )
+
+// columns lists PaymentInput's JSON names and, for each, the index of its
+// field. Every field is text as the client wrote it (a string or a
+// disburse.Number), so that a cell is set as it is.
+func columns() (names []string, fields []int) {
+	t := reflect.TypeFor[disburse.PaymentInput]()
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "-" || !sf.IsExported() {
+			continue
+		}
+		if name == "" || sf.Type.Kind() != reflect.String {
+			panic(fmt.Sprintf("csvpayments: disburse.PaymentInput.%s needs a json name and a string type to be a column", sf.Name))
+		}
+		names, fields = append(names, name), append(fields, i)
+	}
+	return names, fields
+}
+
+// columnOf is the position of name in Columns.
+func columnOf(name string) int {
+	i := slices.Index(Columns, name)
+	if i < 0 {
+		panic("csvpayments: disburse.PaymentInput has no field " + name)
+	}
+	return i
+}
 
 // Failure is one reason a file or a row is refused, by line and column;
 // Column is empty when the whole line is at fault.
@@ -54,8 +84,8 @@ type Row struct {
 // the chunk it returns.
 type Reader struct {
 	r      *csv.Reader
-	index  [7]int // the position of each of Columns in a record, plus 1; 0 when absent
-	fields int    // fields in the header, and so in every row
+	index  []int // the position of each of Columns in a record, plus 1; 0 when absent
+	fields int   // fields in the header, and so in every row
 }
 
 // Open reads the header line. Every problem of the header is returned,
@@ -71,7 +101,7 @@ func Open(r io.Reader) (*Reader, []Failure) {
 	if err != nil {
 		return nil, []Failure{{Line: 1, Message: "the header line cannot be read: " + problem(err)}}
 	}
-	f := &Reader{r: cr, fields: len(header)}
+	f := &Reader{r: cr, index: make([]int, len(Columns)), fields: len(header)}
 	var failures []Failure
 	for i, name := range header {
 		name = strings.TrimSpace(strings.TrimPrefix(name, "\ufeff")) // a spreadsheet's byte-order mark
@@ -136,16 +166,13 @@ func (f *Reader) Next(n int) ([]Row, []Failure, error) {
 			failures = append(failures, Failure{Line: line, Message: fmt.Sprintf("the row has %d fields, the header %d", len(record), f.fields)})
 			continue
 		}
-		get := func(c int) string {
-			if i := f.index[c]; i != 0 {
-				return strings.TrimSpace(record[i-1])
+		rows = append(rows, Row{Line: line})
+		p := reflect.ValueOf(&rows[len(rows)-1].Payment).Elem()
+		for c, i := range f.index {
+			if i != 0 {
+				p.Field(fields[c]).SetString(strings.TrimSpace(record[i-1]))
 			}
-			return ""
 		}
-		rows = append(rows, Row{Line: line, Payment: disburse.PaymentInput{
-			Msisdn: get(colMsisdn), Amount: disburse.Number(get(colAmount)), Firstname: get(colFirstname), Lastname: get(colLastname),
-			ExternalID: get(colExternalID), ReferralAmount: disburse.Number(get(colReferralAmount)), ReferralMsisdn: get(colReferralMsisdn),
-		}})
 	}
 	return rows, failures, nil
 }

@@ -3,6 +3,7 @@ package csvpayments
 import (
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +12,17 @@ import (
 	"github.com/disburse/disburse"
 )
 
+// TestColumns: the columns are PaymentInput's JSON names, in its order.
+func TestColumns(t *testing.T) {
+	want := []string{"msisdn", "amount", "firstname", "lastname", "externalId"}
+	if diff := cmp.Diff(want, Columns[:len(want)]); diff != "" {
+		t.Errorf("Columns (-want +got):\n%s", diff)
+	}
+	if !slices.Contains(Columns, "referralAmount") || !slices.Contains(Columns, "referralMsisdn") {
+		t.Errorf("Columns %v lack the referral columns", Columns)
+	}
+}
+
 func TestOpenRefusesHeaders(t *testing.T) {
 	for _, tc := range []struct {
 		name, file string
@@ -18,7 +30,7 @@ func TestOpenRefusesHeaders(t *testing.T) {
 	}{
 		{"empty", "", []Failure{{Line: 1, Message: "the file is empty; it needs a header line, then one payment a line"}}},
 		{"unknown and twice", "msisdn,Amount,iban,MSISDN\n", []Failure{
-			{Line: 1, Column: "iban", Value: "iban", Message: "unknown column; the columns are msisdn,amount,firstname,lastname,externalId,referralAmount,referralMsisdn (any order)"},
+			{Line: 1, Column: "iban", Value: "iban", Message: "unknown column; the columns are " + strings.Join(Columns, ",") + " (any order)"},
 			{Line: 1, Column: "MSISDN", Value: "MSISDN", Message: "this column appears twice"},
 		}},
 		{"amount missing", "msisdn,firstname\n", []Failure{{Line: 1, Message: "the header has no amount column; msisdn and amount are required"}}},
