@@ -71,38 +71,51 @@ func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals b
 			v.Add(i, string(FieldMsisdn), p.Msisdn, msisdnMessage)
 		}
 		out[i].Amount = s.amount(v, i, FieldAmount, p.Amount, w)
-		if !w.report(v, i, FieldFirstname) && v.Text(i, "Firstname", p.Firstname) && len([]rune(p.Firstname)) > 100 {
-			v.Add(i, "Firstname", p.Firstname, "firstname is at most 100 characters")
-		}
-		if !w.report(v, i, FieldLastname) && v.Text(i, "Lastname", p.Lastname) && len([]rune(p.Lastname)) > 100 {
-			v.Add(i, "Lastname", p.Lastname, "lastname is at most 100 characters")
-		}
-		if !w.report(v, i, FieldExternalID) && p.ExternalID != "" && v.Text(i, "ExternalId", p.ExternalID) {
-			if len([]rune(p.ExternalID)) > 100 {
-				v.Add(i, "ExternalId", p.ExternalID, "externalId is at most 100 characters")
-			} else if first, dup := seenExternal[p.ExternalID]; dup {
-				v.Add(i, "ExternalId", p.ExternalID, "externalId is used by another payment of this request (index "+strconv.Itoa(first)+")")
-			} else {
-				seenExternal[p.ExternalID] = i
-			}
-		}
-		if !referrals {
-			continue // referral fields are ignored: not validated (types included), stored or returned
-		}
-		switch {
-		case p.ReferralAmount != "" || w.sent(FieldReferralAmount): // a null one is no referral
-			out[i].ReferralAmount = s.amount(v, i, FieldReferralAmount, p.ReferralAmount, w)
-			out[i].ReferralMsisdn = p.ReferralMsisdn
-			out[i].ReferralStatus = PaymentDraft
-			if !w.report(v, i, FieldReferralMsisdn) && !validReferral[i] {
-				v.Add(i, "ReferralMsisdn", p.ReferralMsisdn, "referralMsisdn is required with a referralAmount and must be an international number")
-			}
-		case p.ReferralMsisdn != "" || w.sent(FieldReferralMsisdn):
-			v.Add(i, "ReferralAmount", w[FieldReferralAmount].Value, "referralAmount is required with a referralMsisdn")
-			w.report(v, i, FieldReferralMsisdn)
+		checkPaymentTexts(v, i, p, seenExternal)
+		if referrals { // else referral fields are ignored: not validated (types included), stored or returned
+			s.checkReferral(v, i, p, &out[i], validReferral[i])
 		}
 	}
 	return out, nil
+}
+
+// checkPaymentTexts checks payment i's text fields; seenExternal holds
+// the external ids of the request's payments before it.
+func checkPaymentTexts(v *Validation, i int, p PaymentInput, seenExternal map[string]int) {
+	w := p.WrongTypes
+	if !w.report(v, i, FieldFirstname) && v.Text(i, "Firstname", p.Firstname) && len([]rune(p.Firstname)) > 100 {
+		v.Add(i, "Firstname", p.Firstname, "firstname is at most 100 characters")
+	}
+	if !w.report(v, i, FieldLastname) && v.Text(i, "Lastname", p.Lastname) && len([]rune(p.Lastname)) > 100 {
+		v.Add(i, "Lastname", p.Lastname, "lastname is at most 100 characters")
+	}
+	if !w.report(v, i, FieldExternalID) && p.ExternalID != "" && v.Text(i, "ExternalId", p.ExternalID) {
+		if len([]rune(p.ExternalID)) > 100 {
+			v.Add(i, "ExternalId", p.ExternalID, "externalId is at most 100 characters")
+		} else if first, dup := seenExternal[p.ExternalID]; dup {
+			v.Add(i, "ExternalId", p.ExternalID, "externalId is used by another payment of this request (index "+strconv.Itoa(first)+")")
+		} else {
+			seenExternal[p.ExternalID] = i
+		}
+	}
+}
+
+// checkReferral checks payment i's referral, of an organisation with
+// referrals, and copies it into out.
+func (s *Service) checkReferral(v *Validation, i int, p PaymentInput, out *Payment, validReferral bool) {
+	w := p.WrongTypes
+	switch {
+	case p.ReferralAmount != "" || w.sent(FieldReferralAmount): // a null one is no referral
+		out.ReferralAmount = s.amount(v, i, FieldReferralAmount, p.ReferralAmount, w)
+		out.ReferralMsisdn = p.ReferralMsisdn
+		out.ReferralStatus = PaymentDraft
+		if !w.report(v, i, FieldReferralMsisdn) && !validReferral {
+			v.Add(i, "ReferralMsisdn", p.ReferralMsisdn, "referralMsisdn is required with a referralAmount and must be an international number")
+		}
+	case p.ReferralMsisdn != "" || w.sent(FieldReferralMsisdn):
+		v.Add(i, "ReferralAmount", w[FieldReferralAmount].Value, "referralAmount is required with a referralMsisdn")
+		w.report(v, i, FieldReferralMsisdn)
+	}
 }
 
 // parallelChecks is the fewest payments whose msisdns are checked on

@@ -30,6 +30,7 @@ const (
 	kindInt                 // int64 or *int64: a whole number
 	kindList                // a slice of structs: an array of objects, read one by one
 	kindStrings             // []string: an array of strings, read whole
+	kindNone                // a type decode does not read
 )
 
 var (
@@ -78,29 +79,38 @@ func planOf(t reflect.Type) *structPlan {
 		if ft.Kind() == reflect.Pointer {
 			f.pointer, ft = true, ft.Elem()
 		}
-		switch {
-		case ft == numberType:
-			f.kind = kindNumber
-		case ft.Kind() == reflect.String:
-			f.kind = kindString
-		case ft.Kind() == reflect.Bool:
-			f.kind = kindBool
-		case ft.Kind() == reflect.Int64:
-			f.kind = kindInt
-		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String:
-			f.kind = kindStrings
-		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
-			f.kind, f.elements = kindList, planOf(ft.Elem())
-			if f.elements.wrongTypes < 0 {
-				panic(fmt.Sprintf("decode: %s has no WrongTypes field for its elements' wrong types", ft.Elem()))
-			}
-		default:
+		f.kind, f.elements = kindOf(ft)
+		if f.kind == kindNone {
 			panic(fmt.Sprintf("decode: %s.%s has a type decode does not read: %s", t, sf.Name, sf.Type))
 		}
 		p.fields = append(p.fields, f)
 	}
 	actual, _ := plans.LoadOrStore(t, p)
 	return actual.(*structPlan)
+}
+
+// kindOf is how decode reads a field of type ft, and for a list of
+// structs their plan; kindNone for a type it does not read.
+func kindOf(ft reflect.Type) (kind, *structPlan) {
+	switch {
+	case ft == numberType:
+		return kindNumber, nil
+	case ft.Kind() == reflect.String:
+		return kindString, nil
+	case ft.Kind() == reflect.Bool:
+		return kindBool, nil
+	case ft.Kind() == reflect.Int64:
+		return kindInt, nil
+	case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.String:
+		return kindStrings, nil
+	case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
+		elements := planOf(ft.Elem())
+		if elements.wrongTypes < 0 {
+			panic(fmt.Sprintf("decode: %s has no WrongTypes field for its elements' wrong types", ft.Elem()))
+		}
+		return kindList, elements
+	}
+	return kindNone, nil
 }
 
 // field is the field the member name is read into, or nil: an exact match
@@ -207,19 +217,31 @@ func (rd *reader) value(f *fieldPlan, fv reflect.Value) (*disburse.WrongType, er
 	if err != nil {
 		return nil, err
 	}
-	k := v.Kind()
-	if k == 'n' { // null: no value, as encoding/json has it, but where a number is due
-		if f.kind == kindNumber {
-			return &disburse.WrongType{Value: "null", Message: must(f.name, "a number"), Null: true}, nil
-		}
-		if f.pointer || f.kind == kindList || f.kind == kindStrings {
-			fv.SetZero()
-		}
-		return nil, nil
+	if v.Kind() == 'n' {
+		return null(f, fv), nil
 	}
 	if f.kind == kindStrings {
 		return rd.strings(f, v, fv), nil
 	}
+	return rd.scalar(f, v, fv), nil
+}
+
+// null is a JSON null for f: no value, as encoding/json has it, but a
+// wrong type where a number is due.
+func null(f *fieldPlan, fv reflect.Value) *disburse.WrongType {
+	if f.kind == kindNumber {
+		return &disburse.WrongType{Value: "null", Message: must(f.name, "a number"), Null: true}
+	}
+	if f.pointer || f.kind == kindList || f.kind == kindStrings {
+		fv.SetZero()
+	}
+	return nil
+}
+
+// scalar stores a string, number or boolean v in fv, or returns its wrong
+// type when f takes another kind.
+func (rd *reader) scalar(f *fieldPlan, v jsontext.Value, fv reflect.Value) *disburse.WrongType {
+	k := v.Kind()
 	switch {
 	case f.kind == kindString && k == '"':
 		fv.SetString(unquote(v, rd.buf))
@@ -230,16 +252,16 @@ func (rd *reader) value(f *fieldPlan, fv reflect.Value) (*disburse.WrongType, er
 	case f.kind == kindInt && k == '0':
 		n, err := strconv.ParseInt(string(v), 10, 64)
 		if err != nil {
-			return &disburse.WrongType{Value: valueText(v), Message: must(f.name, "a whole number")}, nil
+			return &disburse.WrongType{Value: valueText(v), Message: must(f.name, "a whole number")}
 		}
 		set(fv, f.pointer, reflect.ValueOf(n))
 	default:
 		if f.kind == kindList {
 			fv.SetZero()
 		}
-		return &disburse.WrongType{Value: valueText(v), Message: must(f.name, takes[f.kind])}, nil
+		return &disburse.WrongType{Value: valueText(v), Message: must(f.name, takes[f.kind])}
 	}
-	return nil, nil
+	return nil
 }
 
 // takes names, for a wrong type's message, the JSON value each kind takes.
