@@ -114,6 +114,7 @@ func colType(col string) string {
 	}
 }
 
+// paymentFields are disburse.Payment's exported fields as columns.
 func paymentFields() ([]field, error) {
 	t := reflect.TypeFor[disburse.Payment]()
 	var out []field
@@ -122,30 +123,9 @@ func paymentFields() ([]field, error) {
 		if !sf.IsExported() {
 			continue
 		}
-		f := field{name: sf.Name, column: snake(sf.Name), dest: "&p." + sf.Name}
-		v := "ps[i]." + sf.Name
-		named := sf.Type.PkgPath() != "" // a type of the domain, scanned into its basic type
-		if named && sf.Type != reflect.TypeFor[time.Time]() && sf.Type.PkgPath() != t.PkgPath() {
-			return nil, fmt.Errorf("paymentsql: disburse.Payment.%s: no column for %s; add one to internal/gen/paymentsql", sf.Name, sf.Type)
-		}
-		switch {
-		case sf.Type == reflect.TypeFor[time.Time]():
-			f.col, f.value, f.dest = "TimeCol", v, "at(&p."+sf.Name+")"
-		case sf.Type.Kind() == reflect.String && ids[sf.Name] && !named:
-			f.col, f.value = "IDCol", v
-		case sf.Type.Kind() == reflect.String:
-			f.col, f.value, f.basic = "TextCol", v, "string"
-		case sf.Type.Kind() == reflect.Int64:
-			f.col, f.value, f.basic = "IntCol", v, "int64"
-		case sf.Type.Kind() == reflect.Bool:
-			f.col, f.value, f.basic = "BoolCol", v, "bool"
-		default:
-			return nil, fmt.Errorf("paymentsql: disburse.Payment.%s: no column for %s; add one to internal/gen/paymentsql", sf.Name, sf.Type)
-		}
-		if named && f.basic != "" {
-			f.temp = strings.ToLower(sf.Name[:1]) + sf.Name[1:]
-			f.dest = "&" + f.temp
-			f.value = f.basic + "(" + v + ")"
+		f, err := fieldOf(sf, t.PkgPath())
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, f)
 	}
@@ -155,6 +135,38 @@ func paymentFields() ([]field, error) {
 		}
 	}
 	return out, nil
+}
+
+// fieldOf is the column of one field of a type of package domain.
+func fieldOf(sf reflect.StructField, domain string) (field, error) {
+	f := field{name: sf.Name, column: snake(sf.Name), dest: "&p." + sf.Name}
+	v := "ps[i]." + sf.Name
+	isTime := sf.Type == reflect.TypeFor[time.Time]()
+	named := sf.Type.PkgPath() != "" // a type of the domain, scanned into its basic type
+	noColumn := fmt.Errorf("paymentsql: disburse.Payment.%s: no column for %s; add one to internal/gen/paymentsql", sf.Name, sf.Type)
+	if named && !isTime && sf.Type.PkgPath() != domain {
+		return f, noColumn
+	}
+	switch {
+	case isTime:
+		f.col, f.value, f.dest = "TimeCol", v, "at(&p."+sf.Name+")"
+	case sf.Type.Kind() == reflect.String && ids[sf.Name] && !named:
+		f.col, f.value = "IDCol", v
+	case sf.Type.Kind() == reflect.String:
+		f.col, f.value, f.basic = "TextCol", v, "string"
+	case sf.Type.Kind() == reflect.Int64:
+		f.col, f.value, f.basic = "IntCol", v, "int64"
+	case sf.Type.Kind() == reflect.Bool:
+		f.col, f.value, f.basic = "BoolCol", v, "bool"
+	default:
+		return f, noColumn
+	}
+	if named && f.basic != "" {
+		f.temp = strings.ToLower(sf.Name[:1]) + sf.Name[1:]
+		f.dest = "&" + f.temp
+		f.value = f.basic + "(" + v + ")"
+	}
+	return f, nil
 }
 
 // snake is a Go name in snake case: "OrganisationID" is organisation_id.
