@@ -18,7 +18,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, organisationID string) (APIK
 }
 
 // CreateAPIKeyBy issues an API key to an organisation. The key is returned once
-// and only its hash is stored (contract section 3).
+// and only its hash is stored (docs/api.md section 3).
 func (s *Service) CreateAPIKeyBy(ctx context.Context, actor Actor, organisationID string) (APIKey, string, error) {
 	if !ValidID(organisationID) {
 		return APIKey{}, "", notFound("organisation")
@@ -107,7 +107,7 @@ func (s *Service) Authenticate(ctx context.Context, token string) (string, error
 		return "", ErrUnauthorized
 	}
 	// Read afresh on every request, never cached: a revoked key's tokens
-	// must stop at once on every replica (contract section 3).
+	// must stop at once on every replica (docs/api.md section 3).
 	t, err := s.Store.TokenByHash(ctx, HashSecret(token))
 	if errors.Is(err, ErrNotFound) {
 		return "", ErrUnauthorized

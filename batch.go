@@ -15,13 +15,13 @@ type BatchInput struct {
 	WrongTypes WrongTypes `json:"-"`
 }
 
-// ListQuery is the raw query of a list call (contract section 4): statusCode,
+// ListQuery is the raw query of a list call (docs/api.md section 4): statusCode,
 // externalId, skip and take, as the client sent them.
 type ListQuery struct {
 	StatusCode, ExternalID, Skip, Take string
 }
 
-// maxTake is both the default and the upper bound of take (spec 4.1 rule 2).
+// maxTake is both the default and the upper bound of take (docs/api.md section S4.1 rule 2).
 const maxTake = 1000
 
 func validateBatchInput(in BatchInput) error {

@@ -10,7 +10,7 @@ import (
 // again on the OPEN path, which locks in another order.
 var errBatchSubmitted = errors.New("batch submitted while cancelling")
 
-// Cancel cancels a DRAFT or OPEN batch (contract section 6). From DRAFT no
+// Cancel cancels a DRAFT or OPEN batch (docs/api.md section 6). From DRAFT no
 // money has moved, so its payments are simply CANCELLED. From OPEN every
 // PENDING leg's funds return from the holding account to the float; SETTLED
 // legs stay settled.

@@ -6,10 +6,10 @@ import (
 )
 
 // Code names a kind of failure a client can act on. The HTTP adapter maps each
-// code to one status (contract section 2); anything without a code is internal.
+// code to one status (docs/api.md section 2); anything without a code is internal.
 type Code string
 
-// The error codes of contract section 2.
+// The error codes of docs/api.md section 2.
 const (
 	CodeInvalid           Code = "invalid"            // 400, with field failures
 	CodeUnauthorized      Code = "unauthorized"       // 401
@@ -22,7 +22,7 @@ const (
 	CodeInternal          Code = "internal"           // 500
 )
 
-// FieldError is one validation failure, in the shape of spec 7.1.
+// FieldError is one validation failure, in the shape of docs/api.md section S7.1.
 // Index is the payment's position in the request, or nil for request-level failures.
 type FieldError struct {
 	ErrorMessage string `json:"errorMessage"`

@@ -14,7 +14,7 @@ func NewID() string {
 }
 
 // ValidID reports whether s is a UUID in the canonical lower-case form the
-// service hands out. Anything else in a path is a 404 (contract section 1).
+// service hands out. Anything else in a path is a 404 (docs/api.md section 1).
 func ValidID(s string) bool {
 	if len(s) != 36 {
 		return false

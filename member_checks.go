@@ -11,7 +11,7 @@ const memberCheckSize = 1000
 
 // SettleMembersPending settles, in every batch a submit has queued, each
 // leg still PENDING to someone who is now a member: holding → wallet, as
-// a registration does (contract section 6, "Registration").
+// a registration does (docs/api.md section 6, "Registration").
 //
 // Why it exists: a submit reads membership a page at a time while its
 // transaction is open, and a registration cannot see the submit's legs

@@ -8,8 +8,8 @@ func pushMessage(org Organisation, amount Money) string {
 }
 
 // smsMessages returns the text that tells a non-member who sent them
-// money, how much, and by when they must register to receive it (spec
-// section 6), as a function of the amount: the date is formatted once for
+// money, how much, and by when they must register to receive it (docs/api.md
+// section S6), as a function of the amount: the date is formatted once for
 // all of a submit's pending legs.
 func smsMessages(org Organisation, due time.Time) func(Money) string {
 	head := org.Name + " sent you " + org.Currency + " "

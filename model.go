@@ -3,7 +3,7 @@ package disburse
 import "time"
 
 // Organisation pays from its payout accounts. Its settings are the operator's
-// to change (contract section 7), never the organisation's.
+// to change (docs/api.md section 7), never the organisation's.
 type Organisation struct {
 	ID               string
 	Name             string
@@ -40,7 +40,7 @@ type Account struct {
 	Msisdn         string // wallets only
 	CreatedAt      time.Time
 	// HeldBalance is what the holding account holds for this payout account's
-	// pending legs (contract section 5); filled by Accounts only.
+	// pending legs (docs/api.md section 5); filled by Accounts only.
 	HeldBalance Money
 }
 
@@ -78,7 +78,7 @@ type Member struct {
 	RegisteredAt time.Time
 }
 
-// Summary totals a batch's payments (spec 2.2, contract 4.2). Amounts are
+// Summary totals a batch's payments (docs/api.md sections S2.2 and 4.2). Amounts are
 // those of the payments themselves; referral legs count only in
 // ReferralsAmount and HeldAmount.
 type Summary struct {
@@ -229,7 +229,7 @@ type Notification struct {
 	SentAt        time.Time
 }
 
-// StatementEntry is one payment or referral leg settled to a member (spec 1.9).
+// StatementEntry is one payment or referral leg settled to a member (docs/api.md section S1.9).
 type StatementEntry struct {
 	PaymentID        string
 	Leg              Leg

@@ -9,7 +9,7 @@ import (
 // Money is an amount in minor units (cents). It never passes through a float.
 type Money int64
 
-// MinAmount is the smallest payment amount (spec 4.2: one currency unit).
+// MinAmount is the smallest payment amount (docs/api.md section S4.2: one currency unit).
 const MinAmount Money = 100
 
 // ParseMoney reads the text of a JSON number as an amount with at most two
@@ -63,5 +63,5 @@ func twoDigits(v uint64) string {
 	return strconv.FormatUint(v, 10)
 }
 
-// MarshalJSON writes the amount as a JSON number with two decimals (contract section 1).
+// MarshalJSON writes the amount as a JSON number with two decimals (docs/api.md section 1).
 func (m Money) MarshalJSON() ([]byte, error) { return []byte(m.String()), nil }

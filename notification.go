@@ -17,7 +17,7 @@ type Notifier interface {
 }
 
 // DeliveryPolicy says how the delivery worker retries and how long it may
-// hold work (contract section 8).
+// hold work (docs/api.md section 8).
 type DeliveryPolicy struct {
 	MaxAttempts int           // after this many failures a notification is FAILED
 	BaseBackoff time.Duration // wait after the first failure; doubles each time

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// NewOrganisation is the operator's request to create an organisation (contract section 7).
+// NewOrganisation is the operator's request to create an organisation (docs/api.md section 7).
 type NewOrganisation struct {
 	Name               string
 	Currency           string // default DefaultCurrency
@@ -123,7 +123,7 @@ func (s *Service) UpdateSettings(ctx context.Context, id string, in Settings) (O
 }
 
 // UpdateSettingsBy changes an organisation's settings. A new reversal period
-// applies to batches submitted after the change (contract section 6).
+// applies to batches submitted after the change (docs/api.md section 6).
 func (s *Service) UpdateSettingsBy(ctx context.Context, actor Actor, id string, in Settings) (Organisation, []Account, error) {
 	if !ValidID(id) {
 		return Organisation{}, nil, notFound("organisation")

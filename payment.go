@@ -10,7 +10,7 @@ import (
 )
 
 // AddPayments validates and adds payments to a DRAFT batch, all or nothing
-// (spec 4.2, contract 4.1). It returns the batch and the payments added.
+// (docs/api.md sections S4.2 and 4.1). It returns the batch and the payments added.
 func (s *Service) AddPayments(ctx context.Context, organisationID, batchID string, in AddPaymentsInput) (Batch, []Payment, error) {
 	if !ValidID(batchID) {
 		return Batch{}, nil, notFound("batch")

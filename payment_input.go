@@ -34,7 +34,7 @@ const (
 
 // Number is an amount as the client wrote it: the text of a JSON number
 // ("150.00", "1e2", "-5"), or empty when absent. It is checked exactly by
-// ParseMoney, never through a float (contract section 1).
+// ParseMoney, never through a float (docs/api.md section 1).
 type Number string
 
 // AddPaymentsInput is the body of POST /batches/{id}/payments. ClearExisting
@@ -45,10 +45,10 @@ type AddPaymentsInput struct {
 	WrongTypes    WrongTypes     `json:"-"` // of ClearExisting and Payments
 }
 
-// msisdnMessage explains the msisdn rules of contract section 1.
+// msisdnMessage explains the msisdn rules of docs/api.md section 1.
 const msisdnMessage = "msisdn must be an international number: country code first, 8 to 15 digits, no leading zero or plus sign"
 
-// validatePayments checks every payment on its own (spec 4.2, contract 4.1)
+// validatePayments checks every payment on its own (docs/api.md sections S4.2 and 4.1)
 // and returns the payments built from the valid inputs. Checks that need the
 // database (external ids in use, the batch limit) come later, in the
 // transaction, into the same Validation.

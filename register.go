@@ -11,7 +11,7 @@ import (
 
 // RegisterMember makes msisdn a member and, in the same transaction, settles
 // every leg pending to it in every organisation: holding → wallet. A batch
-// left with nothing pending closes (contract section 6). Registering an
+// left with nothing pending closes (docs/api.md section 6). Registering an
 // existing member changes nothing and returns it with created false.
 func (s *Service) RegisterMember(ctx context.Context, in Member) (Member, bool, error) {
 	return s.RegisterMemberBy(ctx, ActorOperatorAPI, in)

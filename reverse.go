@@ -11,7 +11,7 @@ const reverseBatchSize = 1000
 
 // ReverseDue reverses every leg whose reversal date has passed: its funds go
 // from the holding account back to the batch's float and it becomes
-// CANCELLED (spec 1.7). It works in transactions of up to reverseBatchSize
+// CANCELLED (docs/api.md section S1.7). It works in transactions of up to reverseBatchSize
 // payments until none is due, and returns how many payments it changed.
 // Rows another process holds are skipped, so replicas can sweep at once.
 // When ctx ends it finishes the transaction it is in and stops.

@@ -7,21 +7,21 @@ import (
 	"github.com/disburse/disburse/internal/groupcommit"
 )
 
-// Limits are the configurable bounds of contract 4.1.
+// Limits are the configurable bounds of docs/api.md section 4.1.
 type Limits struct {
 	MaxPaymentsPerRequest int   // default 100,000
 	MaxPaymentsPerBatch   int64 // non-deleted payments; default 1,000,000
 	MaxAmount             Money // per payment and per referral; default 1,000,000.00
 }
 
-// DefaultLimits are the contract's defaults.
+// DefaultLimits are the defaults of docs/api.md section 4.1.
 var DefaultLimits = Limits{
 	MaxPaymentsPerRequest: 100_000,
 	MaxPaymentsPerBatch:   1_000_000,
 	MaxAmount:             1_000_000 * 100,
 }
 
-// DefaultReversalPeriod is spec 1.7's default.
+// DefaultReversalPeriod is docs/api.md section S1.7's default.
 const DefaultReversalPeriod = 60 * 24 * time.Hour
 
 // DefaultCurrency is an organisation's currency when the operator names none.
@@ -51,7 +51,7 @@ type Service struct {
 // notifications stay a few megabytes (docs/benchmarks.md).
 const DefaultPageSize = 10_000
 
-// NewService returns a Service with the contract's defaults.
+// NewService returns a Service with the defaults of docs/api.md.
 func NewService(store Store) *Service {
 	s := &Service{
 		Store:    store,

@@ -3,7 +3,7 @@ package disburse
 import "context"
 
 // Statement is a member's wallet: its balance and one entry per settled
-// payment or referral leg (spec 1.9).
+// payment or referral leg (docs/api.md section S1.9).
 type Statement struct {
 	Msisdn   string
 	Wallets  []Account

@@ -1,6 +1,6 @@
 package disburse
 
-// BatchStatus is the state of a Batch (spec 3.1). docs/states.md draws the machine.
+// BatchStatus is the state of a Batch (docs/api.md section S3.1). docs/states.md draws the machine.
 type BatchStatus string
 
 const (
@@ -15,7 +15,7 @@ func BatchStatuses() []BatchStatus {
 	return []BatchStatus{BatchDraft, BatchOpen, BatchClosed, BatchCancelled}
 }
 
-// PaymentStatus is the state of a Payment, and of its referral leg (spec 3.2).
+// PaymentStatus is the state of a Payment, and of its referral leg (docs/api.md section S3.2).
 type PaymentStatus string
 
 const (
@@ -43,7 +43,7 @@ const (
 )
 
 // batchActions is the transition table the use cases consult: which actions a
-// batch accepts in each state (spec 3.1, contract section 6).
+// batch accepts in each state (docs/api.md sections S3.1 and 6).
 var batchActions = map[BatchStatus]map[Action]bool{
 	BatchDraft: {ActionUpdate: true, ActionAddPayments: true, ActionDeletePayment: true, ActionSubmit: true, ActionCancel: true},
 	BatchOpen:  {ActionCancel: true},

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Submit pays a DRAFT batch in one transaction (contract section 6): members
+// Submit pays a DRAFT batch in one transaction (docs/api.md section 6): members
 // are paid from the float at once, non-members' money moves to the holding
 // account until they register or the reversal period ends. The payments
 // move a page at a time (PageSize), each page's writes in bulk, so that a

@@ -1,6 +1,6 @@
 package disburse
 
-// Field names a field of a request as a failure names it (contract section
+// Field names a field of a request as a failure names it (docs/api.md section
 // 2): its JSON name capitalised, "Msisdn", "ExternalId".
 type Field string
 
@@ -19,7 +19,7 @@ const (
 // the reader of the request found them. Such a field holds its zero value
 // and fails with its WrongType instead of its own checks, beside the checks
 // of the other fields, so that every failure of a request comes back in
-// one array (contract section 2). Nil for nearly every input.
+// one array (docs/api.md section 2). Nil for nearly every input.
 type WrongTypes map[Field]WrongType
 
 // WrongType is one field's value of the wrong type.

@@ -6,7 +6,7 @@ import (
 	"github.com/disburse/disburse"
 )
 
-// The operator API (contract section 7): for the service's operator, never
+// The operator API (docs/api.md section 7): for the service's operator, never
 // for organisations; admin in auth.go guards every route here.
 
 func (s *server) createOrganisation(w http.ResponseWriter, r *http.Request) error {
@@ -58,7 +58,7 @@ func (s *server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusCreated, toAccount(a))
 }
 
-// createAPIKey shows the key once; only its hash is kept (contract section 3).
+// createAPIKey shows the key once; only its hash is kept (docs/api.md section 3).
 func (s *server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 	key, _, err := s.svc.CreateAPIKey(r.Context(), r.PathValue("id"))
 	if err != nil {

@@ -38,7 +38,7 @@ func (s *server) org(h orgHandlerFunc) handlerFunc {
 	}
 }
 
-// admin guards an operator route (contract section 7): the bearer token must
+// admin guards an operator route (docs/api.md section 7): the bearer token must
 // be the configured admin token. Without one configured, nobody gets in.
 func (s *server) admin(h handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
@@ -56,7 +56,7 @@ func sameSecret(a, b string) bool {
 	return subtle.ConstantTimeCompare(ha[:], hb[:]) == 1
 }
 
-// getToken exchanges an API key for an access token (contract section 3).
+// getToken exchanges an API key for an access token (docs/api.md section 3).
 func (s *server) getToken(w http.ResponseWriter, r *http.Request) error {
 	var req tokenRequest
 	if err := decode(r, &req); err != nil {

@@ -7,7 +7,7 @@ import (
 	"github.com/disburse/disburse"
 )
 
-// The batch routes (contract section 4). Path ids and query values go to
+// The batch routes (docs/api.md section 4). Path ids and query values go to
 // the domain as sent: it answers 404 for a malformed id and 400 for a bad
 // query value.
 
@@ -63,7 +63,7 @@ func (s *server) listPayments(w http.ResponseWriter, r *http.Request, orgID stri
 	return writeJSON(w, http.StatusOK, toPayments(list))
 }
 
-// addPayments answers with the batch and the payments just added (contract 4.1).
+// addPayments answers with the batch and the payments just added (docs/api.md section 4.1).
 func (s *server) addPayments(w http.ResponseWriter, r *http.Request, orgID string) error {
 	var in disburse.AddPaymentsInput
 	if err := decode(r, &in); err != nil {

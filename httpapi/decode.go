@@ -12,7 +12,7 @@ import (
 )
 
 // decode is the one way a handler reads a JSON body into dst, a pointer to
-// a struct that names its members in `json` tags (contract section 2).
+// a struct that names its members in `json` tags (docs/api.md section 2).
 // It reads the body as a stream, once, payments arrays included.
 // Content-Type is not checked and unknown members are ignored, so clients
 // are not refused for what does not matter. What does matter:

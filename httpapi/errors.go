@@ -15,7 +15,7 @@ const (
 	codeRateLimited      disburse.Code = "rate_limited"       // past a request budget (ratelimit.go)
 )
 
-// statusOf is the one table from error code to HTTP status (contract section 2).
+// statusOf is the one table from error code to HTTP status (docs/api.md section 2).
 // A code missing here is answered as internal.
 var statusOf = map[disburse.Code]int{
 	disburse.CodeInvalid:           http.StatusBadRequest,

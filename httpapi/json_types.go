@@ -7,12 +7,12 @@ import (
 )
 
 // The response bodies, apart from the domain types so that the wire format
-// changes only on purpose. Absent values are omitted (contract section 1):
+// changes only on purpose. Absent values are omitted (docs/api.md section 1):
 // strings and optional amounts with omitempty, times with omitzero.
 // Amounts are disburse.Money, which writes two decimals.
 
-// dateTimeLayout is the contract's date-time: UTC, seven fractional digits,
-// no offset (contract section 1), the form of the spec's samples.
+// dateTimeLayout is the API's date-time (docs/api.md section 1): UTC,
+// seven fractional digits, no offset, the form of the API's samples.
 const dateTimeLayout = "2006-01-02T15:04:05.0000000"
 
 // dateTime writes a time in dateTimeLayout; its zero value is omitted with omitzero.
@@ -76,11 +76,11 @@ type batchJSON struct {
 	CreatedAt   dateTime             `json:"createdAt,omitzero"`
 	SubmittedAt dateTime             `json:"submittedAt,omitzero"`
 	Summary     summaryJSON          `json:"summary"`
-	// add-payments and submit follow it with "payments" (contract section
+	// add-payments and submit follow it with "payments" (docs/api.md section
 	// 4), written one by one by writeBatchWithPayments.
 }
 
-// summaryJSON always carries every total, zero included (contract 4.2).
+// summaryJSON always carries every total, zero included (docs/api.md section 4.2).
 type summaryJSON struct {
 	PaymentsAmount  disburse.Money `json:"paymentsAmount"`
 	PaymentsCount   int64          `json:"paymentsCount"`

@@ -21,7 +21,7 @@ type requestIDKey struct{}
 const maxRequestIDLen = 64
 
 // withRequestID gives every request an id, echoed in X-Request-Id on every
-// response (contract section 2): the caller's when it is sane, else a new one.
+// response (docs/api.md section 2): the caller's when it is sane, else a new one.
 func withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
@@ -110,7 +110,7 @@ func (s *server) recoverPanics(next http.Handler) http.Handler {
 	})
 }
 
-// limitBody caps every request body (contract 4.1: 64 MiB by default). A
+// limitBody caps every request body (docs/api.md section 4.1: 64 MiB by default). A
 // declared length past the cap is refused at once; an undeclared one fails
 // when decode reads past it.
 func (s *server) limitBody(next http.Handler) http.Handler {

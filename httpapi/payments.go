@@ -6,7 +6,7 @@ import (
 	"github.com/disburse/disburse"
 )
 
-// The payment, member and account routes of the organisation API (contract section 5).
+// The payment, member and account routes of the organisation API (docs/api.md section 5).
 
 func paymentStatusCodes(w http.ResponseWriter, _ *http.Request, _ string) error {
 	return writeJSON(w, http.StatusOK, disburse.PaymentStatuses())

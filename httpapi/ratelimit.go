@@ -78,7 +78,7 @@ func (l *limiters) pick(r *http.Request) (*ratelimit.Limiter, string) {
 
 // rateLimit spends the request's budget, says what is left in the
 // RateLimit headers, and past the budget answers 429 rate_limited with
-// Retry-After (contract section 2).
+// Retry-After (docs/api.md section 2).
 func (s *server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		l, key := s.limits.pick(r)

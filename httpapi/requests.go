@@ -11,7 +11,7 @@ type tokenRequest struct {
 	APIKey string `json:"apiKey"`
 }
 
-// The operator API's bodies (contract section 7).
+// The operator API's bodies (docs/api.md section 7).
 
 type organisationRequest struct {
 	Name               string `json:"name"`
@@ -31,7 +31,7 @@ type accountRequest struct {
 }
 
 // depositRequest's amount is a JSON number's text, checked exactly by the
-// domain (contract section 1).
+// domain (docs/api.md section 1).
 type depositRequest struct {
 	Amount    disburse.Number `json:"amount"`
 	Reference string          `json:"reference"`

@@ -17,7 +17,7 @@ import (
 	"github.com/disburse/disburse/webhooks"
 )
 
-// DefaultMaxBodyBytes is contract 4.1's request body limit, used when Config sets none.
+// DefaultMaxBodyBytes is docs/api.md section 4.1's request body limit, used when Config sets none.
 const DefaultMaxBodyBytes = 64 << 20
 
 // Config is what the adapter needs besides the service.
@@ -130,7 +130,7 @@ type route struct {
 	handler      handlerFunc
 }
 
-// routes is the one route table: contract sections 3, 4, 5, 7 and 9.
+// routes is the one route table: docs/api.md sections 3, 4, 5, 7 and 9.
 // s.org and s.admin say which credentials a route takes (auth.go);
 // orgIdempotent and adminIdempotent mark the POSTs that take an
 // Idempotency-Key (idempotency.go), whose handlers are therefore method
@@ -217,7 +217,7 @@ func (p *headerProbe) Write(b []byte) (int, error) { return len(b), nil }
 // healthTimeout bounds the database's answer to a health check.
 const healthTimeout = time.Second
 
-// healthz answers 200 once the database answers (contract section 9).
+// healthz answers 200 once the database answers (docs/api.md section 9).
 func (s *server) healthz(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkDatabase(r, "health check: the database does not answer", s.svc.Store.Ping); err != nil {
 		return err

@@ -19,7 +19,7 @@ func onePage(payments []disburse.Payment) paymentPages {
 }
 
 // writeBatchWithPayments answers add-payments and submit: the Batch with
-// its payments (contract section 4), written a payment at a time as the
+// its payments (docs/api.md section 4), written a payment at a time as the
 // pages come. A submit answers with every payment of the batch, up to a
 // million, which neither the JSON nor the payments may hold whole in
 // memory (docs/benchmarks.md). The status line goes out with the first

@@ -41,7 +41,7 @@ const DefaultLease = 10 * time.Minute
 // MaxKeyLen is the longest Idempotency-Key accepted.
 const MaxKeyLen = 255
 
-// The codes of an Idempotency-Key that cannot be used (contract section 2).
+// The codes of an Idempotency-Key that cannot be used (docs/api.md section 2).
 const (
 	CodeKeyReused  disburse.Code = "idempotency_key_reused"  // 422: the key was used for another request
 	CodeInProgress disburse.Code = "idempotency_in_progress" // 409: the key's first request still runs

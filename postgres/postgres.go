@@ -1,6 +1,6 @@
 // Package postgres is the production store: disburse.Store on PostgreSQL,
 // through sqlstore, with pgx. Several processes may share one database
-// (contract section 9): migrations run under an advisory lock, money moves
+// (docs/api.md section 9): migrations run under an advisory lock, money moves
 // under row locks, and background work is claimed with SKIP LOCKED.
 package postgres
 

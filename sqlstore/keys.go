@@ -67,7 +67,7 @@ func (t *tx) TokenByHash(ctx context.Context, hash string) (disburse.Token, erro
 
 // tokenColumns, of tokens t joined to api_keys k, read a token with its
 // key's revocation, so that a revoked key's tokens fail on the very next
-// request (contract section 3).
+// request (docs/api.md section 3).
 const (
 	tokenColumns     = `t.hash, t.api_key_id, t.organisation_id, t.expires_at, t.created_at, k.revoked_at`
 	tokenByHashQuery = `SELECT ` + tokenColumns + ` FROM tokens t JOIN api_keys k ON k.id = t.api_key_id WHERE t.hash = ?`

@@ -12,7 +12,7 @@ import (
 	"github.com/disburse/disburse/httpapi"
 )
 
-// config is what `serve` needs (contract section 9). Every setting comes from
+// config is what `serve` needs (docs/api.md section 9). Every setting comes from
 // a flag or its DISBURSE_* variable; a flag wins over its variable.
 type config struct {
 	Listen         string
@@ -26,8 +26,8 @@ type config struct {
 	NotifyProvider string // "log" or "http"
 	NotifyURL      string
 	NotifyAttempts int
-	Limits         disburse.Limits // contract 4.1
-	MaxBodyBytes   int64           // contract 4.1: 413 past it
+	Limits         disburse.Limits // docs/api.md section 4.1
+	MaxBodyBytes   int64           // docs/api.md section 4.1: 413 past it
 	Demo           bool
 	// WebhookAllowPrivate lets webhook endpoints be plain http on private
 	// addresses (docs/webhooks.md); on with --demo.
@@ -77,7 +77,7 @@ var variables = map[string]string{
 	"webhook-allow-private":    "DISBURSE_WEBHOOK_ALLOW_PRIVATE",
 }
 
-// flags registers serve's settings on fs with the contract's defaults, which
+// flags registers serve's settings on fs with the defaults of docs/api.md, which
 // is what -h shows. parse applies the variables afterwards.
 func (c *config) flags(fs *flag.FlagSet) {
 	c.databaseFlag(fs)
@@ -211,7 +211,7 @@ func (c *config) checkHTTP() error {
 }
 
 // moneyValue is a flag.Value over an amount, parsed exactly like an API
-// amount (no float on the money path, contract section 1).
+// amount (no float on the money path, docs/api.md section 1).
 type moneyValue struct{ m *disburse.Money }
 
 func (v moneyValue) String() string {
