@@ -10,6 +10,7 @@ import (
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/storetest"
+	"github.com/disburse/disburse/usecasetest"
 )
 
 // Every test here runs on a database of its own (pgtest), skipped unless
@@ -34,9 +35,9 @@ func openInChunks(t *testing.T) disburse.Store {
 // TestConcurrency, TestDelivery and TestProperties run the use cases on
 // the store: races, the notification outbox, and random operations checked
 // against a model.
-func TestConcurrency(t *testing.T) { storetest.RunConcurrency(t, pgtest.Open) }
+func TestConcurrency(t *testing.T) { usecasetest.RunConcurrency(t, pgtest.Open) }
 
-func TestDelivery(t *testing.T) { storetest.RunDelivery(t, pgtest.Open) }
+func TestDelivery(t *testing.T) { usecasetest.RunDelivery(t, pgtest.Open) }
 
 func TestWebhooks(t *testing.T) { storetest.RunWebhooks(t, pgtest.Open) }
 
@@ -56,7 +57,7 @@ func TestProperties(t *testing.T) {
 	// cleanups of every run's store would wait for the end of the test: a
 	// hundred open pools. Each run closes the store of the one before.
 	var last disburse.Store
-	storetest.RunProperties(t, func(t *testing.T) disburse.Store {
+	usecasetest.RunProperties(t, func(t *testing.T) disburse.Store {
 		if last != nil {
 			last.Close()
 		}

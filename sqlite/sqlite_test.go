@@ -12,6 +12,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/sqlstore"
 	"github.com/disburse/disburse/storetest"
+	"github.com/disburse/disburse/usecasetest"
 )
 
 // openTest returns a store on a new file in the test's temp dir.
@@ -32,13 +33,13 @@ func TestStore(t *testing.T) {
 // TestConcurrency, TestDelivery and TestProperties run the use cases
 // on the store: races, the notification outbox, and random operations
 // checked against a model.
-func TestConcurrency(t *testing.T) { storetest.RunConcurrency(t, openStore) }
+func TestConcurrency(t *testing.T) { usecasetest.RunConcurrency(t, openStore) }
 
-func TestDelivery(t *testing.T) { storetest.RunDelivery(t, openStore) }
+func TestDelivery(t *testing.T) { usecasetest.RunDelivery(t, openStore) }
 
 func TestWebhooks(t *testing.T) { storetest.RunWebhooks(t, openStore) }
 
-func TestProperties(t *testing.T) { storetest.RunProperties(t, openStore) }
+func TestProperties(t *testing.T) { usecasetest.RunProperties(t, openStore) }
 
 func openStore(t *testing.T) disburse.Store { return openTest(t, Engine{}) }
 
