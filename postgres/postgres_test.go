@@ -1,9 +1,6 @@
 package postgres_test
 
 import (
-	"flag"
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/disburse/disburse"
@@ -41,18 +38,10 @@ func TestDelivery(t *testing.T) { usecasetest.RunDelivery(t, pgtest.Open) }
 
 func TestWebhooks(t *testing.T) { storetest.RunWebhooks(t, pgtest.Open) }
 
-// propertyChecks is how many random runs TestProperties makes unless
-// -rapid.checks or RAPID_CHECKS says otherwise. Each run clones a database
-// (0.3 s) and talks to a server; rapid's default of 100, which SQLite
-// runs in half a minute, would take a minute and a half here.
-const propertyChecks = 25
-
+// TestProperties makes fewer random runs than SQLite's: each clones a
+// database and talks to a server.
 func TestProperties(t *testing.T) {
-	if !flagSet("rapid.checks") && os.Getenv("RAPID_CHECKS") == "" {
-		if err := flag.Set("rapid.checks", strconv.Itoa(propertyChecks)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	usecasetest.SetPropertyChecks(t, 8, 25)
 	// rapid calls open once per run, each time with this test's t, so the
 	// cleanups of every run's store would wait for the end of the test: a
 	// hundred open pools. Each run closes the store of the one before.
@@ -64,10 +53,4 @@ func TestProperties(t *testing.T) {
 		last = pgtest.Open(t)
 		return last
 	})
-}
-
-// flagSet reports whether the command line set the flag.
-func flagSet(name string) (set bool) {
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }

@@ -39,7 +39,10 @@ func TestDelivery(t *testing.T) { usecasetest.RunDelivery(t, openStore) }
 
 func TestWebhooks(t *testing.T) { storetest.RunWebhooks(t, openStore) }
 
-func TestProperties(t *testing.T) { usecasetest.RunProperties(t, openStore) }
+func TestProperties(t *testing.T) {
+	usecasetest.SetPropertyChecks(t, 30, 100)
+	usecasetest.RunProperties(t, openStore)
+}
 
 func openStore(t *testing.T) disburse.Store { return openTest(t, Engine{}) }
 

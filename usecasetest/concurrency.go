@@ -7,223 +7,250 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/testenv"
 )
 
 // RunConcurrency races the money use cases against each other on one store
 // (contract section 6, "Races"): whoever wins, each leg is settled or
-// reversed exactly once and the ledger stays sound.
+// reversed exactly once and the ledger stays sound. Each test runs in
+// parallel on a store of its own.
 func RunConcurrency(t *testing.T, open func(t *testing.T) disburse.Store) {
-	t.Run("LockOrder", func(t *testing.T) { testLockOrder(t, open) })
-	t.Run("RegistrationDuringSubmit", func(t *testing.T) { testRegistrationDuringSubmit(t, open) })
-	t.Run("ManyRegistrationsAtOnce", func(t *testing.T) { testManyRegistrationsAtOnce(t, open) })
-	t.Run("TenSubmitsOfOneBatch", func(t *testing.T) {
-		f := newFixture(t, open(t))
-		b := f.batchOf(t, 20)
-		errs := f.race(10, func(int) error { _, err := f.svc.Submit(f.ctx, f.org, b); return err })
-		ok, conflicts := 0, 0
-		for _, err := range errs {
-			switch {
-			case err == nil:
-				ok++
-			case disburse.ErrorCode(err) == disburse.CodeInvalidState:
-				conflicts++
-			default:
-				t.Errorf("submit: unexpected error %v", err)
-			}
-		}
-		if ok != 1 || conflicts != 9 {
-			t.Errorf("got %d successes and %d conflicts, want 1 and 9", ok, conflicts)
-		}
-		f.checkLedger(t)
-	})
+	tests := []struct {
+		name string
+		run  func(*testing.T, func(t *testing.T) disburse.Store)
+	}{
+		{"LockOrder", testLockOrder},
+		{"RegistrationDuringSubmit", testRegistrationDuringSubmit},
+		{"ManyRegistrationsAtOnce", testManyRegistrationsAtOnce},
+		{"TenSubmitsOfOneBatch", testTenSubmitsOfOneBatch},
+		{"RegistrationRacesReversal", testRegistrationRacesReversal},
+		{"RegistrationRacesCancel", testRegistrationRacesCancel},
+		{"CancelRacesRegistrationsAndReversal", testCancelRacesRegistrationsAndReversal},
+		{"OneExternalIDRacesIntoManyBatches", testOneExternalIDRacesIntoManyBatches},
+		{"SubmitRacesCancel", testSubmitRacesCancel},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t, open)
+		})
+	}
+}
 
-	t.Run("RegistrationRacesReversal", func(t *testing.T) {
+// testTenSubmitsOfOneBatch: of ten submits of one batch at once, one
+// succeeds and nine answer invalid_state.
+func testTenSubmitsOfOneBatch(t *testing.T, open func(t *testing.T) disburse.Store) {
+	f := newFixture(t, open(t))
+	b := f.batchOf(t, 20)
+	errs := f.race(10, func(int) error { _, err := f.svc.Submit(f.ctx, f.org, b); return err })
+	ok, conflicts := 0, 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case disburse.ErrorCode(err) == disburse.CodeInvalidState:
+			conflicts++
+		default:
+			t.Errorf("submit: unexpected error %v", err)
+		}
+	}
+	if ok != 1 || conflicts != 9 {
+		t.Errorf("got %d successes and %d conflicts, want 1 and 9", ok, conflicts)
+	}
+	f.checkLedger(t)
+}
+
+// testRegistrationRacesReversal: registrations and reversal sweeps race
+// for the same due legs; each leg ends settled or reversed, once.
+func testRegistrationRacesReversal(t *testing.T, open func(t *testing.T) disburse.Store) {
+	f := newFixture(t, open(t))
+	b := f.batchOf(t, 30)
+	if _, err := f.svc.Submit(f.ctx, f.org, b); err != nil {
+		t.Fatal(err)
+	}
+	f.now = f.now.Add(2 * time.Hour) // every leg is due for reversal
+	errs := f.race(4, func(i int) error {
+		if i%2 == 0 {
+			_, _, err := f.svc.RegisterMember(f.ctx, disburse.Member{Msisdn: racePayee})
+			return err
+		}
+		_, err := f.svc.ReverseDue(f.ctx)
+		return err
+	})
+	for _, err := range errs {
+		if err != nil {
+			t.Errorf("unexpected error %v", err)
+		}
+	}
+	batch, err := f.svc.Batch(f.ctx, f.org, b)
+	if err != nil || batch.Status != disburse.BatchClosed {
+		t.Errorf("batch %v %v, want CLOSED", batch.Status, err)
+	}
+	s := batch.Summary
+	if s.SettledCount+s.CancelledCount != 30 || s.PendingCount != 0 {
+		t.Errorf("summary %+v: want every leg resolved once", s)
+	}
+	f.checkSettled(t, s.SettledCount)
+}
+
+// testRegistrationRacesCancel: a registration locks its batch only at the
+// end (resolve); a cancel locks it first. Either wins whole: every leg
+// settled and the batch CLOSED (the cancel then refused), or every leg
+// returned and the batch CANCELLED.
+func testRegistrationRacesCancel(t *testing.T, open func(t *testing.T) disburse.Store) {
+	for range testenv.Pick(2, 5) { // rounds: more find rarer interleavings
 		f := newFixture(t, open(t))
 		b := f.batchOf(t, 30)
 		if _, err := f.svc.Submit(f.ctx, f.org, b); err != nil {
 			t.Fatal(err)
 		}
-		f.now = f.now.Add(2 * time.Hour) // every leg is due for reversal
-		errs := f.race(4, func(i int) error {
-			if i%2 == 0 {
-				_, _, err := f.svc.RegisterMember(f.ctx, disburse.Member{Msisdn: racePayee})
-				return err
-			}
-			_, err := f.svc.ReverseDue(f.ctx)
-			return err
-		})
-		for _, err := range errs {
-			if err != nil {
-				t.Errorf("unexpected error %v", err)
-			}
-		}
-		batch, err := f.svc.Batch(f.ctx, f.org, b)
-		if err != nil || batch.Status != disburse.BatchClosed {
-			t.Errorf("batch %v %v, want CLOSED", batch.Status, err)
-		}
-		s := batch.Summary
-		if s.SettledCount+s.CancelledCount != 30 || s.PendingCount != 0 {
-			t.Errorf("summary %+v: want every leg resolved once", s)
-		}
-		f.checkSettled(t, s.SettledCount)
-	})
-
-	t.Run("RegistrationRacesCancel", func(t *testing.T) {
-		// A registration locks its batch only at the end (resolve); a
-		// cancel locks it first. Either wins whole: every leg settled and
-		// the batch CLOSED (the cancel then refused), or every leg
-		// returned and the batch CANCELLED.
-		for range 5 {
-			f := newFixture(t, open(t))
-			b := f.batchOf(t, 30)
-			if _, err := f.svc.Submit(f.ctx, f.org, b); err != nil {
-				t.Fatal(err)
-			}
-			errs := f.race(2, func(i int) error {
-				if i == 0 {
-					_, _, err := f.svc.RegisterMember(f.ctx, disburse.Member{Msisdn: racePayee})
-					return err
-				}
-				_, err := f.svc.Cancel(f.ctx, f.org, b)
-				return err
-			})
-			if errs[0] != nil || (errs[1] != nil && disburse.ErrorCode(errs[1]) != disburse.CodeInvalidState) {
-				t.Errorf("register: %v; cancel: %v", errs[0], errs[1])
-			}
-			batch, err := f.svc.Batch(f.ctx, f.org, b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := batch.Summary
-			settledAll := batch.Status == disburse.BatchClosed && s.SettledCount == 30
-			cancelledAll := batch.Status == disburse.BatchCancelled && s.CancelledCount == 30
-			if !settledAll && !cancelledAll {
-				t.Errorf("batch %s with %+v: want CLOSED with all settled or CANCELLED with all returned", batch.Status, s)
-			}
-			if cancelledAll != (errs[1] == nil) {
-				t.Errorf("batch %s, but the cancel answered %v", batch.Status, errs[1])
-			}
-			f.checkSettled(t, s.SettledCount)
-		}
-	})
-
-	t.Run("CancelRacesRegistrationsAndReversal", func(t *testing.T) {
-		// Cancel, registrations of several payees and reversal sweeps all
-		// want the same legs, balances and batch: each takes them in the
-		// one lock order, so contention ends in a result or invalid_state,
-		// never a deadlock's error, and each leg is resolved once.
-		payees := []string{racePayee, msisdnKE, msisdnKE2, msisdnKE3}
-		for round := range 6 {
-			f := newFixture(t, open(t))
-			b, err := f.svc.CreateBatch(f.ctx, f.org, disburse.BatchInput{Name: "race"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			in := make([]disburse.PaymentInput, 40)
-			for i := range in {
-				in[i] = disburse.PaymentInput{Msisdn: payees[i%len(payees)], Amount: "10.00"}
-			}
-			clear := false
-			if _, _, err := f.svc.AddPayments(f.ctx, f.org, b.ID, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: in}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := f.svc.Submit(f.ctx, f.org, b.ID); err != nil {
-				t.Fatal(err)
-			}
-			if round%2 == 1 {
-				f.mu.Lock()
-				f.now = f.now.Add(2 * time.Hour) // every leg is due for reversal
-				f.mu.Unlock()
-			}
-			errs := f.race(len(payees)+3, func(i int) error {
-				switch {
-				case i < len(payees):
-					_, _, err := f.svc.RegisterMember(f.ctx, disburse.Member{Msisdn: payees[i]})
-					return err
-				case i == len(payees):
-					_, err := f.svc.Cancel(f.ctx, f.org, b.ID)
-					return err
-				default:
-					_, err := f.svc.ReverseDue(f.ctx)
-					return err
-				}
-			})
-			for i, err := range errs {
-				if err != nil && !(i == len(payees) && disburse.ErrorCode(err) == disburse.CodeInvalidState) {
-					t.Errorf("round %d, racer %d: %v", round, i, err)
-				}
-			}
-			batch, err := f.svc.Batch(f.ctx, f.org, b.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := batch.Summary
-			if s.PendingCount != 0 || s.SettledCount+s.CancelledCount != 40 {
-				t.Errorf("round %d: batch %s with %+v: want every leg resolved once", round, batch.Status, s)
-			}
-			f.checkLedger(t)
-		}
-	})
-
-	t.Run("OneExternalIDRacesIntoManyBatches", func(t *testing.T) {
-		// Contract 4.1: an externalId is unique among the organisation's
-		// non-deleted payments. Adds to different batches lock different
-		// batch rows, so only the organisation row can order them.
-		f := newFixture(t, open(t))
-		const n = 8
-		batches := make([]string, n)
-		for i := range batches {
-			b, err := f.svc.CreateBatch(f.ctx, f.org, disburse.BatchInput{Name: "race"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			batches[i] = b.ID
-		}
-		// Thousands of payments each, so that the write transactions last
-		// long enough to overlap.
-		clear := false
-		in := disburse.AddPaymentsInput{ClearExisting: &clear, Payments: make([]disburse.PaymentInput, 3000)}
-		for i := range in.Payments {
-			in.Payments[i] = disburse.PaymentInput{Msisdn: racePayee, Amount: "10.00"}
-		}
-		in.Payments[len(in.Payments)-1].ExternalID = "invoice-1"
-		errs := f.race(n, func(i int) error { _, _, err := f.svc.AddPayments(f.ctx, f.org, batches[i], in); return err })
-		added := 0
-		for _, err := range errs {
-			switch {
-			case err == nil:
-				added++
-			case disburse.ErrorCode(err) != disburse.CodeInvalid:
-				t.Errorf("add: unexpected error %v", err)
-			}
-		}
-		if added != 1 {
-			t.Errorf("externalId invoice-1 was added %d times, want once", added)
-		}
-	})
-
-	t.Run("SubmitRacesCancel", func(t *testing.T) {
-		f := newFixture(t, open(t))
-		b := f.batchOf(t, 20)
 		errs := f.race(2, func(i int) error {
 			if i == 0 {
-				_, err := f.svc.Submit(f.ctx, f.org, b)
+				_, _, err := f.svc.RegisterMember(f.ctx, disburse.Member{Msisdn: racePayee})
 				return err
 			}
 			_, err := f.svc.Cancel(f.ctx, f.org, b)
 			return err
 		})
-		for _, err := range errs {
-			if err != nil && disburse.ErrorCode(err) != disburse.CodeInvalidState {
-				t.Errorf("unexpected error %v", err)
-			}
+		if errs[0] != nil || (errs[1] != nil && disburse.ErrorCode(errs[1]) != disburse.CodeInvalidState) {
+			t.Errorf("register: %v; cancel: %v", errs[0], errs[1])
 		}
 		batch, err := f.svc.Batch(f.ctx, f.org, b)
-		if err != nil || batch.Status != disburse.BatchCancelled {
-			t.Errorf("batch %v %v: cancel is accepted from DRAFT and OPEN, so it must end CANCELLED", batch.Status, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := batch.Summary
+		settledAll := batch.Status == disburse.BatchClosed && s.SettledCount == 30
+		cancelledAll := batch.Status == disburse.BatchCancelled && s.CancelledCount == 30
+		if !settledAll && !cancelledAll {
+			t.Errorf("batch %s with %+v: want CLOSED with all settled or CANCELLED with all returned", batch.Status, s)
+		}
+		if cancelledAll != (errs[1] == nil) {
+			t.Errorf("batch %s, but the cancel answered %v", batch.Status, errs[1])
+		}
+		f.checkSettled(t, s.SettledCount)
+	}
+}
+
+// testCancelRacesRegistrationsAndReversal: cancel, registrations of several
+// payees and reversal sweeps all want the same legs, balances and batch:
+// each takes them in the one lock order, so contention ends in a result or
+// invalid_state, never a deadlock's error, and each leg is resolved once.
+func testCancelRacesRegistrationsAndReversal(t *testing.T, open func(t *testing.T) disburse.Store) {
+	payees := []string{racePayee, msisdnKE, msisdnKE2, msisdnKE3}
+	for round := range testenv.Pick(2, 6) { // rounds: odd ones with every leg due
+		f := newFixture(t, open(t))
+		b, err := f.svc.CreateBatch(f.ctx, f.org, disburse.BatchInput{Name: "race"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := make([]disburse.PaymentInput, 40)
+		for i := range in {
+			in[i] = disburse.PaymentInput{Msisdn: payees[i%len(payees)], Amount: "10.00"}
+		}
+		clear := false
+		if _, _, err := f.svc.AddPayments(f.ctx, f.org, b.ID, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: in}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.svc.Submit(f.ctx, f.org, b.ID); err != nil {
+			t.Fatal(err)
+		}
+		if round%2 == 1 {
+			f.mu.Lock()
+			f.now = f.now.Add(2 * time.Hour) // every leg is due for reversal
+			f.mu.Unlock()
+		}
+		errs := f.race(len(payees)+3, func(i int) error {
+			switch {
+			case i < len(payees):
+				_, _, err := f.svc.RegisterMember(f.ctx, disburse.Member{Msisdn: payees[i]})
+				return err
+			case i == len(payees):
+				_, err := f.svc.Cancel(f.ctx, f.org, b.ID)
+				return err
+			default:
+				_, err := f.svc.ReverseDue(f.ctx)
+				return err
+			}
+		})
+		for i, err := range errs {
+			if err != nil && !(i == len(payees) && disburse.ErrorCode(err) == disburse.CodeInvalidState) {
+				t.Errorf("round %d, racer %d: %v", round, i, err)
+			}
+		}
+		batch, err := f.svc.Batch(f.ctx, f.org, b.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := batch.Summary
+		if s.PendingCount != 0 || s.SettledCount+s.CancelledCount != 40 {
+			t.Errorf("round %d: batch %s with %+v: want every leg resolved once", round, batch.Status, s)
 		}
 		f.checkLedger(t)
+	}
+}
+
+// testOneExternalIDRacesIntoManyBatches: contract 4.1, an externalId is
+// unique among the organisation's non-deleted payments. Adds to different
+// batches lock different batch rows, so only the organisation row can
+// order them.
+func testOneExternalIDRacesIntoManyBatches(t *testing.T, open func(t *testing.T) disburse.Store) {
+	f := newFixture(t, open(t))
+	const n = 8
+	batches := make([]string, n)
+	for i := range batches {
+		b, err := f.svc.CreateBatch(f.ctx, f.org, disburse.BatchInput{Name: "race"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		batches[i] = b.ID
+	}
+	// Thousands of payments each, so that the write transactions last
+	// long enough to overlap.
+	clear := false
+	in := disburse.AddPaymentsInput{ClearExisting: &clear, Payments: make([]disburse.PaymentInput, 3000)}
+	for i := range in.Payments {
+		in.Payments[i] = disburse.PaymentInput{Msisdn: racePayee, Amount: "10.00"}
+	}
+	in.Payments[len(in.Payments)-1].ExternalID = "invoice-1"
+	errs := f.race(n, func(i int) error { _, _, err := f.svc.AddPayments(f.ctx, f.org, batches[i], in); return err })
+	added := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			added++
+		case disburse.ErrorCode(err) != disburse.CodeInvalid:
+			t.Errorf("add: unexpected error %v", err)
+		}
+	}
+	if added != 1 {
+		t.Errorf("externalId invoice-1 was added %d times, want once", added)
+	}
+}
+
+// testSubmitRacesCancel: a cancel racing a submit of a DRAFT batch wins
+// either way, since cancel is accepted from DRAFT and OPEN.
+func testSubmitRacesCancel(t *testing.T, open func(t *testing.T) disburse.Store) {
+	f := newFixture(t, open(t))
+	b := f.batchOf(t, 20)
+	errs := f.race(2, func(i int) error {
+		if i == 0 {
+			_, err := f.svc.Submit(f.ctx, f.org, b)
+			return err
+		}
+		_, err := f.svc.Cancel(f.ctx, f.org, b)
+		return err
 	})
+	for _, err := range errs {
+		if err != nil && disburse.ErrorCode(err) != disburse.CodeInvalidState {
+			t.Errorf("unexpected error %v", err)
+		}
+	}
+	batch, err := f.svc.Batch(f.ctx, f.org, b)
+	if err != nil || batch.Status != disburse.BatchCancelled {
+		t.Errorf("batch %v %v: cancel is accepted from DRAFT and OPEN, so it must end CANCELLED", batch.Status, err)
+	}
+	f.checkLedger(t)
 }
 
 // racePayee is a non-member in the fixtures' batches.

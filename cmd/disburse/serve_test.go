@@ -229,18 +229,46 @@ func TestCommand(t *testing.T) {
 	})
 }
 
-// commandEnv is this process's environment without DISBURSE_* variables,
-// which a developer's shell may set, plus env.
-// buildBinary builds the disburse binary into a temporary directory.
+// buildBinary builds the disburse binary into a temporary directory, once
+// for the whole run.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "disburse")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "disburse-test-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.dir, built.bin = dir, filepath.Join(dir, "disburse")
+		if out, err := exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatalf("build: %v", built.err)
 	}
-	return bin
+	return built.bin
 }
 
+// built is the binary the tests build, once: linking it is the slow part
+// of every test that runs it.
+var built struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+// TestMain removes the binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// commandEnv is this process's environment without DISBURSE_* variables,
+// which a developer's shell may set, plus env.
 func commandEnv(env []string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
