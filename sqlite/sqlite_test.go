@@ -26,20 +26,30 @@ func openTest(t *testing.T, e Engine) *sqlstore.Store {
 	return s
 }
 
+// TestStore runs the store suite. It and the suites below run side by
+// side, each test on a file of its own.
 func TestStore(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, openStore)
 }
 
 // TestConcurrency, TestDelivery and TestProperties run the use cases
 // on the store: races, the notification outbox, and random operations
 // checked against a model.
-func TestConcurrency(t *testing.T) { usecasetest.RunConcurrency(t, openStore) }
+func TestConcurrency(t *testing.T) {
+	t.Parallel()
+	usecasetest.RunConcurrency(t, openStore)
+}
 
-func TestDelivery(t *testing.T) { usecasetest.RunDelivery(t, openStore) }
+func TestDelivery(t *testing.T) {
+	t.Parallel()
+	usecasetest.RunDelivery(t, openStore)
+}
 
 func TestWebhooks(t *testing.T) { storetest.RunWebhooks(t, openStore) }
 
 func TestProperties(t *testing.T) {
+	t.Parallel()
 	usecasetest.SetPropertyChecks(t, 30, 100)
 	usecasetest.RunProperties(t, openStore)
 }
@@ -49,6 +59,7 @@ func openStore(t *testing.T) disburse.Store { return openTest(t, Engine{}) }
 // TestStoreInSmallChunks runs the suite again with bulk statements of a
 // few rows, so that every bulk path is split into chunks.
 func TestStoreInSmallChunks(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) disburse.Store { return openTest(t, Engine{bulkRows: 3}) })
 }
 
