@@ -49,8 +49,8 @@ type featureStore interface {
 // same suite): a temp SQLite file, and a PostgreSQL database of its own,
 // which pgtest skips, saying how to run it, without DISBURSE_TEST_POSTGRES_URL.
 func eachStore(t *testing.T, test func(t *testing.T, store opener)) {
-	t.Run("sqlite", func(t *testing.T) { test(t, openSQLite) })
-	t.Run("postgres", func(t *testing.T) { test(t, pgtest.OpenSQL) })
+	t.Run("sqlite", func(t *testing.T) { t.Parallel(); test(t, openSQLite) })
+	t.Run("postgres", func(t *testing.T) { t.Parallel(); test(t, pgtest.OpenSQL) })
 }
 
 func openSQLite(t *testing.T) *sqlstore.Store {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/disburse/disburse/internal/testenv"
 )
 
 const (
@@ -307,6 +309,7 @@ func testE2EHundredThousandPayments(t *testing.T, store opener) {
 	if testing.Short() {
 		t.Skip("large request")
 	}
+	testenv.SkipUnlessLong(t) // a request of 100,000 payments
 	h := startDefaultOn(t, store)
 	a := h.createOrg("Bulk", false, "")
 	b := h.createBatch(a, "bulk")

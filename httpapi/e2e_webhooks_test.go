@@ -230,7 +230,14 @@ func testE2EWebhooks(t *testing.T, store opener) {
 		t.Errorf("after PUT: %+v", put)
 	}
 
-	// The operator lists and disables; the organisation sees why.
+	testE2EWebhookOperator(t, h, a, b, created.ID)
+}
+
+// testE2EWebhookOperator: the operator lists an organisation's endpoints
+// (a's, none of b's) and disables one; the organisation sees why; the
+// organisation deletes it.
+func testE2EWebhookOperator(t *testing.T, h *harness, a, b org, id string) {
+	t.Helper()
 	problem(t, h.do("GET", "/admin/webhooks", a.token, nil), 401, "unauthorized")
 	listed := ok[[]webhookWire](t, h.do("GET", "/admin/webhooks?organisationId="+a.ID, adminToken, nil), 200)
 	if len(listed) != 1 || listed[0].OrganisationID != a.ID || listed[0].Secret != "" {
@@ -240,17 +247,17 @@ func testE2EWebhooks(t *testing.T, store opener) {
 		t.Errorf("B's endpoints %+v", none)
 	}
 	wantFailures(t, h.do("GET", "/admin/webhooks?organisationId=nope", adminToken, nil), failure{FieldName: "OrganisationId", FieldValue: "nope"})
-	ok[webhookWire](t, h.do("POST", "/admin/webhooks/"+created.ID+"/disable", adminToken, `{"reason":"answers 500 to everything"}`), 200)
-	if got := ok[webhookWire](t, h.do("GET", "/webhooks/"+created.ID, a.token, nil), 200); got.Enabled || got.DisabledReason != "answers 500 to everything" {
+	ok[webhookWire](t, h.do("POST", "/admin/webhooks/"+id+"/disable", adminToken, `{"reason":"answers 500 to everything"}`), 200)
+	if got := ok[webhookWire](t, h.do("GET", "/webhooks/"+id, a.token, nil), 200); got.Enabled || got.DisabledReason != "answers 500 to everything" {
 		t.Errorf("after the operator disabled it: %+v", got)
 	}
 	problem(t, h.do("POST", "/admin/webhooks/"+disburse.NewID()+"/disable", adminToken, nil), 404, "not_found")
 
-	if r := h.do("DELETE", "/webhooks/"+created.ID, a.token, nil); r.status != 204 || len(r.body) != 0 {
+	if r := h.do("DELETE", "/webhooks/"+id, a.token, nil); r.status != 204 || len(r.body) != 0 {
 		t.Errorf("DELETE: %d %s", r.status, r.body)
 	}
-	problem(t, h.do("GET", "/webhooks/"+created.ID, a.token, nil), 404, "not_found")
-	problem(t, h.do("GET", "/webhooks/"+created.ID+"/deliveries", a.token, nil), 404, "not_found")
+	problem(t, h.do("GET", "/webhooks/"+id, a.token, nil), 404, "not_found")
+	problem(t, h.do("GET", "/webhooks/"+id+"/deliveries", a.token, nil), 404, "not_found")
 }
 
 // TestE2EWebhookURLsMustBePublic: without --webhook-allow-private an

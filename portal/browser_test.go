@@ -12,13 +12,20 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/disburse/disburse/internal/testenv"
 )
 
 // chromium starts Debian's chromium for one test, headless and cut off
-// from everything but the test's server. Without chromium the test skips,
-// unless DISBURSE_TEST_BROWSER is set (as .ci/run sets it): then it fails.
+// from everything but the test's server. The browser tests are long: they
+// run when DISBURSE_TEST_LONG or DISBURSE_TEST_BROWSER is set. Without
+// chromium the test skips, unless DISBURSE_TEST_BROWSER is set (as .ci/run
+// sets it): then it fails.
 func chromium(t *testing.T) context.Context {
 	t.Helper()
+	if os.Getenv("DISBURSE_TEST_BROWSER") == "" {
+		testenv.SkipUnlessLong(t) // drives a browser
+	}
 	path, err := exec.LookPath("chromium")
 	if err != nil {
 		if os.Getenv("DISBURSE_TEST_BROWSER") != "" {

@@ -27,8 +27,8 @@ type opener func(t *testing.T) *sqlstore.Store
 // eachStore runs test on SQLite and on PostgreSQL (which pgtest skips,
 // saying how to run it, without DISBURSE_TEST_POSTGRES_URL).
 func eachStore(t *testing.T, test func(t *testing.T, open opener)) {
-	t.Run("sqlite", func(t *testing.T) { test(t, openSQLite) })
-	t.Run("postgres", func(t *testing.T) { test(t, pgtest.OpenSQL) })
+	t.Run("sqlite", func(t *testing.T) { t.Parallel(); test(t, openSQLite) })
+	t.Run("postgres", func(t *testing.T) { t.Parallel(); test(t, pgtest.OpenSQL) })
 }
 
 func openSQLite(t *testing.T) *sqlstore.Store {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/testenv"
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/postgres/pgtest"
 )
@@ -22,6 +23,7 @@ import (
 // float + held + wallets, and no use case answered success for work that
 // is not there.
 func TestFaults(t *testing.T) {
+	testenv.SkipUnlessLong(t) // rounds of faults
 	ctx := t.Context()
 	u, err := url.Parse(pgtest.URL(t))
 	if err != nil {

@@ -1,9 +1,6 @@
 package postgres_test
 
 import (
-	"flag"
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/disburse/disburse"
@@ -12,12 +9,17 @@ import (
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlstore"
 	"github.com/disburse/disburse/storetest"
+	"github.com/disburse/disburse/usecasetest"
 )
 
 // Every test here runs on a database of its own (pgtest), skipped unless
-// DISBURSE_TEST_POSTGRES_URL names a server.
+// DISBURSE_TEST_POSTGRES_URL names a server. The suites run side by side:
+// a slow test of one leaves the server to the others.
 
-func TestStore(t *testing.T) { storetest.Run(t, pgtest.Open) }
+func TestStore(t *testing.T) {
+	t.Parallel()
+	storetest.Run(t, pgtest.Open)
+}
 
 func TestIdempotencyKeys(t *testing.T) {
 	storetest.RunIdempotency(t, func(t *testing.T) (disburse.Store, idempotency.Store) {
@@ -29,7 +31,10 @@ func TestIdempotencyKeys(t *testing.T) {
 // TestStoreInChunks runs the suite again with bulk statements of a few
 // rows, so that every bulk path is split into chunks, and with every
 // insert copied, so that COPY runs the suite too.
-func TestStoreInChunks(t *testing.T) { storetest.Run(t, openInChunks) }
+func TestStoreInChunks(t *testing.T) {
+	t.Parallel()
+	storetest.Run(t, openInChunks)
+}
 
 // TestPortalStore and TestPortalStoreInChunks run the suite of the
 // portal's port, backoffice.Tx, as TestStore and TestStoreInChunks do.
@@ -56,39 +61,32 @@ func openInChunksSQL(t *testing.T) *sqlstore.Store {
 // TestConcurrency, TestDelivery and TestProperties run the use cases on
 // the store: races, the notification outbox, and random operations checked
 // against a model.
-func TestConcurrency(t *testing.T) { storetest.RunConcurrency(t, pgtest.Open) }
+func TestConcurrency(t *testing.T) {
+	t.Parallel()
+	usecasetest.RunConcurrency(t, pgtest.Open)
+}
 
-func TestDelivery(t *testing.T) { storetest.RunDelivery(t, pgtest.Open) }
+func TestDelivery(t *testing.T) {
+	t.Parallel()
+	usecasetest.RunDelivery(t, pgtest.Open)
+}
 
 func TestWebhooks(t *testing.T) { storetest.RunWebhooks(t, pgtest.OpenSQL) }
 
-// propertyChecks is how many random runs TestProperties makes unless
-// -rapid.checks or RAPID_CHECKS says otherwise. Each run clones a database
-// (0.3 s) and talks to a server; rapid's default of 100, which SQLite
-// runs in half a minute, would take a minute and a half here.
-const propertyChecks = 25
-
+// TestProperties makes fewer random runs than SQLite's: each clones a
+// database and talks to a server.
 func TestProperties(t *testing.T) {
-	if !flagSet("rapid.checks") && os.Getenv("RAPID_CHECKS") == "" {
-		if err := flag.Set("rapid.checks", strconv.Itoa(propertyChecks)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	t.Parallel()
+	usecasetest.SetPropertyChecks(t, 8, 25)
 	// rapid calls open once per run, each time with this test's t, so the
 	// cleanups of every run's store would wait for the end of the test: a
 	// hundred open pools. Each run closes the store of the one before.
 	var last disburse.Store
-	storetest.RunProperties(t, func(t *testing.T) disburse.Store {
+	usecasetest.RunProperties(t, func(t *testing.T) disburse.Store {
 		if last != nil {
 			last.Close()
 		}
 		last = pgtest.Open(t)
 		return last
 	})
-}
-
-// flagSet reports whether the command line set the flag.
-func flagSet(name string) (set bool) {
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }

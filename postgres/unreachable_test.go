@@ -88,6 +88,7 @@ func terminateBackends(t *testing.T, u string) int {
 // never answers fails the start-up within the default connect timeout,
 // instead of holding it for ever.
 func TestOpenGivesUpOnASilentServer(t *testing.T) {
+	t.Parallel() // it waits out the connect timeout; the others need not
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -6,12 +6,13 @@ import (
 
 	"github.com/disburse/disburse/sqlstore"
 	"github.com/disburse/disburse/storetest"
+	"github.com/disburse/disburse/usecasetest"
 )
 
 // BenchmarkBatch100k: 100,000 payments added and submitted, in a new file
-// (storetest.BenchBatch100k says what it measures).
+// (usecasetest.BenchBatch100k says what it measures).
 func BenchmarkBatch100k(b *testing.B) {
-	storetest.BenchBatch100k(b, benchStore(b))
+	usecasetest.BenchBatch100k(b, benchStore(b))
 }
 
 // BenchmarkWebhookEvents100k: 100,000 webhook events in one transaction,
@@ -27,16 +28,16 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 }
 
 // BenchmarkNotificationDelivery: the notification delivery rate of one
-// process, in a new file (storetest.BenchNotificationDelivery says what it
+// process, in a new file (usecasetest.BenchNotificationDelivery says what it
 // measures).
 func BenchmarkNotificationDelivery(b *testing.B) {
-	storetest.BenchNotificationDelivery(b, benchStore(b))
+	usecasetest.BenchNotificationDelivery(b, benchStore(b))
 }
 
 // BenchmarkPaymentPages: a batch of 100,000 read in pages, in a new
-// database (storetest.BenchPaymentPages).
+// database (usecasetest.BenchPaymentPages).
 func BenchmarkPaymentPages(b *testing.B) {
-	storetest.BenchPaymentPages(b, benchStore(b))
+	usecasetest.BenchPaymentPages(b, benchStore(b))
 }
 
 // benchStore opens a store on a new file, closed when the benchmark ends.

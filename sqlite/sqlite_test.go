@@ -13,6 +13,7 @@ import (
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/sqlstore"
 	"github.com/disburse/disburse/storetest"
+	"github.com/disburse/disburse/usecasetest"
 )
 
 // openTest returns a store on a new file in the test's temp dir.
@@ -26,7 +27,10 @@ func openTest(t *testing.T, e Engine) *sqlstore.Store {
 	return s
 }
 
+// TestStore runs the store suite. It and the suites below run side by
+// side, each test on a file of its own.
 func TestStore(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, openStore)
 }
 
@@ -40,13 +44,23 @@ func TestIdempotencyKeys(t *testing.T) {
 // TestConcurrency, TestDelivery and TestProperties run the use cases
 // on the store: races, the notification outbox, and random operations
 // checked against a model.
-func TestConcurrency(t *testing.T) { storetest.RunConcurrency(t, openStore) }
+func TestConcurrency(t *testing.T) {
+	t.Parallel()
+	usecasetest.RunConcurrency(t, openStore)
+}
 
-func TestDelivery(t *testing.T) { storetest.RunDelivery(t, openStore) }
+func TestDelivery(t *testing.T) {
+	t.Parallel()
+	usecasetest.RunDelivery(t, openStore)
+}
 
 func TestWebhooks(t *testing.T) { storetest.RunWebhooks(t, openSQL) }
 
-func TestProperties(t *testing.T) { storetest.RunProperties(t, openStore) }
+func TestProperties(t *testing.T) {
+	t.Parallel()
+	usecasetest.SetPropertyChecks(t, 30, 100)
+	usecasetest.RunProperties(t, openStore)
+}
 
 func openStore(t *testing.T) disburse.Store { return openTest(t, Engine{}) }
 
@@ -59,6 +73,7 @@ func openSQL(t *testing.T) *sqlstore.Store { return openTest(t, Engine{}) }
 // TestStoreInSmallChunks runs the suite again with bulk statements of a
 // few rows, so that every bulk path is split into chunks.
 func TestStoreInSmallChunks(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) disburse.Store { return openTest(t, Engine{bulkRows: 3}) })
 }
 

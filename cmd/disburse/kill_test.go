@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/testenv"
 	"github.com/disburse/disburse/postgres/pgtest"
 )
 
@@ -33,6 +34,7 @@ func killOnEachStore(t *testing.T, test func(t *testing.T, bin, url string)) {
 	if testing.Short() {
 		t.Skip("builds and kills the binary")
 	}
+	testenv.SkipUnlessLong(t) // rounds of kill -9
 	bin := buildBinary(t)
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()

@@ -58,105 +58,7 @@ func TestReplicas(t *testing.T) {
 		}
 	})
 
-	t.Run("RegistrationRacesReversal", func(t *testing.T) {
-		// 20 payees with 5 payments each: five batches of one payment per
-		// payee, submitted 100 ms apart on different replicas, so each
-		// payee's legs fall due for reversal at 1.0, 1.1, ... 1.4 s after the
-		// first submit. Each payee registers on another replica than the
-		// last, at staggered times from 0.7 s to 1.6 s, so registrations land
-		// before, between and after the due moments while three sweeps
-		// (every 100 ms each) claim due legs. Whoever wins, each leg is
-		// resolved once and a payee's wallet holds exactly what settled.
-		c := client{t: t, admin: admin}
-		const payees, each = 20, 5
-		payee := func(p int) string { return fmt.Sprintf("2547220001%02d", p) }
-		var batches []string
-		for j := range each {
-			batches = append(batches, c.batchOf(r0, token, payees, func(p int) (string, string) {
-				return payee(p), fmt.Sprintf("%d.00", 10+j)
-			}))
-		}
-		var first time.Time
-		for j, b := range batches {
-			if j == 0 {
-				first = time.Now()
-			}
-			time.Sleep(time.Until(first.Add(time.Duration(j) * 100 * time.Millisecond)))
-			c.call(replicas[j%3], "POST", "/batches/"+b+"/submit", token, ``, 200)
-		}
-		var wg sync.WaitGroup
-		for p := range payees {
-			wg.Go(func() {
-				time.Sleep(time.Until(first.Add(700*time.Millisecond + time.Duration(p)*900*time.Millisecond/(payees-1))))
-				if status, b := c.do(replicas[p%3], "POST", "/admin/members", admin, `{"msisdn":"`+payee(p)+`"}`); status != 201 {
-					t.Errorf("register %s: status %d: %s", payee(p), status, b)
-				}
-			})
-		}
-		wg.Wait()
-		var payments []map[string]any
-		for j, b := range batches {
-			c.waitClosed(replicas, b, token)
-			payments = append(payments, c.list(replicas[j%3], "/batches/"+b+"/payments", token)...)
-		}
-
-		type legs struct {
-			settled, cancelled int
-			settledCents       int64
-			settledIDs         []string
-		}
-		byPayee := map[string]*legs{}
-		for _, p := range payments {
-			l := byPayee[p["msisdn"].(string)]
-			if l == nil {
-				l = &legs{}
-				byPayee[p["msisdn"].(string)] = l
-			}
-			switch p["statusCode"] {
-			case "SETTLED":
-				l.settled++
-				l.settledCents += cents(p["amount"])
-				l.settledIDs = append(l.settledIDs, p["id"].(string))
-			case "CANCELLED":
-				l.cancelled++
-			default:
-				t.Errorf("payment %v is %v in a CLOSED batch", p["id"], p["statusCode"])
-			}
-		}
-		var split []string
-		totalSettled := 0
-		for p := range payees {
-			m := payee(p)
-			l := byPayee[m]
-			if l == nil {
-				t.Errorf("payee %s: no payments listed", m)
-				continue
-			}
-			split = append(split, fmt.Sprintf("%d/%d", l.settled, l.cancelled))
-			totalSettled += l.settled
-			if l.settled+l.cancelled != each {
-				t.Errorf("payee %s: settled %d + cancelled %d, want each of %d legs resolved once", m, l.settled, l.cancelled, each)
-			}
-			st := c.call(replicas[p%3], "GET", "/admin/members/"+m+"/statement", admin, ``, 200)
-			var entries []string
-			for _, e := range st["entries"].([]any) {
-				entries = append(entries, e.(map[string]any)["paymentId"].(string))
-			}
-			slices.Sort(entries)
-			slices.Sort(l.settledIDs)
-			if !slices.Equal(entries, l.settledIDs) {
-				t.Errorf("payee %s: statement entries %v, want its settled payments %v", m, entries, l.settledIDs)
-			}
-			if got := cents(st["balance"]); got != l.settledCents {
-				t.Errorf("payee %s: wallet balance %d cents, want the %d settled", m, got, l.settledCents)
-			}
-		}
-		// Not asserted (timing decides it), but a real race shows payees
-		// registered early all settled, late ones all cancelled, and mixed
-		// ones between.
-		t.Logf("settled %d, cancelled %d of %d legs; per payee settled/cancelled by registration time: %v",
-			totalSettled, payees*each-totalSettled, payees*each, split)
-	})
+	t.Run("RegistrationRacesReversal", func(t *testing.T) { testReplicasRegistrationRacesReversal(t, replicas, token, admin) })
 
 	t.Run("ThousandDueReversals", func(t *testing.T) {
 		c := client{t: t, admin: admin}
@@ -176,6 +78,107 @@ func TestReplicas(t *testing.T) {
 	for _, r := range replicas {
 		r.stop(t)
 	}
+}
+
+// testReplicasRegistrationRacesReversal: 20 payees with 5 payments each,
+// in five batches of one payment per payee, submitted 100 ms apart on
+// different replicas, so each payee's legs fall due for reversal at 1.0,
+// 1.1, ... 1.4 s after the first submit. Each payee registers on another
+// replica than the last, at staggered times from 0.7 s to 1.6 s, so
+// registrations land before, between and after the due moments while
+// three sweeps (every 100 ms each) claim due legs. Whoever wins, each leg
+// is resolved once and a payee's wallet holds exactly what settled.
+func testReplicasRegistrationRacesReversal(t *testing.T, replicas []*replica, token, admin string) {
+	r0 := replicas[0]
+	c := client{t: t, admin: admin}
+	const payees, each = 20, 5
+	payee := func(p int) string { return fmt.Sprintf("2547220001%02d", p) }
+	var batches []string
+	for j := range each {
+		batches = append(batches, c.batchOf(r0, token, payees, func(p int) (string, string) {
+			return payee(p), fmt.Sprintf("%d.00", 10+j)
+		}))
+	}
+	var first time.Time
+	for j, b := range batches {
+		if j == 0 {
+			first = time.Now()
+		}
+		time.Sleep(time.Until(first.Add(time.Duration(j) * 100 * time.Millisecond)))
+		c.call(replicas[j%3], "POST", "/batches/"+b+"/submit", token, ``, 200)
+	}
+	var wg sync.WaitGroup
+	for p := range payees {
+		wg.Go(func() {
+			time.Sleep(time.Until(first.Add(700*time.Millisecond + time.Duration(p)*900*time.Millisecond/(payees-1))))
+			if status, b := c.do(replicas[p%3], "POST", "/admin/members", admin, `{"msisdn":"`+payee(p)+`"}`); status != 201 {
+				t.Errorf("register %s: status %d: %s", payee(p), status, b)
+			}
+		})
+	}
+	wg.Wait()
+	var payments []map[string]any
+	for j, b := range batches {
+		c.waitClosed(replicas, b, token)
+		payments = append(payments, c.list(replicas[j%3], "/batches/"+b+"/payments", token)...)
+	}
+
+	type legs struct {
+		settled, cancelled int
+		settledCents       int64
+		settledIDs         []string
+	}
+	byPayee := map[string]*legs{}
+	for _, p := range payments {
+		l := byPayee[p["msisdn"].(string)]
+		if l == nil {
+			l = &legs{}
+			byPayee[p["msisdn"].(string)] = l
+		}
+		switch p["statusCode"] {
+		case "SETTLED":
+			l.settled++
+			l.settledCents += cents(p["amount"])
+			l.settledIDs = append(l.settledIDs, p["id"].(string))
+		case "CANCELLED":
+			l.cancelled++
+		default:
+			t.Errorf("payment %v is %v in a CLOSED batch", p["id"], p["statusCode"])
+		}
+	}
+	var split []string
+	totalSettled := 0
+	for p := range payees {
+		m := payee(p)
+		l := byPayee[m]
+		if l == nil {
+			t.Errorf("payee %s: no payments listed", m)
+			continue
+		}
+		split = append(split, fmt.Sprintf("%d/%d", l.settled, l.cancelled))
+		totalSettled += l.settled
+		if l.settled+l.cancelled != each {
+			t.Errorf("payee %s: settled %d + cancelled %d, want each of %d legs resolved once", m, l.settled, l.cancelled, each)
+		}
+		st := c.call(replicas[p%3], "GET", "/admin/members/"+m+"/statement", admin, ``, 200)
+		var entries []string
+		for _, e := range st["entries"].([]any) {
+			entries = append(entries, e.(map[string]any)["paymentId"].(string))
+		}
+		slices.Sort(entries)
+		slices.Sort(l.settledIDs)
+		if !slices.Equal(entries, l.settledIDs) {
+			t.Errorf("payee %s: statement entries %v, want its settled payments %v", m, entries, l.settledIDs)
+		}
+		if got := cents(st["balance"]); got != l.settledCents {
+			t.Errorf("payee %s: wallet balance %d cents, want the %d settled", m, got, l.settledCents)
+		}
+	}
+	// Not asserted (timing decides it), but a real race shows payees
+	// registered early all settled, late ones all cancelled, and mixed
+	// ones between.
+	t.Logf("settled %d, cancelled %d of %d legs; per payee settled/cancelled by registration time: %v",
+		totalSettled, payees*each-totalSettled, payees*each, split)
 }
 
 // A replica is a `disburse serve` process (serve_test.go starts and stops them).

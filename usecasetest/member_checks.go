@@ -1,4 +1,4 @@
-package storetest
+package usecasetest
 
 import (
 	"testing"
@@ -26,6 +26,7 @@ func testRegistrationDuringSubmit(t *testing.T, open func(t *testing.T) disburse
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t, open(t))
 			f.svc.PageSize = pageSize
 			b, err := f.svc.CreateBatch(f.ctx, f.org, disburse.BatchInput{Name: "members"})

@@ -1,12 +1,16 @@
-package storetest
+package usecasetest
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/testenv"
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
@@ -35,6 +39,25 @@ func RunProperties(t *testing.T, open func(t *testing.T) disburse.Store) {
 			"cancel":      h.cancel,
 		})
 	})
+}
+
+// SetPropertyChecks sets how many random runs RunProperties makes: short,
+// or long in a run with the long suites (internal/testenv), unless
+// -rapid.checks or RAPID_CHECKS says otherwise.
+func SetPropertyChecks(t *testing.T, short, long int) {
+	t.Helper()
+	if flagSet("rapid.checks") || os.Getenv("RAPID_CHECKS") != "" {
+		return
+	}
+	if err := flag.Set("rapid.checks", strconv.Itoa(testenv.Pick(short, long))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// flagSet reports whether the command line set the flag.
+func flagSet(name string) (set bool) {
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 type harness struct {
