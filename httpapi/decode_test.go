@@ -268,7 +268,7 @@ func paymentsBody(n int) []byte {
 	return b.Bytes()
 }
 
-// TestDecodeManyPayments: 100,000 payments (contract 4.1's limit) decode in
+// TestDecodeManyPayments: 100,000 payments (docs/api.md section 4.1's limit) decode in
 // well under a second of work, straight into the domain's inputs.
 func TestDecodeManyPayments(t *testing.T) {
 	body := paymentsBody(100_000)
@@ -343,7 +343,7 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-// checkFailureArray asserts the contract's 400 shape: a non-empty array of
+// checkFailureArray asserts the 400 shape of docs/api.md section 2: a non-empty array of
 // objects with exactly errorMessage, fieldName, fieldValue and maybe index.
 func checkFailureArray(t *testing.T, body []byte) {
 	t.Helper()

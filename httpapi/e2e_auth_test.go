@@ -22,7 +22,7 @@ type apiKeyBody struct {
 	APIKey string `json:"apiKey"`
 }
 
-// TestE2EAuthentication covers contract section 3 and the operator/organisation split.
+// TestE2EAuthentication covers docs/api.md section 3 and the operator/organisation split.
 func TestE2EAuthentication(t *testing.T) { eachStore(t, testE2EAuthentication) }
 
 func testE2EAuthentication(t *testing.T, store opener) {
@@ -103,7 +103,7 @@ func testE2EAuthentication(t *testing.T, store opener) {
 }
 
 // TestE2ENoAdminToken: with no admin token configured the operator API is
-// closed to everyone (contract section 9).
+// closed to everyone (docs/api.md section 9).
 func TestE2ENoAdminToken(t *testing.T) { eachStore(t, testE2ENoAdminToken) }
 
 func testE2ENoAdminToken(t *testing.T, store opener) {

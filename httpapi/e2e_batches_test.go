@@ -31,7 +31,7 @@ func keysOf(t *testing.T, raw []byte) []string {
 	return keys
 }
 
-// TestE2EBatchLifecycle: create, read, update and the state rules of contract section 4.
+// TestE2EBatchLifecycle: create, read, update and the state rules of docs/api.md section 4.
 func TestE2EBatchLifecycle(t *testing.T) { eachStore(t, testE2EBatchLifecycle) }
 
 func testE2EBatchLifecycle(t *testing.T, store opener) {
@@ -110,7 +110,7 @@ func testE2EBatchLifecycle(t *testing.T, store opener) {
 	problem(t, h.do("POST", "/batches/"+b.ID+"/cancel", a.token, nil), 409, "invalid_state")
 }
 
-// TestE2EListBatches: newest first, filters, paging and bad values (contract section 4).
+// TestE2EListBatches: newest first, filters, paging and bad values (docs/api.md section 4).
 func TestE2EListBatches(t *testing.T) { eachStore(t, testE2EListBatches) }
 
 func testE2EListBatches(t *testing.T, store opener) {

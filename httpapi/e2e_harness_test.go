@@ -45,7 +45,7 @@ type featureStore interface {
 	Idempotency() idempotency.Store
 }
 
-// eachStore runs test on every store (contract section 9: both pass the
+// eachStore runs test on every store (docs/api.md section 9: both pass the
 // same suite): a temp SQLite file, and a PostgreSQL database of its own,
 // which pgtest skips, saying how to run it, without DISBURSE_TEST_POSTGRES_URL.
 func eachStore(t *testing.T, test func(t *testing.T, store opener)) {
@@ -238,7 +238,7 @@ func ok[T any](t *testing.T, r response, status int) T {
 	return v
 }
 
-// problem asserts an RFC 9457 problem of the contract (section 2).
+// problem asserts an RFC 9457 problem of the docs/api.md (section 2).
 func problem(t *testing.T, r response, status int, code string) map[string]any {
 	t.Helper()
 	if r.status != status {
@@ -284,7 +284,7 @@ type failure struct {
 
 func at(i int) *int { return &i }
 
-// failures asserts a 400 array (contract section 2) and returns it.
+// failures asserts a 400 array (docs/api.md section 2) and returns it.
 func failures(t *testing.T, r response) []failure {
 	t.Helper()
 	type wire struct {
@@ -311,7 +311,7 @@ func wantFailures(t *testing.T, r response, want ...failure) {
 }
 
 // The API's bodies as a client reads them; every field, so that
-// DisallowUnknownFields catches one the contract does not name.
+// DisallowUnknownFields catches one docs/api.md does not name.
 
 type Summary struct {
 	PaymentsAmount  json.Number `json:"paymentsAmount"`
@@ -364,7 +364,7 @@ type Payment struct {
 }
 
 // UnmarshalJSON reads a payment as ok reads every body, refusing a member
-// the contract does not name, with those of Other aside.
+// docs/api.md does not name, with those of Other aside.
 func (p *Payment) UnmarshalJSON(b []byte) error {
 	type plain Payment // without this method
 	if strict(b, (*plain)(p)) == nil {
@@ -461,7 +461,7 @@ type Notification struct {
 
 var dateTimeRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}$`)
 
-// wantTime asserts the contract's date-time form and value: UTC, 7 digits, no offset.
+// wantTime asserts the date-time form of docs/api.md section 1 and value: UTC, 7 digits, no offset.
 func wantTime(t *testing.T, name, got string, want time.Time) {
 	t.Helper()
 	if !dateTimeRE.MatchString(got) {

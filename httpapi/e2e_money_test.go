@@ -27,7 +27,7 @@ func statuses(ps []Payment) []string {
 	return out
 }
 
-// TestE2ESubmitAllMembers: every payee a member → paid at once, CLOSED (contract section 6).
+// TestE2ESubmitAllMembers: every payee a member → paid at once, CLOSED (docs/api.md section 6).
 func TestE2ESubmitAllMembers(t *testing.T) { eachStore(t, testE2ESubmitAllMembers) }
 
 func testE2ESubmitAllMembers(t *testing.T, store opener) {

@@ -19,7 +19,7 @@ type Transfer struct {
 	CreatedAt string      `json:"createdAt"`
 }
 
-// TestE2EOperator: the operator API's validation and answers (contract section 7).
+// TestE2EOperator: the operator API's validation and answers (docs/api.md section 7).
 func TestE2EOperator(t *testing.T) { eachStore(t, testE2EOperator) }
 
 func testE2EOperator(t *testing.T, store opener) {

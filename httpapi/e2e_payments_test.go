@@ -19,8 +19,8 @@ const (
 	third     = "254112345678"
 )
 
-// TestE2EAddPaymentsValidation: every rule of spec 4.2 / 7.1 and contract
-// 4.1, each failure with its field, value and index; nothing stored on failure.
+// TestE2EAddPaymentsValidation: every rule of docs/api.md section S4.2 and S7.1 and docs/api.md
+// section 4.1, each failure with its field, value and index; nothing stored on failure.
 func TestE2EAddPaymentsValidation(t *testing.T) { eachStore(t, testE2EAddPaymentsValidation) }
 
 func testE2EAddPaymentsValidation(t *testing.T, store opener) {
@@ -176,7 +176,7 @@ func testE2EAddPayments(t *testing.T, store opener) {
 		t.Errorf("GET batch writes payments: %s", r.body)
 	}
 
-	// Same msisdn twice in a batch is fine (spec 1.9).
+	// Same msisdn twice in a batch is fine (docs/api.md section S1.9).
 	ok[Batch](t, h.addPayments(a, b.ID, false, pay(member, "1"), pay(member, "1")), 200)
 
 	// DELETE: a DRAFT payment of a DRAFT batch becomes DELETED; it leaves the summary.
@@ -255,7 +255,7 @@ func testE2EExternalIDs(t *testing.T, store opener) {
 }
 
 // TestE2EReferrals: validated, stored and returned only when the
-// organisation has referrals enabled (contract 4.1).
+// organisation has referrals enabled (docs/api.md section 4.1).
 func TestE2EReferrals(t *testing.T) { eachStore(t, testE2EReferrals) }
 
 func testE2EReferrals(t *testing.T, store opener) {
@@ -301,7 +301,7 @@ func testE2EReferrals(t *testing.T, store opener) {
 	}
 }
 
-// TestE2EHundredThousandPayments: contract 4.1's request limit goes through
+// TestE2EHundredThousandPayments: docs/api.md section 4.1's request limit goes through
 // in one request; one more is a 400 on Payments.
 func TestE2EHundredThousandPayments(t *testing.T) { eachStore(t, testE2EHundredThousandPayments) }
 
@@ -338,8 +338,8 @@ func testE2EHundredThousandPayments(t *testing.T, store opener) {
 
 // TestE2EWrongTypes: a value of the wrong JSON type is a failure of its
 // field, reported in the one array with every other failure of the request
-// (contract section 2); referral fields are typed only when referrals are
-// enabled (contract 4.1).
+// (docs/api.md section 2); referral fields are typed only when referrals are
+// enabled (docs/api.md section 4.1).
 func TestE2EWrongTypes(t *testing.T) { eachStore(t, testE2EWrongTypes) }
 
 func testE2EWrongTypes(t *testing.T, store opener) {

@@ -10,9 +10,9 @@ import (
 )
 
 // TestE2EReferralLegs: a referral leg is paid, held, settled on
-// registration and reversed by exactly the rules of its payment (contract
+// registration and reversed by exactly the rules of its payment (docs/api.md
 // section 6), independently of it; statements show one entry per settled
-// leg; SMS and PUSH go out per leg (contract section 8); the reversal
+// leg; SMS and PUSH go out per leg (docs/api.md section 8); the reversal
 // period is the one in force at submit.
 func TestE2EReferralLegs(t *testing.T) { eachStore(t, testE2EReferralLegs) }
 

@@ -12,7 +12,7 @@ import (
 // TestE2ESubmitAnswersEveryPage: a submit moves the batch and reads its
 // answer a page at a time (the harness's pages are 3 payments), and the
 // answer is still every non-deleted payment, in the order added, with its
-// new status (contract section 4), whatever the pages' boundaries and the
+// new status (docs/api.md section 4), whatever the pages' boundaries and the
 // deleted payments among them.
 func TestE2ESubmitAnswersEveryPage(t *testing.T) {
 	eachStore(t, func(t *testing.T, store opener) {

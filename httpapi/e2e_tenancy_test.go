@@ -10,7 +10,7 @@ import (
 )
 
 // TestE2ETenantIsolation: another organisation's ids are 404, never 403,
-// on every route (contract section 2), and its batches never show in a list.
+// on every route (docs/api.md section 2), and its batches never show in a list.
 func TestE2ETenantIsolation(t *testing.T) { eachStore(t, testE2ETenantIsolation) }
 
 func testE2ETenantIsolation(t *testing.T, store opener) {

@@ -77,7 +77,7 @@ type fuzzTarget struct {
 // FuzzRequest sends any method-and-route, path parameter, query and body
 // to every route of the API, on SQLite and, when it is configured, on
 // PostgreSQL, and asserts that nothing answers 5xx and every error has the
-// contract's shape: a 400 is a non-empty array of failures, any other
+// shape of docs/api.md section 2: a 400 is a non-empty array of failures, any other
 // error a problem.
 func FuzzRequest(f *testing.F) {
 	for i := range fuzzRoutes {
@@ -141,8 +141,8 @@ func FuzzRequest(f *testing.F) {
 	})
 }
 
-// checkAnswerShape fails on a 5xx, and on an error not in the contract's
-// shape.
+// checkAnswerShape fails on a 5xx, and on an error not in a shape of
+// docs/api.md section 2.
 func checkAnswerShape(t *testing.T, what string, w *httptest.ResponseRecorder) {
 	t.Helper()
 	switch {

@@ -6,7 +6,6 @@ import (
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlstore"
-	"github.com/disburse/disburse/storetest"
 	"github.com/disburse/disburse/usecasetest"
 )
 
@@ -17,15 +16,15 @@ func BenchmarkBatch100k(b *testing.B) {
 }
 
 // BenchmarkWebhookEvents100k: 100,000 webhook events in one transaction,
-// in a new database (storetest.BenchWebhookEvents100k says why).
+// in a new database (usecasetest.BenchWebhookEvents100k says why).
 func BenchmarkWebhookEvents100k(b *testing.B) {
-	storetest.BenchWebhookEvents100k(b, benchStore(b))
+	usecasetest.BenchWebhookEvents100k(b, benchStore(b))
 }
 
 // BenchmarkWebhookDelivery: the delivery rate of one process, in a new
-// database (storetest.BenchWebhookDelivery says what it measures).
+// database (usecasetest.BenchWebhookDelivery says what it measures).
 func BenchmarkWebhookDelivery(b *testing.B) {
-	storetest.BenchWebhookDelivery(b, benchStore(b))
+	usecasetest.BenchWebhookDelivery(b, benchStore(b))
 }
 
 // BenchmarkNotificationDelivery: the notification delivery rate of one

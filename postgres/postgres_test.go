@@ -71,7 +71,7 @@ func TestDelivery(t *testing.T) {
 	usecasetest.RunDelivery(t, pgtest.Open)
 }
 
-func TestWebhooks(t *testing.T) { storetest.RunWebhooks(t, pgtest.OpenSQL) }
+func TestWebhooks(t *testing.T) { usecasetest.RunWebhooks(t, pgtest.OpenSQL) }
 
 // TestProperties makes fewer random runs than SQLite's: each clones a
 // database and talks to a server.

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/disburse/disburse/sqlstore"
-	"github.com/disburse/disburse/storetest"
 	"github.com/disburse/disburse/usecasetest"
 )
 
@@ -16,15 +15,15 @@ func BenchmarkBatch100k(b *testing.B) {
 }
 
 // BenchmarkWebhookEvents100k: 100,000 webhook events in one transaction,
-// in a new file (storetest.BenchWebhookEvents100k says why).
+// in a new file (usecasetest.BenchWebhookEvents100k says why).
 func BenchmarkWebhookEvents100k(b *testing.B) {
-	storetest.BenchWebhookEvents100k(b, benchStore(b))
+	usecasetest.BenchWebhookEvents100k(b, benchStore(b))
 }
 
 // BenchmarkWebhookDelivery: the delivery rate of one process, in a new
-// file (storetest.BenchWebhookDelivery says what it measures).
+// file (usecasetest.BenchWebhookDelivery says what it measures).
 func BenchmarkWebhookDelivery(b *testing.B) {
-	storetest.BenchWebhookDelivery(b, benchStore(b))
+	usecasetest.BenchWebhookDelivery(b, benchStore(b))
 }
 
 // BenchmarkNotificationDelivery: the notification delivery rate of one

@@ -54,7 +54,7 @@ func TestDelivery(t *testing.T) {
 	usecasetest.RunDelivery(t, openStore)
 }
 
-func TestWebhooks(t *testing.T) { storetest.RunWebhooks(t, openSQL) }
+func TestWebhooks(t *testing.T) { usecasetest.RunWebhooks(t, openSQL) }
 
 func TestProperties(t *testing.T) {
 	t.Parallel()

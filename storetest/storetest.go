@@ -1,6 +1,6 @@
 // Package storetest is the suite every disburse.Store must pass: the
 // SQLite and PostgreSQL stores run the same tests, so the use cases can
-// count on the same behaviour from both (contract section 9).
+// count on the same behaviour from both (docs/api.md section 9).
 package storetest
 
 import (

@@ -9,7 +9,7 @@ import (
 )
 
 // benchMembers is how many distinct members the benchmark's batches pay:
-// the half of the payments that go to members spread over them (spec 1.9
+// the half of the payments that go to members spread over them (docs/api.md section S1.9
 // allows several payments to one msisdn), so the setup registers a few
 // thousand members, not fifty thousand.
 const benchMembers = 2_000

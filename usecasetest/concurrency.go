@@ -11,7 +11,7 @@ import (
 )
 
 // RunConcurrency races the money use cases against each other on one store
-// (contract section 6, "Races"): whoever wins, each leg is settled or
+// (docs/api.md section 6, "Races"): whoever wins, each leg is settled or
 // reversed exactly once and the ledger stays sound. Each test runs in
 // parallel on a store of its own.
 func RunConcurrency(t *testing.T, open func(t *testing.T) disburse.Store) {
@@ -190,7 +190,7 @@ func testCancelRacesRegistrationsAndReversal(t *testing.T, open func(t *testing.
 	}
 }
 
-// testOneExternalIDRacesIntoManyBatches: contract 4.1, an externalId is
+// testOneExternalIDRacesIntoManyBatches: docs/api.md section 4.1, an externalId is
 // unique among the organisation's non-deleted payments. Adds to different
 // batches lock different batch rows, so only the organisation row can
 // order them.

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// The rules that need no store; storetest.RunWebhooks runs the use cases
+// The rules that need no store; usecasetest.RunWebhooks runs the use cases
 // on both stores.
 
 func TestPublicAddr(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 )
 
 // TestReplicas starts three real `disburse serve` processes on one
-// PostgreSQL database and drives them at once (contract section 9: several
+// PostgreSQL database and drives them at once (docs/api.md section 9: several
 // replicas are safe). Every figure it checks comes from the API.
 func TestReplicas(t *testing.T) {
 	url := pgtest.URL(t) // skips, saying how to run it, without DISBURSE_TEST_POSTGRES_URL

@@ -1,4 +1,4 @@
-package storetest
+package usecasetest
 
 import (
 	"context"
@@ -14,6 +14,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
@@ -717,5 +720,13 @@ func testWebhookLoop(t *testing.T, s WebhookStore) {
 	}
 	if len(rcv.got()) != 5 {
 		t.Errorf("receiver got %d requests, want 5", len(rcv.got()))
+	}
+}
+
+// same fails the test when got differs from want; nil and empty are equal.
+func same(t *testing.T, what string, want, got any, opts ...cmp.Option) {
+	t.Helper()
+	if diff := cmp.Diff(want, got, append(opts, cmpopts.EquateEmpty())...); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", what, diff)
 	}
 }
