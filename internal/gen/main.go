@@ -4,6 +4,7 @@
 //
 //	gen paymentjson OPENAPI OUT   httpapi's payment answer (internal/gen/paymentjson)
 //	gen paymentsql OUT            sqlstore's payment columns (internal/gen/paymentsql)
+//	gen stamp OUT FILE...         what a generated file was made from (internal/gen/stamp)
 package main
 
 import (
@@ -13,6 +14,7 @@ import (
 
 	"github.com/disburse/disburse/internal/gen/paymentjson"
 	"github.com/disburse/disburse/internal/gen/paymentsql"
+	"github.com/disburse/disburse/internal/gen/stamp"
 )
 
 func main() {
@@ -34,8 +36,11 @@ func run(args []string) error {
 		src, err = paymentjson.Generate(doc)
 	case len(args) == 2 && args[0] == "paymentsql":
 		src, err = paymentsql.Generate()
+	case len(args) >= 3 && args[0] == "stamp":
+		src, err = stamp.Of(args[2:]...)
+		args = args[:2] // the output is the second argument
 	default:
-		return fmt.Errorf("usage: gen paymentjson OPENAPI OUT | gen paymentsql OUT")
+		return fmt.Errorf("usage: gen paymentjson OPENAPI OUT | gen paymentsql OUT | gen stamp OUT FILE...")
 	}
 	if err != nil {
 		return err
