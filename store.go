@@ -81,7 +81,7 @@ type Tx interface {
 	// them to ApplyBalances before the transaction ends. A submit writes
 	// its transfers a page at a time and the balances once: on PostgreSQL
 	// an account row updated on every page leaves one row version per page
-	// that every later read of it walks (docs/benchmarks.md, "Issue 16").
+	// that every later read of it walks (docs/benchmarks.md, "The submit").
 	InsertTransferRows(ctx context.Context, ts []Transfer) error
 	// ApplyBalances adds the changes to the stored balances, one update per
 	// account, as InsertTransfers does for its own transfers.

@@ -18,7 +18,8 @@ type RateLimits struct {
 	// Operator is the operator token's budget.
 	Operator ratelimit.Policy
 	// Address is each client address's budget for getToken and for
-	// requests without a bearer token (and the portal's sign-in).
+	// requests without a bearer token. The portal's sign-in has limits of
+	// its own (portal/limiter.go).
 	Address ratelimit.Policy
 	// MemberExists is each token's budget for GET /members/{msisdn}/exists,
 	// lower than Organisation's: the answer discloses membership. It is

@@ -136,7 +136,7 @@ func (t *tx) DeleteDraftPayment(ctx context.Context, id string) error {
 // PostgreSQL it is planned with its values at every run (PlanEachRun): a
 // plan of it cached while payments was empty, as a new deployment's and
 // the bench's are when the first members register, scans every payment,
-// for every registration (docs/benchmarks.md, "Issue 16: registration").
+// for every registration (docs/benchmarks.md, "Registration").
 // The lock applies to the outer SELECT, the only form PostgreSQL allows
 // FOR UPDATE in. A held leg may still be DRAFT (migration 00017), hence
 // the statuses.

@@ -18,7 +18,7 @@ import (
 //
 // It pays where many small transactions write the same rows: each group
 // takes the shared rows' locks, the round trips and the commit's flush
-// once, not once a request (docs/benchmarks.md, "Issue 16: registration").
+// once, not once a request (docs/benchmarks.md, "Registration").
 //
 // There is no goroutine of its own. A caller that finds fewer than
 // leaders groups running runs its request as a group of one; the others
