@@ -19,7 +19,7 @@ func (c *config) limitFlags(fs *flag.FlagSet) {
 	fs.Var(policyValue{&c.RateLimits.Operator}, "rate-limit-operator",
 		"requests per window of the operator token, `QUOTA/WINDOW` or off (DISBURSE_RATE_LIMIT_OPERATOR)")
 	fs.Var(policyValue{&c.RateLimits.Address}, "rate-limit-address",
-		"requests per window of each client address to getToken, the portal's sign-in and calls without a token, `QUOTA/WINDOW` or off (DISBURSE_RATE_LIMIT_ADDRESS)")
+		"requests per window of each client address to getToken and calls without a token, `QUOTA/WINDOW` or off (DISBURSE_RATE_LIMIT_ADDRESS)")
 	fs.Var(policyValue{&c.RateLimits.MemberExists}, "rate-limit-member-exists",
 		"GET /members/{msisdn}/exists per window of each token, `QUOTA/WINDOW` or off (DISBURSE_RATE_LIMIT_MEMBER_EXISTS)")
 }
