@@ -3,6 +3,8 @@ package disburse
 import (
 	"context"
 	"time"
+
+	"github.com/disburse/disburse/internal/txvalue"
 )
 
 // Store is the persistence port. It knows tables and transactions, never the
@@ -216,15 +218,7 @@ type PaymentFilter struct {
 	Skip, Take int
 }
 
-// read runs fn in one Read of s and returns its value: the shape of most
-// lookups, without a variable declared outside the transaction to carry
-// the result out of it.
+// read runs fn in one read transaction of s and returns its value.
 func read[T any](ctx context.Context, s Store, fn func(Tx) (T, error)) (T, error) {
-	var v T
-	err := s.Read(ctx, func(tx Tx) error {
-		var err error
-		v, err = fn(tx)
-		return err
-	})
-	return v, err
+	return txvalue.Read(ctx, s.Read, fn)
 }

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/txvalue"
 )
 
 // t0 is the suite's clock: UTC and whole microseconds, the precision the
@@ -30,31 +32,47 @@ func at(d time.Duration) time.Time { return t0.Add(d) }
 // write runs fn in a write transaction and fails the test if it fails.
 func write(t *testing.T, s disburse.Store, fn func(disburse.Tx) error) {
 	t.Helper()
-	if err := s.Write(t.Context(), fn); err != nil {
-		t.Fatalf("write: %v", err)
-	}
+	writeIn(t, s.Write, fn)
 }
 
 // get reads one value in a read-only transaction and fails the test if it fails.
 func get[T any](t *testing.T, s disburse.Store, fn func(disburse.Tx) (T, error)) T {
 	t.Helper()
-	var v T
-	err := s.Read(t.Context(), func(tx disburse.Tx) error {
-		var err error
-		v, err = fn(tx)
-		return err
-	})
-	if err != nil {
-		t.Fatalf("read: %v", err)
-	}
-	return v
+	return getIn(t, s.Read, fn)
 }
 
 // notFound fails the test unless fn, run in a read-only transaction,
 // returns disburse.ErrNotFound.
 func notFound(t *testing.T, s disburse.Store, what string, fn func(disburse.Tx) error) {
 	t.Helper()
-	err := s.Read(t.Context(), fn)
+	notFoundIn(t, s.Read, what, fn)
+}
+
+// A port's transactions: a Store's Write or Read, or a feature's.
+type txRunner[Tx any] func(context.Context, func(Tx) error) error
+
+// writeIn is write for any port.
+func writeIn[Tx any](t *testing.T, run txRunner[Tx], fn func(Tx) error) {
+	t.Helper()
+	if err := run(t.Context(), fn); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+}
+
+// getIn is get for any port.
+func getIn[Tx, T any](t *testing.T, run txRunner[Tx], fn func(Tx) (T, error)) T {
+	t.Helper()
+	v, err := txvalue.Read(t.Context(), run, fn)
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	return v
+}
+
+// notFoundIn is notFound for any port.
+func notFoundIn[Tx any](t *testing.T, run txRunner[Tx], what string, fn func(Tx) error) {
+	t.Helper()
+	err := run(t.Context(), fn)
 	if !errors.Is(err, disburse.ErrNotFound) {
 		t.Errorf("%s: got %v, want ErrNotFound", what, err)
 	}

@@ -47,33 +47,19 @@ func RunPortal(t *testing.T, open func(t *testing.T) PortalStore) {
 // writePortal is write for the back office's port.
 func writePortal(t *testing.T, s backoffice.Store, fn func(backoffice.Tx) error) {
 	t.Helper()
-	if err := s.WritePortal(t.Context(), fn); err != nil {
-		t.Fatalf("write: %v", err)
-	}
+	writeIn(t, s.WritePortal, fn)
 }
 
 // getPortal is get for the back office's port.
 func getPortal[T any](t *testing.T, s backoffice.Store, fn func(backoffice.Tx) (T, error)) T {
 	t.Helper()
-	var v T
-	err := s.ReadPortal(t.Context(), func(tx backoffice.Tx) error {
-		var err error
-		v, err = fn(tx)
-		return err
-	})
-	if err != nil {
-		t.Fatalf("read: %v", err)
-	}
-	return v
+	return getIn(t, s.ReadPortal, fn)
 }
 
 // notFoundPortal is notFound for the back office's port.
 func notFoundPortal(t *testing.T, s backoffice.Store, what string, fn func(backoffice.Tx) error) {
 	t.Helper()
-	err := s.ReadPortal(t.Context(), fn)
-	if !errors.Is(err, disburse.ErrNotFound) {
-		t.Errorf("%s: got %v, want ErrNotFound", what, err)
-	}
+	notFoundIn(t, s.ReadPortal, what, fn)
 }
 
 func newPortalUser(w world, email string, role backoffice.Role) backoffice.User {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/idempotency"
+	"github.com/disburse/disburse/internal/txvalue"
 )
 
 // Endpoint is a URL an organisation registered to receive events.
@@ -155,15 +156,9 @@ func (s *Service) now() time.Time {
 	return s.Clock().UTC().Truncate(time.Microsecond)
 }
 
-// read runs fn in one Read of s and returns its value.
+// read runs fn in one read transaction of s and returns its value.
 func read[T any](ctx context.Context, s Store, fn func(Tx) (T, error)) (T, error) {
-	var v T
-	err := s.Read(ctx, func(tx Tx) error {
-		var err error
-		v, err = fn(tx)
-		return err
-	})
-	return v, err
+	return txvalue.Read(ctx, s.Read, fn)
 }
 
 // notFound is the not_found error of a missing what.

@@ -4,7 +4,7 @@
 //
 //	gen paymentjson OPENAPI OUT   httpapi's payment answer (internal/gen/paymentjson)
 //	gen paymentsql OUT            sqlstore's payment columns (internal/gen/paymentsql)
-//	gen stamp OUT FILE...         what a generated file was made from (internal/gen/stamp)
+//	gen stamp OUT FILES           what a generated file was made from (internal/gen/stamp)
 package main
 
 import (
@@ -40,7 +40,7 @@ func run(args []string) error {
 		src, err = stamp.Of(args[2:]...)
 		args = args[:2] // the output is the second argument
 	default:
-		return fmt.Errorf("usage: gen paymentjson OPENAPI OUT | gen paymentsql OUT | gen stamp OUT FILE...")
+		return fmt.Errorf("usage: gen paymentjson OPENAPI OUT | gen paymentsql OUT | gen stamp OUT FILES")
 	}
 	if err != nil {
 		return err

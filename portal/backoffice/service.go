@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/txvalue"
 )
 
 // Service holds the portal's use cases over a Store.
@@ -37,15 +38,9 @@ func (s *Service) now() time.Time {
 	return s.Clock().UTC().Truncate(time.Microsecond)
 }
 
-// read runs fn in one ReadPortal of s and returns its value.
+// read runs fn in one read transaction of s and returns its value.
 func read[T any](ctx context.Context, s Store, fn func(Tx) (T, error)) (T, error) {
-	var v T
-	err := s.ReadPortal(ctx, func(tx Tx) error {
-		var err error
-		v, err = fn(tx)
-		return err
-	})
-	return v, err
+	return txvalue.Read(ctx, s.ReadPortal, fn)
 }
 
 // notFound is the not_found error for what, as the domain's use cases say it.
