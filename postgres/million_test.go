@@ -14,7 +14,7 @@ import (
 // 1,000,000-payment batch registers while the submit is on their page,
 // after it read their membership; the submit and the registration each
 // commit without seeing the other, and one run of SettleMembersPending
-// pays them. It takes a minute or two, so it runs when
+// pays them. A million payments take long, so it runs when
 // DISBURSE_TEST_MILLION is set (docs/benchmarks.md has its figures).
 func TestMillionRegistrationDuringSubmit(t *testing.T) {
 	if os.Getenv("DISBURSE_TEST_MILLION") == "" {
