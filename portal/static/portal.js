@@ -31,7 +31,7 @@ document.addEventListener("submit", function (ev) {
     if (!window.htmx || !status) return;
     bar.hidden = true;
     status.hidden = false;
-    htmx.ajax("GET", status.dataset.poll, {target: status, swap: "outerHTML ignoreTitle:true", select: "#upload-status"});
+    pollStatus(status, 20);
   });
   xhr.addEventListener("load", function () {
     document.open();
@@ -40,3 +40,17 @@ document.addEventListener("submit", function (ev) {
   });
   xhr.send(new FormData(form));
 });
+
+// The server makes an upload's status once it has read the upload's first
+// fields, which on a busy server can come after the browser has sent the
+// whole file: until then the status answers 404, and the page asks again
+// every half second, a few times, rather than stop polling.
+function pollStatus(status, tries) {
+  // htmx reports the failure on the document, naming the target.
+  document.addEventListener("htmx:responseError", function retry(ev) {
+    if (ev.detail.target !== status) return;
+    document.removeEventListener("htmx:responseError", retry);
+    if (tries > 1) setTimeout(function () { pollStatus(status, tries - 1); }, 500);
+  });
+  htmx.ajax("GET", status.dataset.poll, {target: status, swap: "outerHTML ignoreTitle:true", select: "#upload-status"});
+}
