@@ -124,7 +124,7 @@ func owned(b Batch, err error, organisationID string) (Batch, error) {
 func (s *Service) Batches(ctx context.Context, organisationID string, q ListQuery) ([]Batch, error) {
 	var v Validation
 	f := BatchFilter{ExternalID: q.ExternalID}
-	f.Skip, f.Take = paging(&v, q)
+	f.Skip, f.Take = Paging(&v, q)
 	v.Text(-1, "ExternalId", q.ExternalID)
 	if q.StatusCode != "" {
 		if !validStatus(q.StatusCode, BatchStatuses()) {
@@ -138,8 +138,9 @@ func (s *Service) Batches(ctx context.Context, organisationID string, q ListQuer
 	return read(ctx, s.Store, func(tx Tx) ([]Batch, error) { return tx.Batches(ctx, organisationID, f) })
 }
 
-// paging validates skip (≥ 0, default 0) and take (1 to 1000, default 1000).
-func paging(v *Validation, q ListQuery) (skip, take int) {
+// Paging validates a list's skip (≥ 0, default 0) and take (1 to 1000,
+// default 1000), the same for every list of the API, into v.
+func Paging(v *Validation, q ListQuery) (skip, take int) {
 	take = maxTake
 	if q.Skip != "" {
 		n, err := strconv.Atoi(q.Skip)

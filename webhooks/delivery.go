@@ -344,20 +344,13 @@ func signWith(secret, id string, at time.Time, body []byte) string {
 	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
 }
 
-// maxTake is the most deliveries one list shows, as for every list of the API.
-const maxTake = 1000
-
 // Deliveries lists the deliveries of one of the organisation's
 // endpoints, newest first: take of them (1 to 1000, default 1000).
 func (s *Service) Deliveries(ctx context.Context, organisationID, endpointID, take string) ([]Delivery, error) {
-	n := maxTake
-	if take != "" {
-		var err error
-		if n, err = strconv.Atoi(take); err != nil || n < 1 || n > maxTake {
-			var v disburse.Validation // as every list's take is checked
-			v.Add(-1, "Take", take, "take must be a whole number from 1 to 1000")
-			return nil, v.Err()
-		}
+	var v disburse.Validation
+	_, n := disburse.Paging(&v, disburse.ListQuery{Take: take})
+	if err := v.Err(); err != nil {
+		return nil, err
 	}
 	return read(ctx, s.Store, func(tx Tx) ([]Delivery, error) {
 		if _, err := ownWebhook(ctx, tx, organisationID, endpointID); err != nil {
