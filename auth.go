@@ -21,13 +21,13 @@ func (s *Service) CreateAPIKey(ctx context.Context, organisationID string) (APIK
 // and only its hash is stored (docs/api.md section 3).
 func (s *Service) CreateAPIKeyBy(ctx context.Context, actor Actor, organisationID string) (APIKey, string, error) {
 	if !ValidID(organisationID) {
-		return APIKey{}, "", notFound("organisation")
+		return APIKey{}, "", NotFound("organisation")
 	}
 	secret := NewSecret(apiKeyPrefix)
 	key := APIKey{ID: NewID(), OrganisationID: organisationID, Hash: HashSecret(secret), Prefix: secret[:len(apiKeyPrefix)+6], CreatedAt: s.now(), Secret: secret}
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		if _, err := tx.Organisation(ctx, organisationID); err != nil {
-			return orNotFound(err, "organisation")
+			return OrNotFound(err, "organisation")
 		}
 		if err := tx.InsertAPIKey(ctx, key); err != nil {
 			return err
@@ -49,12 +49,12 @@ func (s *Service) RevokeAPIKey(ctx context.Context, id string) error {
 // because every token lookup reads its key's revocation.
 func (s *Service) RevokeAPIKeyBy(ctx context.Context, actor Actor, id string) error {
 	if !ValidID(id) {
-		return notFound("API key")
+		return NotFound("API key")
 	}
 	return s.Store.Write(ctx, func(tx Tx) error {
 		key, err := tx.APIKey(ctx, id)
 		if err != nil {
-			return orNotFound(err, "API key")
+			return OrNotFound(err, "API key")
 		}
 		if !key.RevokedAt.IsZero() {
 			return nil

@@ -99,7 +99,7 @@ func (s *Service) AuthenticatedBatch(ctx context.Context, token, id string) (Bat
 // ownBatch reads (or locks) a batch and hides it unless organisationID owns it.
 func ownBatch(ctx context.Context, tx Tx, organisationID, id string, lock bool) (Batch, error) {
 	if !ValidID(id) {
-		return Batch{}, notFound("batch")
+		return Batch{}, NotFound("batch")
 	}
 	read := tx.Batch
 	if lock {
@@ -112,10 +112,10 @@ func ownBatch(ctx context.Context, tx Tx, organisationID, id string, lock bool) 
 // owned is the outcome of reading batch b: not found unless organisationID owns it.
 func owned(b Batch, err error, organisationID string) (Batch, error) {
 	if err != nil {
-		return Batch{}, orNotFound(err, "batch")
+		return Batch{}, OrNotFound(err, "batch")
 	}
 	if b.OrganisationID != organisationID {
-		return Batch{}, notFound("batch")
+		return Batch{}, NotFound("batch")
 	}
 	return b, nil
 }

@@ -18,7 +18,7 @@ func (s *Service) Deposit(ctx context.Context, accountID, amountText, reference 
 // from outside the service, recorded as a ledger transfer like any other.
 func (s *Service) DepositBy(ctx context.Context, actor Actor, accountID, amountText, reference string) (Transfer, error) {
 	if !ValidID(accountID) {
-		return Transfer{}, notFound("account")
+		return Transfer{}, NotFound("account")
 	}
 	var v Validation
 	amount, ok := ParseMoney(amountText)
@@ -36,10 +36,10 @@ func (s *Service) DepositBy(ctx context.Context, actor Actor, accountID, amountT
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		a, err := tx.LockAccount(ctx, accountID)
 		if err != nil {
-			return orNotFound(err, "account")
+			return OrNotFound(err, "account")
 		}
 		if a.Kind != AccountPayout {
-			return notFound("account")
+			return NotFound("account")
 		}
 		if a.Balance > math.MaxInt64-amount {
 			return Invalid("Amount", amount.String(), "the account's balance would overflow")

@@ -108,12 +108,14 @@ func (v *Validation) Err() error {
 	return &Error{Code: CodeInvalid, Message: "validation failed", Fields: v.fields}
 }
 
-func notFound(what string) *Error { return Errorf(CodeNotFound, "%s not found", what) }
+// NotFound is the not_found error of a missing what, as every use case
+// says it, the features beside the domain included.
+func NotFound(what string) *Error { return Errorf(CodeNotFound, "%s not found", what) }
 
-// orNotFound turns a store's ErrNotFound into a not_found error for what.
-func orNotFound(err error, what string) error {
+// OrNotFound turns a store's ErrNotFound into a not_found error for what.
+func OrNotFound(err error, what string) error {
 	if errors.Is(err, ErrNotFound) {
-		return notFound(what)
+		return NotFound(what)
 	}
 	return err
 }

@@ -102,14 +102,14 @@ func validCurrency(c string) bool {
 // Organisation returns an organisation with its payout accounts.
 func (s *Service) Organisation(ctx context.Context, id string) (Organisation, []Account, error) {
 	if !ValidID(id) {
-		return Organisation{}, nil, notFound("organisation")
+		return Organisation{}, nil, NotFound("organisation")
 	}
 	var org Organisation
 	var accounts []Account
 	err := s.Store.Read(ctx, func(tx Tx) error {
 		var err error
 		if org, err = tx.Organisation(ctx, id); err != nil {
-			return orNotFound(err, "organisation")
+			return OrNotFound(err, "organisation")
 		}
 		accounts, err = tx.PayoutAccounts(ctx, id)
 		return err
@@ -126,7 +126,7 @@ func (s *Service) UpdateSettings(ctx context.Context, id string, in Settings) (O
 // applies to batches submitted after the change (docs/api.md section 6).
 func (s *Service) UpdateSettingsBy(ctx context.Context, actor Actor, id string, in Settings) (Organisation, []Account, error) {
 	if !ValidID(id) {
-		return Organisation{}, nil, notFound("organisation")
+		return Organisation{}, nil, NotFound("organisation")
 	}
 	var v Validation
 	var period time.Duration
@@ -144,7 +144,7 @@ func (s *Service) UpdateSettingsBy(ctx context.Context, actor Actor, id string, 
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		var err error
 		if org, err = tx.Organisation(ctx, id); err != nil {
-			return orNotFound(err, "organisation")
+			return OrNotFound(err, "organisation")
 		}
 		before := auditOrganisation(org)
 		if in.ReferralsEnabled != nil {
@@ -173,7 +173,7 @@ func (s *Service) CreateAccount(ctx context.Context, organisationID, name string
 // CreateAccountBy adds a payout account to an organisation.
 func (s *Service) CreateAccountBy(ctx context.Context, actor Actor, organisationID, name string) (Account, error) {
 	if !ValidID(organisationID) {
-		return Account{}, notFound("organisation")
+		return Account{}, NotFound("organisation")
 	}
 	if !ValidText(name) {
 		return Account{}, Invalid("Name", name, textMessage("name"))
@@ -186,7 +186,7 @@ func (s *Service) CreateAccountBy(ctx context.Context, actor Actor, organisation
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		org, err := tx.Organisation(ctx, organisationID)
 		if err != nil {
-			return orNotFound(err, "organisation")
+			return OrNotFound(err, "organisation")
 		}
 		a = Account{ID: NewID(), OrganisationID: org.ID, Kind: AccountPayout, Name: name, Currency: org.Currency, CreatedAt: s.now()}
 		if err := tx.InsertAccount(ctx, a); err != nil {

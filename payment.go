@@ -13,7 +13,7 @@ import (
 // (docs/api.md sections S4.2 and 4.1). It returns the batch and the payments added.
 func (s *Service) AddPayments(ctx context.Context, organisationID, batchID string, in AddPaymentsInput) (Batch, []Payment, error) {
 	if !ValidID(batchID) {
-		return Batch{}, nil, notFound("batch")
+		return Batch{}, nil, NotFound("batch")
 	}
 	var v Validation
 	if !in.WrongTypes.report(&v, -1, FieldClearExisting) && in.ClearExisting == nil {
@@ -254,14 +254,14 @@ func (s *Service) Payment(ctx context.Context, organisationID, id string) (Payme
 
 func ownPayment(ctx context.Context, tx Tx, organisationID, id string) (Payment, error) {
 	if !ValidID(id) {
-		return Payment{}, notFound("payment")
+		return Payment{}, NotFound("payment")
 	}
 	p, err := tx.Payment(ctx, id)
 	if err != nil {
-		return Payment{}, orNotFound(err, "payment")
+		return Payment{}, OrNotFound(err, "payment")
 	}
 	if p.OrganisationID != organisationID {
-		return Payment{}, notFound("payment")
+		return Payment{}, NotFound("payment")
 	}
 	return p, nil
 }

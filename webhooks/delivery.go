@@ -370,14 +370,14 @@ func (s *Service) RetryDelivery(ctx context.Context, organisationID, endpointID,
 			return err
 		}
 		if !disburse.ValidID(deliveryID) {
-			return notFound("delivery")
+			return disburse.NotFound("delivery")
 		}
 		var err error
 		if d, err = tx.WebhookDelivery(ctx, deliveryID); err != nil {
-			return orNotFound(err, "delivery")
+			return disburse.OrNotFound(err, "delivery")
 		}
 		if d.EndpointID != endpointID {
-			return notFound("delivery")
+			return disburse.NotFound("delivery")
 		}
 		now := s.now()
 		if err := tx.RetryWebhookDelivery(ctx, deliveryID, now); errors.Is(err, disburse.ErrLeaseLost) {

@@ -157,14 +157,14 @@ func setEnabled(e *Endpoint, enabled bool, reason string) {
 // (organisationID empty: the operator, who sees every endpoint).
 func ownWebhook(ctx context.Context, tx Tx, organisationID, id string) (Endpoint, error) {
 	if !disburse.ValidID(id) {
-		return Endpoint{}, notFound("webhook")
+		return Endpoint{}, disburse.NotFound("webhook")
 	}
 	e, err := tx.WebhookEndpoint(ctx, id)
 	if err != nil {
-		return Endpoint{}, orNotFound(err, "webhook")
+		return Endpoint{}, disburse.OrNotFound(err, "webhook")
 	}
 	if organisationID != "" && e.OrganisationID != organisationID {
-		return Endpoint{}, notFound("webhook")
+		return Endpoint{}, disburse.NotFound("webhook")
 	}
 	return e, nil
 }

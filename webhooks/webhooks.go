@@ -9,7 +9,6 @@ package webhooks
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"slices"
 	"time"
@@ -159,17 +158,6 @@ func (s *Service) now() time.Time {
 // read runs fn in one read transaction of s and returns its value.
 func read[T any](ctx context.Context, s Store, fn func(Tx) (T, error)) (T, error) {
 	return txvalue.Read(ctx, s.Read, fn)
-}
-
-// notFound is the not_found error of a missing what.
-func notFound(what string) error { return disburse.Errorf(disburse.CodeNotFound, "%s not found", what) }
-
-// orNotFound turns a store's ErrNotFound into a not_found error for what.
-func orNotFound(err error, what string) error {
-	if errors.Is(err, disburse.ErrNotFound) {
-		return notFound(what)
-	}
-	return err
 }
 
 // Claimed returns a copy of s whose every write transaction runs under c,

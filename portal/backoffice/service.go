@@ -8,10 +8,8 @@ package backoffice
 
 import (
 	"context"
-	"errors"
 	"time"
 
-	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/txvalue"
 )
 
@@ -41,19 +39,6 @@ func (s *Service) now() time.Time {
 // read runs fn in one read transaction of s and returns its value.
 func read[T any](ctx context.Context, s Store, fn func(Tx) (T, error)) (T, error) {
 	return txvalue.Read(ctx, s.ReadPortal, fn)
-}
-
-// notFound is the not_found error for what, as the domain's use cases say it.
-func notFound(what string) *disburse.Error {
-	return disburse.Errorf(disburse.CodeNotFound, "%s not found", what)
-}
-
-// orNotFound turns a store's ErrNotFound into a not_found error for what.
-func orNotFound(err error, what string) error {
-	if errors.Is(err, disburse.ErrNotFound) {
-		return notFound(what)
-	}
-	return err
 }
 
 // textMessage explains disburse.ValidText's rule in a failure.

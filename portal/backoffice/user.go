@@ -79,7 +79,7 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (User, string, err
 	err = s.Store.WritePortal(ctx, func(tx Tx) error {
 		if u.Role == RoleOrganisation {
 			if _, err := tx.Organisation(ctx, u.OrganisationID); err != nil {
-				return orNotFound(err, "organisation")
+				return disburse.OrNotFound(err, "organisation")
 			}
 		}
 		err := tx.InsertPortalUser(ctx, u)
@@ -129,7 +129,7 @@ func (s *Service) ResetPassword(ctx context.Context, email string) (string, erro
 	err := s.Store.WritePortal(ctx, func(tx Tx) error {
 		u, err := tx.PortalUserByEmail(ctx, normaliseEmail(email))
 		if err != nil {
-			return orNotFound(err, "portal user")
+			return disburse.OrNotFound(err, "portal user")
 		}
 		return tx.SetPortalPassword(ctx, u.ID, HashPassword(password))
 	})

@@ -25,14 +25,14 @@ func inScope(scope, organisationID string) bool { return scope == "" || scope ==
 func scopedRow[T any](ctx context.Context, tx Tx, scope, id, what string, get func(context.Context, string) (T, error), org func(T) string) (T, error) {
 	var zero T
 	if !disburse.ValidID(id) {
-		return zero, notFound(what)
+		return zero, disburse.NotFound(what)
 	}
 	v, err := get(ctx, id)
 	if err != nil {
-		return zero, orNotFound(err, what)
+		return zero, disburse.OrNotFound(err, what)
 	}
 	if !inScope(scope, org(v)) {
-		return zero, notFound(what)
+		return zero, disburse.NotFound(what)
 	}
 	return v, nil
 }
@@ -118,12 +118,12 @@ func (s *Service) ScopedAPIKey(ctx context.Context, scope, id string) (disburse.
 // AccountOrganisation returns the organisation of a payout account.
 func (s *Service) AccountOrganisation(ctx context.Context, id string) (string, error) {
 	if !disburse.ValidID(id) {
-		return "", notFound("account")
+		return "", disburse.NotFound("account")
 	}
 	return read(ctx, s.Store, func(tx Tx) (string, error) {
 		a, err := tx.Account(ctx, id)
 		if err != nil || a.Kind != disburse.AccountPayout {
-			return "", notFound("account")
+			return "", disburse.NotFound("account")
 		}
 		return a.OrganisationID, nil
 	})
@@ -197,5 +197,5 @@ func (s *Service) NotificationsPage(ctx context.Context, f NotificationFilter) (
 		return nil, err
 	}
 	list, err := read(ctx, s.Store, func(tx Tx) ([]disburse.Notification, error) { return tx.NotificationsPage(ctx, f) })
-	return list, orNotFound(err, "notification") // a cursor no notification has
+	return list, disburse.OrNotFound(err, "notification") // a cursor no notification has
 }
