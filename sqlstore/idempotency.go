@@ -22,9 +22,7 @@ type keyStore struct{ s *Store }
 
 // Write runs fn in a write transaction, retried as Store.Write retries.
 func (k keyStore) Write(ctx context.Context, fn func(idempotency.Tx) error) error {
-	return k.s.retrying(ctx, func() error {
-		return k.s.transact(ctx, k.s.write, false, func(t *tx) error { return fn(t) })
-	})
+	return k.s.writeTx(ctx, func(t *tx) error { return fn(t) })
 }
 
 var _ idempotency.Tx = (*tx)(nil)
