@@ -97,7 +97,7 @@ func TestConcurrentMigrate(t *testing.T) {
 	errs := make([]error, 4)
 	var wg sync.WaitGroup
 	for i := range errs {
-		wg.Go(func() { errs[i] = postgres.Migrate(ctx, url) })
+		wg.Go(func() { _, errs[i] = postgres.Migrate(ctx, url) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {

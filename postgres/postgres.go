@@ -47,7 +47,7 @@ func Open(ctx context.Context, url string) (*sqlstore.Store, error) {
 }
 
 func open(ctx context.Context, url string, e Engine) (*sqlstore.Store, error) {
-	if err := Migrate(ctx, url); err != nil {
+	if _, err := Migrate(ctx, url); err != nil {
 		return nil, err
 	}
 	db, err := openDB(ctx, url, defaultStatementTimeout)
@@ -65,13 +65,13 @@ func open(ctx context.Context, url string, e Engine) (*sqlstore.Store, error) {
 }
 
 // Migrate brings the database at url to the latest schema with the
-// embedded migrations.
-func Migrate(ctx context.Context, url string) error {
+// embedded migrations, and says what it applied.
+func Migrate(ctx context.Context, url string) (sqlstore.Migrated, error) {
 	// No statement timeout unless the URL sets one: a migration may
 	// rewrite a large table, which the service's own statements never do.
 	db, err := openDB(ctx, url, "")
 	if err != nil {
-		return err
+		return sqlstore.Migrated{}, err
 	}
 	defer db.Close()
 	return migrate(ctx, db)
@@ -91,20 +91,21 @@ func Migrations() fs.FS {
 // that replicas starting at once apply them one after the other: the first
 // migrates, the others then find nothing to do. The lock is polled every
 // second (goose's default is every 5) for up to five minutes.
-func migrate(ctx context.Context, db *sql.DB) error {
+func migrate(ctx context.Context, db *sql.DB) (sqlstore.Migrated, error) {
 	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300))
 	if err != nil {
-		return fmt.Errorf("postgres: migrations: %w", err)
+		return sqlstore.Migrated{}, fmt.Errorf("postgres: migrations: %w", err)
 	}
 	p, err := goose.NewProvider(goose.DialectPostgres, db, Migrations(),
 		goose.WithDisableGlobalRegistry(true), goose.WithSessionLocker(locker))
 	if err != nil {
-		return fmt.Errorf("postgres: migrations: %w", err)
+		return sqlstore.Migrated{}, fmt.Errorf("postgres: migrations: %w", err)
 	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("postgres: migrate: %w", err)
+	m, err := sqlstore.Migrate(ctx, p)
+	if err != nil {
+		return sqlstore.Migrated{}, fmt.Errorf("postgres: migrate: %w", err)
 	}
-	return nil
+	return m, nil
 }
 
 // openDB returns a database/sql handle on a pgx pool for url.

@@ -18,7 +18,7 @@ import (
 //go:generate env DISBURSE_UPDATE_SCHEMA=1 go test -count=1 -run TestSchemaFile .
 func TestSchemaFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "schema.db")
-	if err := sqlite.Migrate(t.Context(), file); err != nil {
+	if _, err := sqlite.Migrate(t.Context(), file); err != nil {
 		t.Fatal(err)
 	}
 	db, err := sql.Open("sqlite", file)
@@ -53,7 +53,7 @@ func TestSchemaFile(t *testing.T) {
 // its (empty) 00004 takes it on the next start, out of order.
 func TestMigratesAFileFromBeforeThe00004(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "old.db")
-	if err := sqlite.Migrate(t.Context(), file); err != nil {
+	if _, err := sqlite.Migrate(t.Context(), file); err != nil {
 		t.Fatal(err)
 	}
 	db, err := sql.Open("sqlite", file)
@@ -64,7 +64,7 @@ func TestMigratesAFileFromBeforeThe00004(t *testing.T) {
 	if _, err := db.ExecContext(t.Context(), `DELETE FROM goose_db_version WHERE version_id = 4`); err != nil {
 		t.Fatal(err)
 	}
-	if err := sqlite.Migrate(t.Context(), file); err != nil {
+	if _, err := sqlite.Migrate(t.Context(), file); err != nil {
 		t.Fatalf("migrating a file without 00004: %v", err)
 	}
 	var n int

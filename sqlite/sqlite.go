@@ -29,7 +29,7 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 }
 
 func open(ctx context.Context, path string, e Engine) (*sqlstore.Store, error) {
-	if err := Migrate(ctx, path); err != nil {
+	if _, err := Migrate(ctx, path); err != nil {
 		return nil, err
 	}
 	write, err := openDB(path, true, 1)
@@ -50,11 +50,12 @@ func open(ctx context.Context, path string, e Engine) (*sqlstore.Store, error) {
 }
 
 // Migrate brings the SQLite file at path to the latest schema with the
-// embedded migrations, creating the file if need be.
-func Migrate(ctx context.Context, path string) error {
+// embedded migrations, creating the file if need be, and says what it
+// applied.
+func Migrate(ctx context.Context, path string) (sqlstore.Migrated, error) {
 	db, err := openDB(path, true, 1)
 	if err != nil {
-		return err
+		return sqlstore.Migrated{}, err
 	}
 	defer db.Close()
 	dir := Migrations()
@@ -63,12 +64,13 @@ func Migrate(ctx context.Context, path string) error {
 	// migrated before it must still take it.
 	p, err := goose.NewProvider(goose.DialectSQLite3, db, dir, goose.WithDisableGlobalRegistry(true), goose.WithAllowOutofOrder(true))
 	if err != nil {
-		return fmt.Errorf("sqlite: migrations: %w", err)
+		return sqlstore.Migrated{}, fmt.Errorf("sqlite: migrations: %w", err)
 	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("sqlite: migrate %s: %w", path, err)
+	m, err := sqlstore.Migrate(ctx, p)
+	if err != nil {
+		return sqlstore.Migrated{}, fmt.Errorf("sqlite: migrate %s: %w", path, err)
 	}
-	return nil
+	return m, nil
 }
 
 // Migrations returns the embedded migrations, one goose SQL file each.

@@ -86,7 +86,7 @@ func TestPortalStoreInSmallChunks(t *testing.T) {
 func TestMigrateTwice(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "disburse.db")
 	for range 2 {
-		if err := Migrate(t.Context(), path); err != nil {
+		if _, err := Migrate(t.Context(), path); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -19,7 +19,9 @@ const usage = `usage: disburse <command> [flags]
 
 commands:
   serve        run the HTTP API and the background workers (--demo: create a demo organisation)
-  migrate      apply the database migrations and exit
+  migrate      apply the database migrations, print each applied, and exit
+  backup       copy a SQLite database to a new file while serve runs (--to FILE)
+  healthcheck  ask the local serve for /readyz; exit 0 when ready (a container's HEALTHCHECK)
   org create   create an organisation with a deposit and an API key, print them
   version      the module version and VCS revision of this binary (also --version)
   user create  create a portal user (operator or organisation) and print its password once
@@ -71,6 +73,10 @@ func run(ctx context.Context, args []string) error {
 		return serve(ctx, args[1:])
 	case "migrate":
 		return migrate(ctx, args[1:])
+	case "backup":
+		return backup(ctx, args[1:])
+	case "healthcheck":
+		return healthcheck(ctx, args[1:])
 	case "bench":
 		return benchmark(ctx, args[1:])
 	case "org":

@@ -137,7 +137,7 @@ func ensureTemplate(ctx context.Context, admin string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := postgres.Migrate(ctx, u); err != nil {
+	if _, err := postgres.Migrate(ctx, u); err != nil {
 		return "", err
 	}
 	for _, q := range []string{
