@@ -29,32 +29,17 @@ func TestMigrateReports(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "m.db")
 		testMigrateReports(t, bin, "sqlite:"+file, sqlite.Migrations(), func(query string) {
 			t.Helper()
-			db, err := sql.Open("sqlite", file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			if _, err := db.ExecContext(t.Context(), query); err != nil {
-				t.Fatalf("%s: %v", query, err)
-			}
+			sqliteExec(t, file, query)
 		})
 	})
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
 		url := pgtest.URL(t) // migrated: emptied below
-		exec := func(query string) {
+		postgresExec(t, url, "DROP SCHEMA public CASCADE; CREATE SCHEMA public")
+		testMigrateReports(t, bin, url, postgres.Migrations(), func(query string) {
 			t.Helper()
-			conn, err := pgx.Connect(t.Context(), url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close(t.Context())
-			if _, err := conn.Exec(t.Context(), query); err != nil {
-				t.Fatalf("%s: %v", query, err)
-			}
-		}
-		exec("DROP SCHEMA public CASCADE; CREATE SCHEMA public")
-		testMigrateReports(t, bin, url, postgres.Migrations(), exec)
+			postgresExec(t, url, query)
+		})
 	})
 }
 
@@ -85,5 +70,71 @@ func testMigrateReports(t *testing.T, bin, url string, embedded fs.FS, exec func
 	stdout, stderr, code = runBinary(t, bin, nil, "migrate", "--database-url", url)
 	if code == 0 || stdout != "" || !strings.Contains(stderr, "at migration 99999, newer than this build's last, "+last) {
 		t.Errorf("migrate on a newer schema: exit %d, stdout %q, stderr %q; want a failure naming both versions", code, stdout, stderr)
+	}
+}
+
+// TestOlderBuildOnNewerSchema: serve of a build older than the database's
+// schema (a newer release migrated it) starts, finding nothing to apply,
+// and is alive (/healthz 200) but not ready (/readyz 503), so that a load
+// balancer sends it no traffic (docs/operations.md "Upgrading a fleet").
+// On SQLite and on PostgreSQL.
+func TestOlderBuildOnNewerSchema(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildBinary(t)
+	const newer = "INSERT INTO goose_db_version (version_id, is_applied) VALUES (99999, true)"
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		file := filepath.Join(t.TempDir(), "newer.db")
+		if _, stderr, code := runBinary(t, bin, nil, "migrate", "--database-url", "sqlite:"+file); code != 0 {
+			t.Fatalf("migrate: %s", stderr)
+		}
+		sqliteExec(t, file, newer)
+		testOlderBuild(t, bin, "sqlite:"+file)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		url := pgtest.URL(t)
+		postgresExec(t, url, newer)
+		testOlderBuild(t, bin, url)
+	})
+}
+
+func testOlderBuild(t *testing.T, bin, url string) {
+	s := startServe(t, bin, nil, "serve", "--listen", "127.0.0.1:0", "--database-url", url)
+	h := httpClient{t: t, base: s.base}
+	if status, body := h.do("GET", "/healthz", "", ""); status != 200 {
+		t.Errorf("/healthz on a newer schema: %d %s, want 200", status, body)
+	}
+	if status, body := h.do("GET", "/readyz", "", ""); status != 503 {
+		t.Errorf("/readyz on a newer schema: %d %s, want 503", status, body)
+	}
+	s.stop(t)
+}
+
+// sqliteExec runs one statement on a SQLite file.
+func sqliteExec(t *testing.T, file, query string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(t.Context(), query); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+}
+
+// postgresExec runs statements on a PostgreSQL database.
+func postgresExec(t *testing.T, url, query string) {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	if _, err := conn.Exec(t.Context(), query); err != nil {
+		t.Fatalf("%s: %v", query, err)
 	}
 }
