@@ -117,15 +117,6 @@ func clearCookie(w http.ResponseWriter, r *http.Request) {
 		SameSite: http.SameSiteLaxMode, MaxAge: -1})
 }
 
-// safeNext keeps a redirect after sign-in inside the portal.
-func safeNext(next string) string {
-	u, err := url.Parse(next)
-	if err != nil || next == "" || u.IsAbs() || u.Host != "" || len(next) < len(Prefix) || next[:len(Prefix)] != Prefix || (len(next) > 1 && next[1] == '/') {
-		return Prefix
-	}
-	return next
-}
-
 // clientAddr is the connection's address, without the port. Headers such
 // as X-Forwarded-For are not trusted: a client could set them to dodge the
 // limit (docs/portal.md says how to run behind a proxy).
