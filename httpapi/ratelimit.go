@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/clientaddr"
 	"github.com/disburse/disburse/internal/ratelimit"
 )
 
@@ -63,7 +64,7 @@ func (l *limiters) pick(r *http.Request) (*ratelimit.Limiter, string) {
 	}
 	token, ok := bearerToken(r)
 	if path == "/authentication/getToken" || !ok {
-		return l.address, ratelimit.ClientAddress(r)
+		return l.address, clientaddr.Of(r)
 	}
 	h := sha256.Sum256([]byte(token))
 	key := string(h[:])

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/clientaddr"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -75,7 +75,7 @@ func (p *portal) signInPage(w http.ResponseWriter, r *http.Request) error {
 func (p *portal) signIn(w http.ResponseWriter, r *http.Request) error {
 	email, password := r.PostFormValue("email"), r.PostFormValue("password")
 	next := safeNext(r.PostFormValue("next"))
-	client := clientAddr(r)
+	client := clientaddr.Of(r)
 	if !p.limiter.allow(email, client) {
 		w.Header().Set("Retry-After", "60")
 		p.render(w, r, http.StatusTooManyRequests, "signin", page{Title: "Sign in", Next: next, Email: email,
@@ -93,7 +93,7 @@ func (p *portal) signIn(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	http.SetCookie(w, &http.Cookie{
-		Name: cookieName, Value: secret, Path: "/portal/", HttpOnly: true, Secure: r.TLS != nil,
+		Name: cookieName, Value: secret, Path: "/portal/", HttpOnly: true, Secure: clientaddr.HTTPS(r),
 		SameSite: http.SameSiteLaxMode, Expires: time.Now().Add(backoffice.SessionTTL),
 	})
 	http.Redirect(w, r, next, http.StatusSeeOther)
@@ -113,17 +113,6 @@ func (p *portal) signOut(w http.ResponseWriter, r *http.Request) error {
 }
 
 func clearCookie(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/portal/", HttpOnly: true, Secure: r.TLS != nil,
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/portal/", HttpOnly: true, Secure: clientaddr.HTTPS(r),
 		SameSite: http.SameSiteLaxMode, MaxAge: -1})
-}
-
-// clientAddr is the connection's address, without the port. Headers such
-// as X-Forwarded-For are not trusted: a client could set them to dodge the
-// limit (docs/portal.md says how to run behind a proxy).
-func clientAddr(r *http.Request) string {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return ap.Addr().String()
 }

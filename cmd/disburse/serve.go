@@ -42,6 +42,10 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 
+	tlsConf, err := tlsConfig(c)
+	if err != nil {
+		return err
+	}
 	// The port first: one already in use is found before the database is
 	// migrated or a demo organisation inserted.
 	ln, err := net.Listen("tcp", c.Listen)
@@ -84,7 +88,8 @@ func serve(ctx context.Context, args []string) error {
 		metrics = startMetrics(mln, reg, log)
 	}
 	srv := &http.Server{
-		Handler:           portal.Mount(portal.New(svc, office, portal.Config{Log: log}), httpapi.New(svc, apiConfig)),
+		Handler:           httpapi.Edge(portal.Mount(portal.New(svc, office, portal.Config{Log: log}), httpapi.New(svc, apiConfig)), c.TrustedProxies),
+		TLSConfig:         tlsConf,
 		ReadHeaderTimeout: min(readHeaderTimeout, c.ReadTimeout),
 		ReadTimeout:       c.ReadTimeout,
 		WriteTimeout:      c.WriteTimeout,
@@ -95,7 +100,8 @@ func serve(ctx context.Context, args []string) error {
 	workers.Start(context.WithoutCancel(ctx), loops...)
 
 	version, revision := buildVersion()
-	log.Info("disburse serving", "addr", ln.Addr().String(), "database", redact(c.DatabaseURL), "version", version, "revision", revision)
+	log.Info("disburse serving", "addr", ln.Addr().String(), "tls", tlsConf != nil, "trusted_proxies", c.TrustedProxies.String(),
+		"database", redact(c.DatabaseURL), "version", version, "revision", revision)
 	return runUntilDone(ctx, srv, ln, &workers, metrics, log)
 }
 
@@ -123,7 +129,13 @@ func serveConfig(args []string) (*config, error) {
 // hold.
 func runUntilDone(ctx context.Context, srv *http.Server, ln net.Listener, workers *worker.Group, metrics *metricsServer, log *slog.Logger) error {
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() {
+		if srv.TLSConfig != nil {
+			served <- srv.ServeTLS(ln, "", "") // with HTTP/2
+			return
+		}
+		served <- srv.Serve(ln)
+	}()
 
 	select {
 	case err := <-served:

@@ -9,7 +9,6 @@ package ratelimit
 import (
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -171,16 +170,4 @@ func (d Decision) SetHeaders(h http.Header) {
 // seconds rounds d up to whole seconds, as the headers count.
 func seconds(d time.Duration) int64 {
 	return int64(math.Ceil(d.Seconds()))
-}
-
-// ClientAddress is the address a request came from: the connection's
-// peer. Forwarded headers are not read, since any client can send them;
-// behind a proxy every client shares the proxy's budget
-// (docs/operations.md).
-func ClientAddress(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
