@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bytes"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +15,8 @@ import (
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/internal/clientaddr"
 	"github.com/disburse/disburse/internal/ratelimit"
+	"github.com/disburse/disburse/portal"
+	"github.com/disburse/disburse/portal/backoffice"
 )
 
 // lockedBuffer is a log sink several requests write at once.
@@ -107,4 +110,65 @@ func TestE2ETrustedProxies(t *testing.T) {
 			t.Errorf("the access log believed an untrusted X-Forwarded-For:\n%s", logs)
 		}
 	})
+}
+
+// TestE2ERequestIDOnEveryAnswer: the answers ServeMux writes itself, its
+// redirects to a cleaned path or to the portal's slash, and the portal's
+// pages carry X-Request-Id like the API's; the caller's sane id is kept
+// through both layers of middleware. The 431 for headers past
+// MaxHeaderBytes is written by net/http before any handler runs, so it
+// carries none (docs/api.md section 2 says so).
+func TestE2ERequestIDOnEveryAnswer(t *testing.T) {
+	store := openSQLite(t)
+	svc := disburse.NewService(store)
+	svc.Log = slog.New(slog.DiscardHandler)
+	api := httpapi.New(svc, httpapi.Config{IdempotencyStore: store.Idempotency(), Log: slog.New(slog.DiscardHandler)})
+	office := backoffice.NewService(store)
+	srv := httptest.NewUnstartedServer(httpapi.Edge(portal.Mount(portal.New(svc, office, portal.Config{}), api), clientaddr.Proxies{}))
+	srv.Config.MaxHeaderBytes = 4096
+	srv.Start()
+	t.Cleanup(srv.Close)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(path string, header http.Header) *http.Response {
+		t.Helper()
+		req, err := http.NewRequestWithContext(t.Context(), "GET", srv.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		maps.Copy(req.Header, header)
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	for _, tc := range []struct {
+		path   string
+		status int
+	}{
+		{"/batches/../healthz", http.StatusTemporaryRedirect}, // the outer ServeMux cleans the path
+		{"//healthz", http.StatusTemporaryRedirect},
+		{"/portal", http.StatusMovedPermanently},
+		{"/portal/signin", http.StatusOK},
+		{"/portal/nowhere", http.StatusNotFound},
+		{"/healthz", http.StatusOK},
+		{"/nowhere", http.StatusNotFound},
+	} {
+		res := get(tc.path, nil)
+		if res.StatusCode != tc.status || res.Header.Get("X-Request-Id") == "" {
+			t.Errorf("GET %s: %d, X-Request-Id %q; want %d with one", tc.path, res.StatusCode, res.Header.Get("X-Request-Id"), tc.status)
+		}
+	}
+	if got := get("/healthz", http.Header{"X-Request-Id": {"caller-id-1"}}).Header.Values("X-Request-Id"); len(got) != 1 || got[0] != "caller-id-1" {
+		t.Errorf("the caller's id through Edge and New: %q", got)
+	}
+	if got := get("/batches/../healthz", http.Header{"X-Request-Id": {"caller-id-2"}}).Header.Get("X-Request-Id"); got != "caller-id-2" {
+		t.Errorf("the caller's id on a redirect: %q", got)
+	}
+	// net/http's own answer, before any handler.
+	res := get("/healthz", http.Header{"X-Big": {strings.Repeat("x", 8192)}})
+	if res.StatusCode != http.StatusRequestHeaderFieldsTooLarge || res.Header.Get("X-Request-Id") != "" {
+		t.Errorf("headers past the limit: %d, X-Request-Id %q; net/http's 431 was expected to bypass the handlers", res.StatusCode, res.Header.Get("X-Request-Id"))
+	}
 }
