@@ -115,15 +115,37 @@ func (l *Limiter) Allow(key string) Decision {
 		l.buckets[key] = b
 	}
 	b.last = now
-	d := Decision{policy: l.policy}
 	r := b.lim.ReserveN(now, 1)
-	if delay := r.DelayFrom(now); delay > 0 {
+	delay := r.DelayFrom(now)
+	if delay > 0 {
 		r.CancelAt(now)
-		d.RetryAfter = delay
-	} else {
-		d.Allowed = true
 	}
-	tokens := b.lim.TokensAt(now)
+	return l.decision(b.lim.TokensAt(now), delay)
+}
+
+// Peek is what Allow would decide for key, without spending anything: for
+// a request that may yet turn out to owe the budget, such as one whose
+// credentials are still to be checked. A key the Limiter does not know
+// has its whole quota, and Peek does not make it one.
+func (l *Limiter) Peek(key string) Decision {
+	now := l.clock()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	tokens := float64(l.policy.Quota)
+	if b := l.buckets[key]; b != nil {
+		tokens = b.lim.TokensAt(now)
+	}
+	var delay time.Duration
+	if tokens < 1 {
+		delay = time.Duration((1 - tokens) / float64(l.every) * float64(time.Second))
+	}
+	return l.decision(tokens, delay)
+}
+
+// decision says what a bucket holding tokens allows; delay, when
+// positive, is the wait until one request fits.
+func (l *Limiter) decision(tokens float64, delay time.Duration) Decision {
+	d := Decision{policy: l.policy, Allowed: delay <= 0, RetryAfter: max(delay, 0)}
 	d.Remaining = max(int(math.Floor(tokens)), 0)
 	d.Reset = time.Duration((float64(l.policy.Quota) - tokens) / float64(l.every) * float64(time.Second))
 	return d

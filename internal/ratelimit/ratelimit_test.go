@@ -100,3 +100,27 @@ func TestForgetsIdleKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestPeek: Peek tells what Allow would, spends nothing, and remembers no
+// key it did not know.
+func TestPeek(t *testing.T) {
+	c := &fakeClock{now: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
+	l := New(Policy{Name: "test", Quota: 2, Window: 20 * time.Second}, c.Now)
+	if d := l.Peek("a"); !d.Allowed || d.Remaining != 2 || l.Keys() != 0 {
+		t.Errorf("an unknown key: %+v, %d keys", d, l.Keys())
+	}
+	l.Allow("a")
+	for range 3 {
+		if d := l.Peek("a"); !d.Allowed || d.Remaining != 1 {
+			t.Errorf("after one request: %+v", d)
+		}
+	}
+	l.Allow("a")
+	if d := l.Peek("a"); d.Allowed || d.RetryAfter != 10*time.Second {
+		t.Errorf("spent: %+v, want refused with 10s to wait", d)
+	}
+	c.now = c.now.Add(10 * time.Second)
+	if d := l.Peek("a"); !d.Allowed || d.Remaining != 1 {
+		t.Errorf("after a refill: %+v", d)
+	}
+}
