@@ -1,14 +1,17 @@
 package portal_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/internal/clientaddr"
+	"github.com/disburse/disburse/internal/ratelimit"
 	"github.com/disburse/disburse/portal"
 )
 
@@ -55,4 +58,32 @@ func TestSecureCookieBehindProxy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSignInSpendsAddressBudget: every sign-in spends the client
+// address's budget, the one the API's getToken spends, before the
+// password is checked: past it even the right password gets 429, and so
+// does the API.
+func TestSignInSpendsAddressBudget(t *testing.T) {
+	w := newWorld(t, openSQLite)
+	addresses := ratelimit.New(ratelimit.Policy{Name: "address", Quota: 3, Window: time.Minute}, nil)
+	api := httpapi.New(w.svc, httpapi.Config{IdempotencyStore: w.store.Idempotency(), Addresses: addresses})
+	srv := httptest.NewServer(portal.Mount(portal.New(w.svc, w.office, portal.Config{Addresses: addresses}), api))
+	defer srv.Close()
+	b := w.browser(t)
+	b.base, b.origin = srv.URL, srv.URL
+	for i := range 3 {
+		res := b.post("/portal/signin", url.Values{"email": {fmt.Sprintf("nobody-%d@example.org", i)}, "password": {"not the password"}})
+		res.expect(t, http.StatusUnauthorized)
+		if got := res.header.Get("RateLimit-Policy"); got != `"address";q=3;w=60` {
+			t.Errorf("sign-in %d: RateLimit-Policy %q", i, got)
+		}
+	}
+	res := b.post("/portal/signin", url.Values{"email": {userEmail}, "password": {w.userPassword}})
+	res.expect(t, http.StatusTooManyRequests, "Too many sign-ins from your address")
+	if res.header.Get("Retry-After") == "" {
+		t.Error("429 without Retry-After")
+	}
+	req, _ := http.NewRequest("POST", srv.URL+"/authentication/getToken", strings.NewReader(`{"apiKey":"dak_x"}`))
+	b.do(req).expect(t, http.StatusTooManyRequests, "rate_limited")
 }

@@ -72,10 +72,21 @@ func (p *portal) signInPage(w http.ResponseWriter, r *http.Request) error {
 
 // signIn checks the rate limits first, then the password; every failure
 // gets the same answer, so the page tells nobody whether an email exists.
+// Every sign-in spends the client address's budget before the database
+// is asked; failed ones count toward the lockouts (limiter.go).
 func (p *portal) signIn(w http.ResponseWriter, r *http.Request) error {
+	client := clientaddr.Of(r)
+	if p.addresses != nil {
+		d := p.addresses.Allow(client)
+		d.SetHeaders(w.Header())
+		if !d.Allowed {
+			p.render(w, r, http.StatusTooManyRequests, "signin", page{Title: "Sign in", Next: Prefix,
+				Errors: []string{"Too many sign-ins from your address. Wait a minute and try again."}})
+			return nil
+		}
+	}
 	email, password := r.PostFormValue("email"), r.PostFormValue("password")
 	next := safeNext(r.PostFormValue("next"))
-	client := clientaddr.Of(r)
 	if !p.limiter.allow(email, client) {
 		w.Header().Set("Retry-After", "60")
 		p.render(w, r, http.StatusTooManyRequests, "signin", page{Title: "Sign in", Next: next, Email: email,

@@ -16,6 +16,7 @@ import (
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/internal/logs"
+	"github.com/disburse/disburse/internal/ratelimit"
 	"github.com/disburse/disburse/notify"
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/portal/backoffice"
@@ -75,8 +76,10 @@ func serve(ctx context.Context, args []string) error {
 	keyStore := store.Idempotency()
 	loops := backgroundLoops(svc, office, hooks, idempotency.New(svc, keyStore), c, log)
 	var metrics *metricsServer
+	// One address budget for the API and the portal's sign-in.
+	addresses := ratelimit.New(c.RateLimits.Address, c.RateLimits.Clock)
 	apiConfig := httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log,
-		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keyStore, RateLimits: c.RateLimits, Webhooks: hooks}
+		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keyStore, RateLimits: c.RateLimits, Addresses: addresses, Webhooks: hooks}
 	if c.MetricsListen != "" {
 		mln, err := net.Listen("tcp", c.MetricsListen)
 		if err != nil {
@@ -88,7 +91,7 @@ func serve(ctx context.Context, args []string) error {
 		metrics = startMetrics(mln, reg, log)
 	}
 	srv := &http.Server{
-		Handler:           httpapi.Edge(portal.Mount(portal.New(svc, office, portal.Config{Log: log}), httpapi.New(svc, apiConfig)), c.TrustedProxies),
+		Handler:           httpapi.Edge(portal.Mount(portal.New(svc, office, portal.Config{Log: log, Addresses: addresses}), httpapi.New(svc, apiConfig)), c.TrustedProxies),
 		TLSConfig:         tlsConf,
 		ReadHeaderTimeout: min(readHeaderTimeout, c.ReadTimeout),
 		ReadTimeout:       c.ReadTimeout,
