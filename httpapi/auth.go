@@ -80,5 +80,11 @@ func (s *server) getToken(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The new token's organisation, noted now, lets its first request
+	// spend the organisation's budget rather than wait on the address's,
+	// which this getToken has just spent (ratelimit.go).
+	if orgID, err := s.svc.Authenticate(r.Context(), token); err == nil {
+		s.limits.orgs.remember(token, orgID)
+	}
 	return writeJSON(w, http.StatusOK, tokenJSON{AccessToken: token, TokenType: "Bearer", ExpiresIn: int64(ttl / time.Second)})
 }

@@ -182,3 +182,21 @@ func TestE2EMadeUpTokensSpendTheAddress(t *testing.T) {
 		t.Errorf("a known good token from the same address: %d %q", r.status, r.header.Get("RateLimit"))
 	}
 }
+
+// TestE2ENewTokenAfterAddressBudget: a token fetched with the last of the
+// address's budget is not held back by it: its organisation is known
+// from the getToken that made it.
+func TestE2ENewTokenAfterAddressBudget(t *testing.T) {
+	setup := startDefaultOn(t, openSQLite)
+	a := setup.createOrg("Acme", false, "")
+	h := startServerOf(t, setup, httpapi.Config{AdminToken: adminToken, RateLimits: httpapi.RateLimits{
+		Address: ratelimit.Policy{Name: "address", Quota: 2, Window: time.Minute},
+	}})
+	tokens := []string{h.token(a.key), h.token(a.key)}
+	problem(t, h.do("POST", "/authentication/getToken", "", `{"apiKey":"`+a.key+`"}`), http.StatusTooManyRequests, "rate_limited")
+	for _, tok := range tokens {
+		if r := h.do("GET", "/batches", tok, nil); r.status != 200 {
+			t.Errorf("a new token's first request after the address's budget is spent: %d %s", r.status, r.body)
+		}
+	}
+}
