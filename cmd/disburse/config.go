@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -39,6 +40,7 @@ type config struct {
 	// TLSCert and TLSKey are PEM files: with both, serve speaks HTTPS
 	// (and HTTP/2) itself (tls.go).
 	TLSCert, TLSKey string
+	TLS             *tls.Config // read from them by serveConfig; nil: plain HTTP
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For and
 	// X-Forwarded-Proto are believed (docs/operations.md, "TLS and reverse
 	// proxies").

@@ -43,10 +43,6 @@ func serve(ctx context.Context, args []string) error {
 		return err
 	}
 
-	tlsConf, err := tlsConfig(c)
-	if err != nil {
-		return err
-	}
 	// The port first: one already in use is found before the database is
 	// migrated or a demo organisation inserted.
 	ln, err := net.Listen("tcp", c.Listen)
@@ -76,10 +72,8 @@ func serve(ctx context.Context, args []string) error {
 	keyStore := store.Idempotency()
 	loops := backgroundLoops(svc, office, hooks, idempotency.New(svc, keyStore), c, log)
 	var metrics *metricsServer
-	// One address budget for the API and the portal's sign-in.
-	addresses := ratelimit.New(c.RateLimits.Address, c.RateLimits.Clock)
 	apiConfig := httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log,
-		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keyStore, RateLimits: c.RateLimits, Addresses: addresses, Webhooks: hooks}
+		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keyStore, RateLimits: c.RateLimits, Webhooks: hooks}
 	if c.MetricsListen != "" {
 		mln, err := net.Listen("tcp", c.MetricsListen)
 		if err != nil {
@@ -91,8 +85,8 @@ func serve(ctx context.Context, args []string) error {
 		metrics = startMetrics(mln, reg, log)
 	}
 	srv := &http.Server{
-		Handler:           httpapi.Edge(portal.Mount(portal.New(svc, office, portal.Config{Log: log, Addresses: addresses}), httpapi.New(svc, apiConfig)), c.TrustedProxies),
-		TLSConfig:         tlsConf,
+		Handler:           c.handler(svc, office, apiConfig, log),
+		TLSConfig:         c.TLS,
 		ReadHeaderTimeout: min(readHeaderTimeout, c.ReadTimeout),
 		ReadTimeout:       c.ReadTimeout,
 		WriteTimeout:      c.WriteTimeout,
@@ -103,9 +97,18 @@ func serve(ctx context.Context, args []string) error {
 	workers.Start(context.WithoutCancel(ctx), loops...)
 
 	version, revision := buildVersion()
-	log.Info("disburse serving", "addr", ln.Addr().String(), "tls", tlsConf != nil, "trusted_proxies", c.TrustedProxies.String(),
+	log.Info("disburse serving", "addr", ln.Addr().String(), "tls", c.TLS != nil,
 		"database", redact(c.DatabaseURL), "version", version, "revision", revision)
 	return runUntilDone(ctx, srv, ln, &workers, metrics, log)
+}
+
+// handler is the portal and the API inside httpapi.Edge, with one address
+// budget for the API and the portal's sign-in.
+func (c *config) handler(svc *disburse.Service, office *backoffice.Service, api httpapi.Config, log *slog.Logger) http.Handler {
+	addresses := ratelimit.New(c.RateLimits.Address, c.RateLimits.Clock)
+	api.Addresses = addresses
+	pages := portal.New(svc, office, portal.Config{Log: log, Addresses: addresses})
+	return httpapi.Edge(portal.Mount(pages, httpapi.New(svc, api)), c.TrustedProxies)
 }
 
 // serveConfig reads serve's flags and variables, and checks them.
@@ -124,7 +127,12 @@ func serveConfig(args []string) (*config, error) {
 		// The demo prints an operator token: keep it off the network.
 		c.Listen = demoListen
 	}
-	return c, c.check()
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	tlsConf, err := tlsConfig(c)
+	c.TLS = tlsConf
+	return c, err
 }
 
 // runUntilDone serves on ln until ctx ends, then stops taking requests,

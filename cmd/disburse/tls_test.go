@@ -22,6 +22,12 @@ import (
 // over HTTP/2, with Strict-Transport-Security and X-Request-Id.
 func testTLS(t *testing.T, bin string) {
 	certFile, keyFile, pool := selfSigned(t)
+	// A key that is not the certificate's stops the start, naming the flags.
+	_, stderr, code := runBinary(t, bin, nil, "serve", "--listen", "127.0.0.1:0", "--database-url", "sqlite:"+filepath.Join(t.TempDir(), "x.db"),
+		"--tls-cert", certFile, "--tls-key", certFile)
+	if code == 0 || !strings.Contains(stderr, "tls-cert and tls-key") {
+		t.Errorf("a bad key: exit %d, stderr %q", code, stderr)
+	}
 	s := startServe(t, bin, []string{"DISBURSE_TLS_KEY=" + keyFile}, "serve", "--listen", "127.0.0.1:0",
 		"--database-url", "sqlite:"+filepath.Join(t.TempDir(), "d.db"), "--tls-cert", certFile)
 	base := strings.Replace(s.base, "http://", "https://", 1)
