@@ -60,12 +60,14 @@ const DefaultMaxKeys = 100_000
 
 // Limiter keeps one bucket per key. A bucket left alone for a Window is
 // full again, the same as a new one, so the Limiter forgets it: memory
-// follows the keys seen in the last Window, and never passes MaxKeys.
+// follows the keys seen in the last Window, and passes DefaultMaxKeys
+// only by spent buckets, which refill within a Window.
 type Limiter struct {
 	policy  Policy
 	every   rate.Limit
 	clock   func() time.Time
 	maxKeys int
+	pruneAt int // sweep forgets keys when there are this many
 
 	mu        sync.Mutex
 	buckets   map[string]*bucket
@@ -87,7 +89,7 @@ func New(p Policy, clock func() time.Time) *Limiter {
 	}
 	return &Limiter{
 		policy: p, every: rate.Limit(float64(p.Quota) / p.Window.Seconds()), clock: clock,
-		maxKeys: DefaultMaxKeys, buckets: map[string]*bucket{}, lastSweep: clock(),
+		maxKeys: DefaultMaxKeys, pruneAt: DefaultMaxKeys, buckets: map[string]*bucket{}, lastSweep: clock(),
 	}
 }
 
@@ -151,9 +153,13 @@ func (l *Limiter) decision(tokens float64, delay time.Duration) Decision {
 	return d
 }
 
-// sweep forgets the buckets that are full again, once a Window; past
-// maxKeys it forgets buckets at random, which can only give their keys
-// more room, never less.
+// sweep forgets the buckets that are full again, once a Window. Past
+// maxKeys it forgets, down to half of maxKeys, buckets that still have a
+// request left, which can only give their keys more room, never less; a
+// spent bucket is kept, so a flood of new keys cannot refill a key that
+// is being refused. The next such pass waits until another maxKeys/2
+// keys have come, so that a map of spent buckets is not walked on every
+// request.
 func (l *Limiter) sweep(now time.Time) {
 	if now.Sub(l.lastSweep) >= l.policy.Window {
 		l.lastSweep = now
@@ -163,12 +169,18 @@ func (l *Limiter) sweep(now time.Time) {
 			}
 		}
 	}
-	for k := range l.buckets {
-		if len(l.buckets) < l.maxKeys {
+	if len(l.buckets) < l.pruneAt {
+		return
+	}
+	for k, b := range l.buckets {
+		if len(l.buckets) <= l.maxKeys/2 {
 			break
 		}
-		delete(l.buckets, k)
+		if b.lim.TokensAt(now) >= 1 {
+			delete(l.buckets, k)
+		}
 	}
+	l.pruneAt = max(l.maxKeys, len(l.buckets)+l.maxKeys/2)
 }
 
 // Keys is how many keys the Limiter remembers.
