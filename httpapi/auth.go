@@ -30,12 +30,26 @@ func (s *server) org(h orgHandlerFunc) handlerFunc {
 		if !ok {
 			return disburse.ErrUnauthorized
 		}
-		orgID, err := s.svc.Authenticate(r.Context(), token)
+		orgID, err := s.authenticate(w, r, token)
 		if err != nil {
 			return err
 		}
 		return h(w, r, orgID)
 	}
+}
+
+// authenticate is the organisation token's check, with its budgets: a
+// token that fails spends the client address's budget, one that passes
+// its organisation's (ratelimit.go).
+func (s *server) authenticate(w http.ResponseWriter, r *http.Request, token string) (string, error) {
+	orgID, err := s.svc.Authenticate(r.Context(), token)
+	if disburse.ErrorCode(err) == disburse.CodeUnauthorized {
+		s.tokenFailed(w, r, token)
+	}
+	if err != nil {
+		return "", err
+	}
+	return orgID, s.tokenPassed(w, r, token, orgID)
 }
 
 // admin guards an operator route (docs/api.md section 7): the bearer token must
@@ -65,6 +79,12 @@ func (s *server) getToken(w http.ResponseWriter, r *http.Request) error {
 	token, ttl, err := s.svc.IssueToken(r.Context(), req.APIKey)
 	if err != nil {
 		return err
+	}
+	// The new token's organisation, noted now, lets its first request
+	// spend the organisation's budget rather than wait on the address's,
+	// which this getToken has just spent (ratelimit.go).
+	if orgID, err := s.svc.Authenticate(r.Context(), token); err == nil {
+		s.limits.orgs.remember(token, orgID)
 	}
 	return writeJSON(w, http.StatusOK, tokenJSON{AccessToken: token, TokenType: "Bearer", ExpiresIn: int64(ttl / time.Second)})
 }

@@ -9,14 +9,24 @@ import (
 // getAuthenticatedBatch is GET /batches/{id}. It authenticates itself, not
 // through s.org: the domain reads the token and the batch in one statement
 // (Service.AuthenticatedBatch), the cheapest authenticated read there is,
-// for the call clients poll while a batch settles. The credentials and
-// their failures are s.org's.
+// for the call clients poll while a batch settles. The credentials, their
+// failures and their budgets are s.org's.
 func (s *server) getAuthenticatedBatch(w http.ResponseWriter, r *http.Request) error {
 	token, ok := bearerToken(r)
 	if !ok {
 		return disburse.ErrUnauthorized
 	}
+	if spent, _ := r.Context().Value(orgSpentKey{}).(bool); !spent {
+		// A token not seen yet: its organisation, and so its budget, is
+		// learnt first, once.
+		if _, err := s.authenticate(w, r, token); err != nil {
+			return err
+		}
+	}
 	b, err := s.svc.AuthenticatedBatch(r.Context(), token, r.PathValue("id"))
+	if disburse.ErrorCode(err) == disburse.CodeUnauthorized {
+		s.tokenFailed(w, r, token)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,13 +1,18 @@
 package httpapi_test
 
 import (
+	"context"
 	"net/http"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/internal/ratelimit"
+	"github.com/disburse/disburse/sqlstore"
 )
 
 // TestE2ERateLimits: each budget is spent by its own requests (a token,
@@ -81,6 +86,117 @@ func TestE2ERateLimits(t *testing.T) {
 	for range 5 {
 		if r := h.do("GET", "/healthz", "", nil); r.status != 200 || r.header.Get("RateLimit") != "" {
 			t.Fatalf("healthz: %d %v", r.status, r.header)
+		}
+	}
+}
+
+// TestE2EOrganisationBudgetIsShared: every access token of an
+// organisation spends the one organisation budget, so more tokens from
+// one API key buy no more requests; membership checks likewise.
+func TestE2EOrganisationBudgetIsShared(t *testing.T) {
+	setup := startDefaultOn(t, openSQLite)
+	a := setup.createOrg("Acme", false, "")
+	b := setup.createOrg("Other", false, "")
+	h := startServerOf(t, setup, httpapi.Config{AdminToken: adminToken, RateLimits: httpapi.RateLimits{
+		Organisation: ratelimit.Policy{Name: "organisation", Quota: 3, Window: time.Minute},
+		MemberExists: ratelimit.Policy{Name: "member-exists", Quota: 2, Window: time.Minute},
+	}})
+	tokens := make([]string, 5)
+	for i := range tokens {
+		tokens[i] = h.token(a.key)
+	}
+	var statuses []int
+	for _, tok := range tokens {
+		statuses = append(statuses, h.do("GET", "/batches", tok, nil).status)
+	}
+	if want := []int{200, 200, 200, 429, 429}; !slices.Equal(statuses, want) {
+		t.Errorf("one call with each of five tokens of one organisation: %v, want %v", statuses, want)
+	}
+	r := h.do("GET", "/batches/"+disburse.NewID(), tokens[4], nil)
+	problem(t, r, http.StatusTooManyRequests, "rate_limited")
+	if got := r.header.Get("RateLimit-Policy"); got != `"organisation";q=3;w=60` {
+		t.Errorf("GET /batches/{id} past the budget: RateLimit-Policy %q", got)
+	}
+	if got := h.do("GET", "/batches", b.token, nil).status; got != 200 {
+		t.Errorf("another organisation: %d, want its own budget", got)
+	}
+	fresh := h.token(b.key)
+	exists := func(tok string) int {
+		return h.do("GET", "/members/254712345678/exists", tok, nil).status
+	}
+	if got := []int{exists(b.token), exists(fresh), exists(h.token(b.key))}; !slices.Equal(got, []int{200, 200, 429}) {
+		t.Errorf("membership checks with three tokens of one organisation: %v, want [200 200 429]", got)
+	}
+}
+
+// countingStore counts the lookups of a token in the database.
+type countingStore struct {
+	*sqlstore.Store
+	lookups atomic.Int64
+}
+
+func (s *countingStore) TokenByHash(ctx context.Context, hash string) (disburse.Token, error) {
+	s.lookups.Add(1)
+	return s.Store.TokenByHash(ctx, hash)
+}
+
+func (s *countingStore) TokenAndBatch(ctx context.Context, hash, id string) (disburse.Token, disburse.Batch, error) {
+	s.lookups.Add(1)
+	return s.Store.TokenAndBatch(ctx, hash, id)
+}
+
+// TestE2EMadeUpTokensSpendTheAddress: a bearer token that fails spends the
+// client address's budget, and once that is spent a token never seen is
+// refused with 429 before the database is asked; a known good token keeps
+// its organisation's budget.
+func TestE2EMadeUpTokensSpendTheAddress(t *testing.T) {
+	store := &countingStore{Store: openSQLite(t)}
+	h := serveStore(t, store, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), RateLimits: httpapi.RateLimits{
+		Address:      ratelimit.Policy{Name: "address", Quota: 3, Window: time.Minute},
+		Organisation: ratelimit.Policy{Name: "organisation", Quota: 100, Window: time.Minute},
+	}})
+	a := h.createOrg("Acme", false, "") // spends one of the address's three: getToken
+	if got := h.do("GET", "/batches", a.token, nil).status; got != 200 {
+		t.Fatalf("a good token: %d", got)
+	}
+	paths := []string{"/batches", "/batches/" + disburse.NewID(), "/members/254712345678/exists", "/admin/notifications"}
+	for i, path := range paths[:2] {
+		r := h.do("GET", path, "made-up-"+itoa(i), nil)
+		problem(t, r, http.StatusUnauthorized, "unauthorized")
+		if got := r.header.Get("RateLimit-Policy"); got != `"address";q=3;w=60` {
+			t.Errorf("GET %s with a made-up token: RateLimit-Policy %q, want the address's", path, got)
+		}
+	}
+	before := store.lookups.Load()
+	for i, path := range paths {
+		r := h.do("GET", path, "made-up-again-"+itoa(i), nil)
+		problem(t, r, http.StatusTooManyRequests, "rate_limited")
+		if got := r.header.Get("RateLimit-Policy"); got != `"address";q=3;w=60` {
+			t.Errorf("GET %s past the address's budget: RateLimit-Policy %q", path, got)
+		}
+	}
+	if n := store.lookups.Load() - before; n != 0 {
+		t.Errorf("%d token lookups for requests refused by the address's budget, want 0", n)
+	}
+	if r := h.do("GET", "/batches", a.token, nil); r.status != 200 || !strings.HasPrefix(r.header.Get("RateLimit"), `"organisation"`) {
+		t.Errorf("a known good token from the same address: %d %q", r.status, r.header.Get("RateLimit"))
+	}
+}
+
+// TestE2ENewTokenAfterAddressBudget: a token fetched with the last of the
+// address's budget is not held back by it: its organisation is known
+// from the getToken that made it.
+func TestE2ENewTokenAfterAddressBudget(t *testing.T) {
+	setup := startDefaultOn(t, openSQLite)
+	a := setup.createOrg("Acme", false, "")
+	h := startServerOf(t, setup, httpapi.Config{AdminToken: adminToken, RateLimits: httpapi.RateLimits{
+		Address: ratelimit.Policy{Name: "address", Quota: 2, Window: time.Minute},
+	}})
+	tokens := []string{h.token(a.key), h.token(a.key)}
+	problem(t, h.do("POST", "/authentication/getToken", "", `{"apiKey":"`+a.key+`"}`), http.StatusTooManyRequests, "rate_limited")
+	for _, tok := range tokens {
+		if r := h.do("GET", "/batches", tok, nil); r.status != 200 {
+			t.Errorf("a new token's first request after the address's budget is spent: %d %s", r.status, r.body)
 		}
 	}
 }

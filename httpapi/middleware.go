@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/clientaddr"
 )
 
 // middleware wraps a handler; New lists them outermost first.
@@ -21,10 +22,14 @@ type requestIDKey struct{}
 const maxRequestIDLen = 64
 
 // withRequestID gives every request an id, echoed in X-Request-Id on every
-// response (docs/api.md section 2): the caller's when it is sane, else a new one.
+// response (docs/api.md section 2): the caller's when it is sane, else a new
+// one; the one Edge gave, when it runs inside Edge.
 func withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get("X-Request-Id")
+		id := requestIDFrom(r.Context())
+		if id == "" {
+			id = r.Header.Get("X-Request-Id")
+		}
 		if !saneRequestID(id) {
 			id = disburse.NewID()
 		}
@@ -72,7 +77,8 @@ func requestIDFrom(ctx context.Context) string {
 
 // accessLog logs one line per request: never a header or a body, so no
 // secret reaches the log, and the route's pattern, never the path, so no
-// msisdn does (docs/operations.md, "Logs").
+// msisdn does; the client's address is clientaddr's, the one the rate
+// limits use (docs/operations.md, "Logs").
 func (s *server) accessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -81,6 +87,7 @@ func (s *server) accessLog(next http.Handler) http.Handler {
 		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("request_id", requestIDFrom(r.Context())),
 			slog.String("method", r.Method), slog.String("route", s.route(r)),
+			slog.String("client", clientaddr.Of(r)),
 			slog.Int("status", rec.status()), slog.Int64("bytes", rec.written),
 			slog.Duration("duration", time.Since(start)))
 	})

@@ -1,29 +1,34 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/sha256"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/clientaddr"
 	"github.com/disburse/disburse/internal/ratelimit"
 )
 
 // RateLimits are the API's request budgets, each per process
 // (docs/operations.md, "Rate limits"). A Policy that is off limits nothing.
 type RateLimits struct {
-	// Organisation is each organisation access token's budget.
+	// Organisation is each organisation's budget, shared by all its
+	// access tokens.
 	Organisation ratelimit.Policy
 	// Operator is the operator token's budget.
 	Operator ratelimit.Policy
-	// Address is each client address's budget for getToken and for
-	// requests without a bearer token. The portal's sign-in has limits of
-	// its own (portal/limiter.go).
+	// Address is each client address's budget for getToken, for requests
+	// without a bearer token, and for those whose token fails. The
+	// portal's sign-in spends it too when cmd/disburse shares the limiter
+	// (Config.Addresses).
 	Address ratelimit.Policy
-	// MemberExists is each token's budget for GET /members/{msisdn}/exists,
-	// lower than Organisation's: the answer discloses membership. It is
-	// spent instead of Organisation's.
+	// MemberExists is each organisation's budget for GET
+	// /members/{msisdn}/exists, lower than Organisation's: the answer
+	// discloses membership. It is spent instead of Organisation's.
 	MemberExists ratelimit.Policy
 	// Clock is the limiters' time; nil means time.Now.
 	Clock func() time.Time
@@ -42,57 +47,180 @@ var DefaultRateLimits = RateLimits{
 // limiters are the RateLimits' limiters; a nil one limits nothing.
 type limiters struct {
 	org, operator, address, exists *ratelimit.Limiter
+	// orgs is which organisation each token was last seen to act for,
+	// so that a known token's request spends its organisation's budget
+	// before the database is asked.
+	orgs tokenOrgs
 }
 
-func newLimiters(rl RateLimits) *limiters {
+// newLimiters makes rl's limiters; address, when not nil, is the address
+// budget's limiter, shared with the portal.
+func newLimiters(rl RateLimits, address *ratelimit.Limiter) *limiters {
+	if address == nil {
+		address = ratelimit.New(rl.Address, rl.Clock)
+	}
 	return &limiters{
 		org:      ratelimit.New(rl.Organisation, rl.Clock),
 		operator: ratelimit.New(rl.Operator, rl.Clock),
-		address:  ratelimit.New(rl.Address, rl.Clock),
+		address:  address,
 		exists:   ratelimit.New(rl.MemberExists, rl.Clock),
+		orgs:     tokenOrgs{byToken: map[string]string{}, max: ratelimit.DefaultMaxKeys},
 	}
 }
 
-// pick says whose budget r spends: a token's (hashed, so that a long
-// header costs no more memory than a short one), or the client address's.
-// Health checks and the API document spend none.
-func (l *limiters) pick(r *http.Request) (*ratelimit.Limiter, string) {
+// orgBudget is the limiter an organisation's request r spends: the lower
+// one of membership checks, or the organisation's.
+func (l *limiters) orgBudget(r *http.Request) *ratelimit.Limiter {
 	path := r.URL.Path
-	if path == "/healthz" || path == "/readyz" || path == "/openapi.yaml" {
-		return nil, ""
+	if r.Method == http.MethodGet && strings.HasPrefix(path, "/members/") && strings.HasSuffix(path, "/exists") {
+		return l.exists
 	}
-	token, ok := bearerToken(r)
-	if path == "/authentication/getToken" || !ok {
-		return l.address, ratelimit.ClientAddress(r)
-	}
-	h := sha256.Sum256([]byte(token))
-	key := string(h[:])
-	switch {
-	case strings.HasPrefix(path, "/admin/"):
-		return l.operator, key
-	case r.Method == http.MethodGet && strings.HasPrefix(path, "/members/") && strings.HasSuffix(path, "/exists"):
-		return l.exists, key
-	default:
-		return l.org, key
-	}
+	return l.org
 }
 
-// rateLimit spends the request's budget, says what is left in the
-// RateLimit headers, and past the budget answers 429 rate_limited with
-// Retry-After (docs/api.md section 2).
+// orgSpentKey marks a request whose organisation's budget rateLimit spent.
+type orgSpentKey struct{}
+
+// rateLimit spends what it can before the body is read or the database
+// asked, says what is left in the RateLimit headers, and past the budget
+// answers 429 rate_limited with Retry-After (docs/api.md section 2,
+// docs/operations.md "Rate limits"):
+//
+//   - health checks and the API document spend nothing;
+//   - getToken and a request without a bearer token spend the client
+//     address's budget;
+//   - on /admin/ the operator's token spends the operator budget, any
+//     other token the address's;
+//   - an organisation's token the organisation has been seen with spends
+//     the organisation's budget; any other is let through only while the
+//     address has budget left, and s.org spends the address's budget if
+//     the token fails, the organisation's if it passes.
 func (s *server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		l, key := s.limits.pick(r)
-		if l == nil {
-			next.ServeHTTP(w, r)
-			return
-		}
-		d := l.Allow(key)
-		d.SetHeaders(w.Header())
-		if !d.Allowed {
-			s.writeError(w, r, disburse.Errorf(codeRateLimited, "too many requests; retry after the number of seconds in Retry-After"))
-			return
+		path := r.URL.Path
+		token, ok := bearerToken(r)
+		switch {
+		case path == "/healthz" || path == "/readyz" || path == "/openapi.yaml":
+		case path == "/authentication/getToken" || !ok:
+			if !spend(w, s.limits.address, clientaddr.Of(r)) {
+				s.refuse(w, r)
+				return
+			}
+		case strings.HasPrefix(path, "/admin/"):
+			l, key := s.limits.address, clientaddr.Of(r)
+			if s.adminToken != "" && sameSecret(token, s.adminToken) {
+				l, key = s.limits.operator, "operator"
+			}
+			if !spend(w, l, key) {
+				s.refuse(w, r)
+				return
+			}
+		default:
+			if orgID, known := s.limits.orgs.get(token); known {
+				if !spend(w, s.limits.orgBudget(r), orgID) {
+					s.refuse(w, r)
+					return
+				}
+				r = r.WithContext(context.WithValue(r.Context(), orgSpentKey{}, true))
+			} else if !hasRoom(w, s.limits.address, clientaddr.Of(r)) {
+				s.refuse(w, r)
+				return
+			}
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// tokenFailed spends the client address's budget for a request whose
+// token did not authenticate, and forgets the token's organisation.
+func (s *server) tokenFailed(w http.ResponseWriter, r *http.Request, token string) {
+	s.limits.orgs.forget(token)
+	spend(w, s.limits.address, clientaddr.Of(r))
+}
+
+// tokenPassed notes orgID as token's organisation and spends its budget,
+// unless rateLimit did already; errRateLimited when it is spent.
+func (s *server) tokenPassed(w http.ResponseWriter, r *http.Request, token, orgID string) error {
+	s.limits.orgs.remember(token, orgID)
+	if spent, _ := r.Context().Value(orgSpentKey{}).(bool); spent {
+		return nil
+	}
+	if !spend(w, s.limits.orgBudget(r), orgID) {
+		return errRateLimited
+	}
+	return nil
+}
+
+var errRateLimited = disburse.Errorf(codeRateLimited, "too many requests; retry after the number of seconds in Retry-After")
+
+// refuse answers 429 rate_limited.
+func (s *server) refuse(w http.ResponseWriter, r *http.Request) {
+	s.writeError(w, r, errRateLimited)
+}
+
+// spend spends one request of key's budget in l and writes its headers;
+// false when the budget is spent. A nil l limits nothing.
+func spend(w http.ResponseWriter, l *ratelimit.Limiter, key string) bool {
+	if l == nil {
+		return true
+	}
+	d := l.Allow(key)
+	d.SetHeaders(w.Header())
+	return d.Allowed
+}
+
+// hasRoom reports whether key has a request left in l, spending nothing;
+// when it has none, it writes the headers that say so.
+func hasRoom(w http.ResponseWriter, l *ratelimit.Limiter, key string) bool {
+	if l == nil {
+		return true
+	}
+	d := l.Peek(key)
+	if !d.Allowed {
+		d.SetHeaders(w.Header())
+	}
+	return d.Allowed
+}
+
+// tokenOrgs remembers which organisation a token acts for, by the token's
+// hash (a long header costs no more memory than a short one). It only
+// chooses whose budget a request spends: every request is still
+// authenticated against the database. At most max tokens are kept;
+// past that one is forgotten, which costs its next request a
+// check of the address's budget instead.
+type tokenOrgs struct {
+	mu      sync.Mutex
+	byToken map[string]string
+	max     int
+}
+
+func tokenKey(token string) string {
+	h := sha256.Sum256([]byte(token))
+	return string(h[:])
+}
+
+func (t *tokenOrgs) get(token string) (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	org, ok := t.byToken[tokenKey(token)]
+	return org, ok
+}
+
+func (t *tokenOrgs) remember(token, orgID string) {
+	k := tokenKey(token)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for other := range t.byToken {
+		if len(t.byToken) < t.max {
+			break
+		}
+		delete(t.byToken, other)
+	}
+	t.byToken[k] = orgID
+}
+
+func (t *tokenOrgs) forget(token string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.byToken, tokenKey(token))
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/idempotency"
+	"github.com/disburse/disburse/internal/ratelimit"
 	"github.com/disburse/disburse/webhooks"
 )
 
@@ -44,6 +45,10 @@ type Config struct {
 	// RateLimits are the request budgets (ratelimit.go); the zero value
 	// means no limits at all.
 	RateLimits RateLimits
+	// Addresses, when set, is the address budget's limiter, shared with
+	// the portal's sign-in so that one client address has one budget; nil
+	// makes one from RateLimits.Address.
+	Addresses *ratelimit.Limiter
 	// Metrics counts and times requests (metrics.go); nil: none.
 	Metrics *Metrics
 	// Webhooks serves the /webhooks routes and the operator's
@@ -75,7 +80,7 @@ func New(svc *disburse.Service, cfg Config) http.Handler {
 	}
 	s := &server{svc: svc, adminToken: cfg.AdminToken, maxBody: cfg.MaxBodyBytes, log: cfg.Log, spoolDir: cfg.SpoolDir,
 		idempotencyLease: cfg.IdempotencyLease, keys: idempotency.New(svc, cfg.IdempotencyStore),
-		limits: newLimiters(cfg.RateLimits), metrics: cfg.Metrics, hooks: cfg.Webhooks}
+		limits: newLimiters(cfg.RateLimits, cfg.Addresses), metrics: cfg.Metrics, hooks: cfg.Webhooks}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
 	}

@@ -58,6 +58,7 @@ func (c *clock) Add(d time.Duration) {
 // of each.
 type world struct {
 	srv              *httptest.Server
+	store            *sqlstore.Store
 	svc              *disburse.Service
 	office           *backoffice.Service
 	clock            *clock
@@ -82,7 +83,7 @@ func newWorld(t *testing.T, open opener) *world {
 	svc, office := disburse.NewService(store), backoffice.NewService(store)
 	c := &clock{now: time.Now().UTC()}
 	svc.Clock, office.Clock = c.Now, c.Now
-	w := &world{svc: svc, office: office, clock: c}
+	w := &world{store: store, svc: svc, office: office, clock: c}
 	var accounts []disburse.Account
 	var err error
 	if w.org, accounts, err = svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Acme Payouts"}); err != nil {

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/ratelimit"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -34,6 +35,10 @@ type Config struct {
 	Log *slog.Logger
 	// SignInLimits bound failed sign-ins; zero values take the defaults.
 	SignInLimits Limits
+	// Addresses is the client address's request budget, which every
+	// sign-in spends before the password is checked; cmd/disburse shares
+	// it with the API's address budget. Nil: no such budget.
+	Addresses *ratelimit.Limiter
 }
 
 type portal struct {
@@ -42,12 +47,14 @@ type portal struct {
 	log     *slog.Logger
 	pages   map[string]*template.Template
 	limiter *signInLimiter
+	// addresses is Config.Addresses.
+	addresses *ratelimit.Limiter
 }
 
 // New returns the portal's handler, to be mounted at Prefix: svc for the
 // payouts, office for the portal's users, sessions, views and uploads.
 func New(svc *disburse.Service, office *backoffice.Service, cfg Config) http.Handler {
-	p := &portal{svc: svc, office: office, log: cfg.Log, pages: parsePages(), limiter: newSignInLimiter(cfg.SignInLimits)}
+	p := &portal{svc: svc, office: office, log: cfg.Log, pages: parsePages(), limiter: newSignInLimiter(cfg.SignInLimits), addresses: cfg.Addresses}
 	if p.log == nil {
 		p.log = slog.Default()
 	}

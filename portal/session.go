@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/clientaddr"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -72,10 +72,21 @@ func (p *portal) signInPage(w http.ResponseWriter, r *http.Request) error {
 
 // signIn checks the rate limits first, then the password; every failure
 // gets the same answer, so the page tells nobody whether an email exists.
+// Every sign-in spends the client address's budget before the database
+// is asked; failed ones count toward the lockouts (limiter.go).
 func (p *portal) signIn(w http.ResponseWriter, r *http.Request) error {
+	client := clientaddr.Of(r)
+	if p.addresses != nil {
+		d := p.addresses.Allow(client)
+		d.SetHeaders(w.Header())
+		if !d.Allowed {
+			p.render(w, r, http.StatusTooManyRequests, "signin", page{Title: "Sign in", Next: Prefix,
+				Errors: []string{"Too many sign-ins from your address. Wait a minute and try again."}})
+			return nil
+		}
+	}
 	email, password := r.PostFormValue("email"), r.PostFormValue("password")
 	next := safeNext(r.PostFormValue("next"))
-	client := clientAddr(r)
 	if !p.limiter.allow(email, client) {
 		w.Header().Set("Retry-After", "60")
 		p.render(w, r, http.StatusTooManyRequests, "signin", page{Title: "Sign in", Next: next, Email: email,
@@ -93,7 +104,7 @@ func (p *portal) signIn(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	http.SetCookie(w, &http.Cookie{
-		Name: cookieName, Value: secret, Path: "/portal/", HttpOnly: true, Secure: r.TLS != nil,
+		Name: cookieName, Value: secret, Path: "/portal/", HttpOnly: true, Secure: clientaddr.HTTPS(r),
 		SameSite: http.SameSiteLaxMode, Expires: time.Now().Add(backoffice.SessionTTL),
 	})
 	http.Redirect(w, r, next, http.StatusSeeOther)
@@ -113,26 +124,6 @@ func (p *portal) signOut(w http.ResponseWriter, r *http.Request) error {
 }
 
 func clearCookie(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/portal/", HttpOnly: true, Secure: r.TLS != nil,
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/portal/", HttpOnly: true, Secure: clientaddr.HTTPS(r),
 		SameSite: http.SameSiteLaxMode, MaxAge: -1})
-}
-
-// safeNext keeps a redirect after sign-in inside the portal.
-func safeNext(next string) string {
-	u, err := url.Parse(next)
-	if err != nil || next == "" || u.IsAbs() || u.Host != "" || len(next) < len(Prefix) || next[:len(Prefix)] != Prefix || (len(next) > 1 && next[1] == '/') {
-		return Prefix
-	}
-	return next
-}
-
-// clientAddr is the connection's address, without the port. Headers such
-// as X-Forwarded-For are not trusted: a client could set them to dodge the
-// limit (docs/portal.md says how to run behind a proxy).
-func clientAddr(r *http.Request) string {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return ap.Addr().String()
 }

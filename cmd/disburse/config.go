@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/internal/clientaddr"
 )
 
 // config is what `serve` needs (docs/api.md section 9). Every setting comes from
@@ -35,6 +37,14 @@ type config struct {
 	// The HTTP server's bounds on slow and idle clients (docs/operations.md).
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	MaxHeaderBytes                         int
+	// TLSCert and TLSKey are PEM files: with both, serve speaks HTTPS
+	// (and HTTP/2) itself (tls.go).
+	TLSCert, TLSKey string
+	TLS             *tls.Config // read from them by serveConfig; nil: plain HTTP
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For and
+	// X-Forwarded-Proto are believed (docs/operations.md, "TLS and reverse
+	// proxies").
+	TrustedProxies clientaddr.Proxies
 	// Idempotency-Keys and request budgets (config_limits.go).
 	IdempotencyLease time.Duration
 	RateLimits       httpapi.RateLimits
@@ -75,6 +85,9 @@ var variables = map[string]string{
 	"rate-limit-address":       "DISBURSE_RATE_LIMIT_ADDRESS",
 	"rate-limit-member-exists": "DISBURSE_RATE_LIMIT_MEMBER_EXISTS",
 	"webhook-allow-private":    "DISBURSE_WEBHOOK_ALLOW_PRIVATE",
+	"tls-cert":                 "DISBURSE_TLS_CERT",
+	"tls-key":                  "DISBURSE_TLS_KEY",
+	"trusted-proxies":          "DISBURSE_TRUSTED_PROXIES",
 }
 
 // flags registers serve's settings on fs with the defaults of docs/api.md, which
@@ -103,6 +116,7 @@ func (c *config) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", 2*time.Minute, "how long an idle keep-alive connection is kept (DISBURSE_IDLE_TIMEOUT)")
 	fs.IntVar(&c.MaxHeaderBytes, "max-header-bytes", 64<<10, "largest request header block in bytes; past it 431 (DISBURSE_MAX_HEADER_BYTES)")
 	c.limitFlags(fs)
+	c.edgeFlags(fs)
 	fs.BoolVar(&c.WebhookAllowPrivate, "webhook-allow-private", false, "let webhook endpoints be plain http and private, loopback or link-local addresses; on with --demo (DISBURSE_WEBHOOK_ALLOW_PRIVATE)")
 }
 
@@ -206,6 +220,8 @@ func (c *config) checkHTTP() error {
 		return fmt.Errorf("max-header-bytes must be at least 4096")
 	case c.IdempotencyLease <= 0:
 		return fmt.Errorf("idempotency-lease must be positive")
+	case (c.TLSCert == "") != (c.TLSKey == ""):
+		return fmt.Errorf("tls-cert and tls-key go together: give both, or neither")
 	}
 	return nil
 }

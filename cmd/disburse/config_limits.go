@@ -15,13 +15,13 @@ func (c *config) limitFlags(fs *flag.FlagSet) {
 		"how long a request holding an Idempotency-Key may run before a retry takes it for dead (DISBURSE_IDEMPOTENCY_LEASE)")
 	c.RateLimits = httpapi.DefaultRateLimits
 	fs.Var(policyValue{&c.RateLimits.Organisation}, "rate-limit-organisation",
-		"requests per window of each organisation access token, `QUOTA/WINDOW` or off (DISBURSE_RATE_LIMIT_ORGANISATION)")
+		"requests per window of each organisation, all its access tokens together, `QUOTA/WINDOW` or off (DISBURSE_RATE_LIMIT_ORGANISATION)")
 	fs.Var(policyValue{&c.RateLimits.Operator}, "rate-limit-operator",
 		"requests per window of the operator token, `QUOTA/WINDOW` or off (DISBURSE_RATE_LIMIT_OPERATOR)")
 	fs.Var(policyValue{&c.RateLimits.Address}, "rate-limit-address",
-		"requests per window of each client address to getToken and calls without a token, `QUOTA/WINDOW` or off (DISBURSE_RATE_LIMIT_ADDRESS)")
+		"requests per window of each client address to getToken, calls without a token or whose token fails, and portal sign-ins, `QUOTA/WINDOW` or off (DISBURSE_RATE_LIMIT_ADDRESS)")
 	fs.Var(policyValue{&c.RateLimits.MemberExists}, "rate-limit-member-exists",
-		"GET /members/{msisdn}/exists per window of each token, `QUOTA/WINDOW` or off (DISBURSE_RATE_LIMIT_MEMBER_EXISTS)")
+		"GET /members/{msisdn}/exists per window of each organisation, `QUOTA/WINDOW` or off (DISBURSE_RATE_LIMIT_MEMBER_EXISTS)")
 }
 
 // policyValue is a flag.Value over a rate limit; the policy keeps its name.

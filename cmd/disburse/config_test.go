@@ -62,6 +62,12 @@ func TestSettingsFlagsAndVariables(t *testing.T) {
 			func(c config) bool { return c.TokenTTL == 3*time.Minute && c.NotifyAttempts == 2 }},
 		{"max amount exact", map[string]string{"DISBURSE_MAX_AMOUNT": "2500.50"}, nil,
 			func(c config) bool { return c.Limits.MaxAmount == 250050 }},
+		{"edge by variable", map[string]string{"DISBURSE_TLS_CERT": "c.pem", "DISBURSE_TLS_KEY": "k.pem", "DISBURSE_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1"}, nil,
+			func(c config) bool {
+				return c.TLSCert == "c.pem" && c.TLSKey == "k.pem" && c.TrustedProxies.String() == "10.0.0.0/8,127.0.0.1/32"
+			}},
+		{"no trusted proxies by default", nil, nil,
+			func(c config) bool { return c.TrustedProxies.String() == "" && c.TLSCert == "" }},
 		{"delivery by variable", map[string]string{"DISBURSE_DELIVERY_CONCURRENCY": "8", "DISBURSE_DELIVERY_RATE": "500"}, nil,
 			func(c config) bool { return c.DeliveryConcurrency == 8 && c.DeliveryRate == 500 }},
 		{"limits by variable", map[string]string{"DISBURSE_MAX_PAYMENTS_PER_REQUEST": "10", "DISBURSE_MAX_PAYMENTS_PER_BATCH": "20", "DISBURSE_MAX_BODY_BYTES": "4096"}, nil,
@@ -125,6 +131,9 @@ func TestSettingsCheck(t *testing.T) {
 		{"--max-body-bytes", "0"},
 		{"--token-ttl", "0s"},
 		{"--notify-provider", "carrier-pigeon"},
+		{"--tls-cert", "cert.pem"},
+		{"--tls-key", "key.pem"},
+		{"--trusted-proxies", "10.0.0.0/8,proxy.example"},
 		{"unexpected"},
 	} {
 		if _, err := serveSettings(t, nil, args...); err == nil {

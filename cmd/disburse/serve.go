@@ -16,6 +16,7 @@ import (
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/internal/logs"
+	"github.com/disburse/disburse/internal/ratelimit"
 	"github.com/disburse/disburse/notify"
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/portal/backoffice"
@@ -84,7 +85,8 @@ func serve(ctx context.Context, args []string) error {
 		metrics = startMetrics(mln, reg, log)
 	}
 	srv := &http.Server{
-		Handler:           portal.Mount(portal.New(svc, office, portal.Config{Log: log}), httpapi.New(svc, apiConfig)),
+		Handler:           c.handler(svc, office, apiConfig, log),
+		TLSConfig:         c.TLS,
 		ReadHeaderTimeout: min(readHeaderTimeout, c.ReadTimeout),
 		ReadTimeout:       c.ReadTimeout,
 		WriteTimeout:      c.WriteTimeout,
@@ -95,8 +97,18 @@ func serve(ctx context.Context, args []string) error {
 	workers.Start(context.WithoutCancel(ctx), loops...)
 
 	version, revision := buildVersion()
-	log.Info("disburse serving", "addr", ln.Addr().String(), "database", redact(c.DatabaseURL), "version", version, "revision", revision)
+	log.Info("disburse serving", "addr", ln.Addr().String(), "tls", c.TLS != nil,
+		"database", redact(c.DatabaseURL), "version", version, "revision", revision)
 	return runUntilDone(ctx, srv, ln, &workers, metrics, log)
+}
+
+// handler is the portal and the API inside httpapi.Edge, with one address
+// budget for the API and the portal's sign-in.
+func (c *config) handler(svc *disburse.Service, office *backoffice.Service, api httpapi.Config, log *slog.Logger) http.Handler {
+	addresses := ratelimit.New(c.RateLimits.Address, c.RateLimits.Clock)
+	api.Addresses = addresses
+	pages := portal.New(svc, office, portal.Config{Log: log, Addresses: addresses})
+	return httpapi.Edge(portal.Mount(pages, httpapi.New(svc, api)), c.TrustedProxies)
 }
 
 // serveConfig reads serve's flags and variables, and checks them.
@@ -115,7 +127,12 @@ func serveConfig(args []string) (*config, error) {
 		// The demo prints an operator token: keep it off the network.
 		c.Listen = demoListen
 	}
-	return c, c.check()
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	tlsConf, err := tlsConfig(c)
+	c.TLS = tlsConf
+	return c, err
 }
 
 // runUntilDone serves on ln until ctx ends, then stops taking requests,
@@ -123,7 +140,13 @@ func serveConfig(args []string) (*config, error) {
 // hold.
 func runUntilDone(ctx context.Context, srv *http.Server, ln net.Listener, workers *worker.Group, metrics *metricsServer, log *slog.Logger) error {
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() {
+		if srv.TLSConfig != nil {
+			served <- srv.ServeTLS(ln, "", "") // with HTTP/2
+			return
+		}
+		served <- srv.Serve(ln)
+	}()
 
 	select {
 	case err := <-served:

@@ -42,6 +42,7 @@ func TestCommand(t *testing.T) {
 		{"StartupEdgeCases", testStartupEdgeCases},
 		{"SlowAndIdleClients", testSlowAndIdleClients},
 		{"OrgCreate", testOrgCreate},
+		{"TLS", testTLS},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,7 +9,6 @@ package ratelimit
 import (
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -61,12 +60,14 @@ const DefaultMaxKeys = 100_000
 
 // Limiter keeps one bucket per key. A bucket left alone for a Window is
 // full again, the same as a new one, so the Limiter forgets it: memory
-// follows the keys seen in the last Window, and never passes MaxKeys.
+// follows the keys seen in the last Window, and passes DefaultMaxKeys
+// only by spent buckets, which refill within a Window.
 type Limiter struct {
 	policy  Policy
 	every   rate.Limit
 	clock   func() time.Time
 	maxKeys int
+	pruneAt int // sweep forgets keys when there are this many
 
 	mu        sync.Mutex
 	buckets   map[string]*bucket
@@ -88,7 +89,7 @@ func New(p Policy, clock func() time.Time) *Limiter {
 	}
 	return &Limiter{
 		policy: p, every: rate.Limit(float64(p.Quota) / p.Window.Seconds()), clock: clock,
-		maxKeys: DefaultMaxKeys, buckets: map[string]*bucket{}, lastSweep: clock(),
+		maxKeys: DefaultMaxKeys, pruneAt: DefaultMaxKeys, buckets: map[string]*bucket{}, lastSweep: clock(),
 	}
 }
 
@@ -116,23 +117,49 @@ func (l *Limiter) Allow(key string) Decision {
 		l.buckets[key] = b
 	}
 	b.last = now
-	d := Decision{policy: l.policy}
 	r := b.lim.ReserveN(now, 1)
-	if delay := r.DelayFrom(now); delay > 0 {
+	delay := r.DelayFrom(now)
+	if delay > 0 {
 		r.CancelAt(now)
-		d.RetryAfter = delay
-	} else {
-		d.Allowed = true
 	}
-	tokens := b.lim.TokensAt(now)
+	return l.decision(b.lim.TokensAt(now), delay)
+}
+
+// Peek is what Allow would decide for key, without spending anything: for
+// a request that may yet turn out to owe the budget, such as one whose
+// credentials are still to be checked. A key the Limiter does not know
+// has its whole quota, and Peek does not make it one.
+func (l *Limiter) Peek(key string) Decision {
+	now := l.clock()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	tokens := float64(l.policy.Quota)
+	if b := l.buckets[key]; b != nil {
+		tokens = b.lim.TokensAt(now)
+	}
+	var delay time.Duration
+	if tokens < 1 {
+		delay = time.Duration((1 - tokens) / float64(l.every) * float64(time.Second))
+	}
+	return l.decision(tokens, delay)
+}
+
+// decision says what a bucket holding tokens allows; delay, when
+// positive, is the wait until one request fits.
+func (l *Limiter) decision(tokens float64, delay time.Duration) Decision {
+	d := Decision{policy: l.policy, Allowed: delay <= 0, RetryAfter: max(delay, 0)}
 	d.Remaining = max(int(math.Floor(tokens)), 0)
 	d.Reset = time.Duration((float64(l.policy.Quota) - tokens) / float64(l.every) * float64(time.Second))
 	return d
 }
 
-// sweep forgets the buckets that are full again, once a Window; past
-// maxKeys it forgets buckets at random, which can only give their keys
-// more room, never less.
+// sweep forgets the buckets that are full again, once a Window. Past
+// maxKeys it forgets, down to half of maxKeys, buckets that still have a
+// request left, which can only give their keys more room, never less; a
+// spent bucket is kept, so a flood of new keys cannot refill a key that
+// is being refused. The next such pass waits until another maxKeys/2
+// keys have come, so that a map of spent buckets is not walked on every
+// request.
 func (l *Limiter) sweep(now time.Time) {
 	if now.Sub(l.lastSweep) >= l.policy.Window {
 		l.lastSweep = now
@@ -142,12 +169,18 @@ func (l *Limiter) sweep(now time.Time) {
 			}
 		}
 	}
-	for k := range l.buckets {
-		if len(l.buckets) < l.maxKeys {
+	if len(l.buckets) < l.pruneAt {
+		return
+	}
+	for k, b := range l.buckets {
+		if len(l.buckets) <= l.maxKeys/2 {
 			break
 		}
-		delete(l.buckets, k)
+		if b.lim.TokensAt(now) >= 1 {
+			delete(l.buckets, k)
+		}
 	}
+	l.pruneAt = max(l.maxKeys, len(l.buckets)+l.maxKeys/2)
 }
 
 // Keys is how many keys the Limiter remembers.
@@ -171,16 +204,4 @@ func (d Decision) SetHeaders(h http.Header) {
 // seconds rounds d up to whole seconds, as the headers count.
 func seconds(d time.Duration) int64 {
 	return int64(math.Ceil(d.Seconds()))
-}
-
-// ClientAddress is the address a request came from: the connection's
-// peer. Forwarded headers are not read, since any client can send them;
-// behind a proxy every client shares the proxy's budget
-// (docs/operations.md).
-func ClientAddress(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }

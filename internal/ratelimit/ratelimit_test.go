@@ -82,7 +82,7 @@ func TestAllow(t *testing.T) {
 func TestForgetsIdleKeys(t *testing.T) {
 	c := &fakeClock{now: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
 	l := New(Policy{Name: "test", Quota: 5, Window: time.Minute}, c.Now)
-	l.maxKeys = 100
+	l.maxKeys, l.pruneAt = 100, 100
 	for i := range 50 {
 		l.Allow(fmt.Sprint("idle-", i))
 	}
@@ -98,5 +98,48 @@ func TestForgetsIdleKeys(t *testing.T) {
 		if l.Keys() > 100 {
 			t.Fatalf("%d keys, past the bound of 100", l.Keys())
 		}
+	}
+}
+
+// TestPeek: Peek tells what Allow would, spends nothing, and remembers no
+// key it did not know.
+func TestPeek(t *testing.T) {
+	c := &fakeClock{now: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
+	l := New(Policy{Name: "test", Quota: 2, Window: 20 * time.Second}, c.Now)
+	if d := l.Peek("a"); !d.Allowed || d.Remaining != 2 || l.Keys() != 0 {
+		t.Errorf("an unknown key: %+v, %d keys", d, l.Keys())
+	}
+	l.Allow("a")
+	for range 3 {
+		if d := l.Peek("a"); !d.Allowed || d.Remaining != 1 {
+			t.Errorf("after one request: %+v", d)
+		}
+	}
+	l.Allow("a")
+	if d := l.Peek("a"); d.Allowed || d.RetryAfter != 10*time.Second {
+		t.Errorf("spent: %+v, want refused with 10s to wait", d)
+	}
+	c.now = c.now.Add(10 * time.Second)
+	if d := l.Peek("a"); !d.Allowed || d.Remaining != 1 {
+		t.Errorf("after a refill: %+v", d)
+	}
+}
+
+// TestSpentKeySurvivesFlood: a key that is being refused stays refused
+// however many new keys come after it.
+func TestSpentKeySurvivesFlood(t *testing.T) {
+	c := &fakeClock{now: time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)}
+	l := New(Policy{Name: "test", Quota: 2, Window: time.Minute}, c.Now)
+	l.maxKeys, l.pruneAt = 100, 100
+	l.Allow("spent")
+	l.Allow("spent")
+	for i := range 1000 {
+		l.Allow(fmt.Sprint("flood-", i))
+		if l.Keys() > 100 {
+			t.Fatalf("%d keys, past the bound of 100", l.Keys())
+		}
+	}
+	if d := l.Allow("spent"); d.Allowed {
+		t.Errorf("a spent key was let through after a flood of new keys")
 	}
 }
