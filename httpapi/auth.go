@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"net/http"
 	"strings"
 	"time"
@@ -30,30 +28,29 @@ func (s *server) org(h orgHandlerFunc) handlerFunc {
 		if !ok {
 			return disburse.ErrUnauthorized
 		}
-		orgID, err := s.svc.Authenticate(r.Context(), token)
+		orgID, actor, err := s.svc.Authenticate(r.Context(), token)
 		if err != nil {
 			return err
 		}
-		return h(w, r, orgID)
+		return h(w, r.WithContext(disburse.WithActor(r.Context(), actor)), orgID)
 	}
 }
 
 // admin guards an operator route (docs/api.md section 7): the bearer token must
-// be the configured admin token. Without one configured, nobody gets in.
+// be a live operator token or the bootstrap token (--admin-token), which
+// becomes the actor of the request's changes.
 func (s *server) admin(h handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		token, ok := bearerToken(r)
-		if !ok || s.adminToken == "" || !sameSecret(token, s.adminToken) {
+		if !ok {
 			return disburse.ErrUnauthorized
 		}
-		return h(w, r)
+		actor, err := s.operators.Authenticate(r.Context(), token)
+		if err != nil {
+			return err
+		}
+		return h(w, r.WithContext(disburse.WithActor(r.Context(), actor)))
 	}
-}
-
-// sameSecret compares in constant time; hashing first hides the length too.
-func sameSecret(a, b string) bool {
-	ha, hb := sha256.Sum256([]byte(a)), sha256.Sum256([]byte(b))
-	return subtle.ConstantTimeCompare(ha[:], hb[:]) == 1
 }
 
 // getToken exchanges an API key for an access token (docs/api.md section 3).

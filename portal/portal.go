@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/operators"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -34,20 +35,24 @@ type Config struct {
 	Log *slog.Logger
 	// SignInLimits bound failed sign-ins; zero values take the defaults.
 	SignInLimits Limits
+	// Operators reads the audit log for its page (operators.New on the
+	// service's store); nil: that page answers 500.
+	Operators *operators.Service
 }
 
 type portal struct {
-	svc     *disburse.Service
-	office  *backoffice.Service
-	log     *slog.Logger
-	pages   map[string]*template.Template
-	limiter *signInLimiter
+	svc       *disburse.Service
+	office    *backoffice.Service
+	operators *operators.Service
+	log       *slog.Logger
+	pages     map[string]*template.Template
+	limiter   *signInLimiter
 }
 
 // New returns the portal's handler, to be mounted at Prefix: svc for the
 // payouts, office for the portal's users, sessions, views and uploads.
 func New(svc *disburse.Service, office *backoffice.Service, cfg Config) http.Handler {
-	p := &portal{svc: svc, office: office, log: cfg.Log, pages: parsePages(), limiter: newSignInLimiter(cfg.SignInLimits)}
+	p := &portal{svc: svc, office: office, operators: cfg.Operators, log: cfg.Log, pages: parsePages(), limiter: newSignInLimiter(cfg.SignInLimits)}
 	if p.log == nil {
 		p.log = slog.Default()
 	}

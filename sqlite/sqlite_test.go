@@ -68,6 +68,11 @@ func openStore(t *testing.T) disburse.Store { return openTest(t, Engine{}) }
 func TestPortalStore(t *testing.T) {
 	storetest.RunPortal(t, func(t *testing.T) storetest.PortalStore { return openTest(t, Engine{}) })
 }
+
+// TestOperatorStore runs the suite of the operators' port, operators.Tx.
+func TestOperatorStore(t *testing.T) {
+	storetest.RunOperators(t, func(t *testing.T) storetest.OperatorStore { return openTest(t, Engine{}) })
+}
 func openSQL(t *testing.T) *sqlstore.Store { return openTest(t, Engine{}) }
 
 // TestStoreInSmallChunks runs the suite again with bulk statements of a

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/operators"
 )
 
 // testManyRegistrationsAtOnce registers many payees at once, each three
@@ -14,7 +15,8 @@ import (
 // "created" per payee, and every leg must settle once, referral legs to a
 // payee of the same group too.
 func testManyRegistrationsAtOnce(t *testing.T, open func(t *testing.T) disburse.Store) {
-	f := newFixture(t, open(t))
+	store := open(t)
+	f := newFixture(t, store)
 	const payees, tries = 24, 3
 	msisdns := make([]string, payees)
 	in := make([]disburse.PaymentInput, payees)
@@ -81,17 +83,21 @@ func testManyRegistrationsAtOnce(t *testing.T, open func(t *testing.T) disburse.
 		}
 	}
 	// One audit entry a payee, naming the payments it settled.
-	log, err := f.svc.AuditLog(f.ctx, "", "", 1000)
+	ops, ok := store.(operators.Store) // sqlstore's is; the test reads the log through it
+	if !ok {
+		t.Fatalf("%T is no operators.Store", store)
+	}
+	log, err := operators.New(ops, "").Audit(f.ctx, "", "member.registered", operators.PageQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	audited := make(map[string]string)
-	for _, e := range log {
-		if e.Action == "member.register" {
+	for _, e := range log.Items {
+		if e.Action == "member.registered" {
 			if _, twice := audited[e.Subject]; twice {
 				t.Errorf("%s: registered twice in the audit log", e.Subject)
 			}
-			audited[e.Subject] = e.After
+			audited[e.Subject] = e.Details
 		}
 	}
 	for i, msisdn := range msisdns {

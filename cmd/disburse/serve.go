@@ -17,6 +17,7 @@ import (
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/internal/logs"
 	"github.com/disburse/disburse/notify"
+	"github.com/disburse/disburse/operators"
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/portal/backoffice"
 	"github.com/disburse/disburse/webhooks"
@@ -72,7 +73,7 @@ func serve(ctx context.Context, args []string) error {
 	loops := backgroundLoops(svc, office, hooks, idempotency.New(svc, keyStore), c, log)
 	var metrics *metricsServer
 	apiConfig := httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log,
-		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keyStore, RateLimits: c.RateLimits, Webhooks: hooks}
+		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keyStore, OperatorStore: store, RateLimits: c.RateLimits, Webhooks: hooks}
 	if c.MetricsListen != "" {
 		mln, err := net.Listen("tcp", c.MetricsListen)
 		if err != nil {
@@ -84,7 +85,7 @@ func serve(ctx context.Context, args []string) error {
 		metrics = startMetrics(mln, reg, log)
 	}
 	srv := &http.Server{
-		Handler:           portal.Mount(portal.New(svc, office, portal.Config{Log: log}), httpapi.New(svc, apiConfig)),
+		Handler:           portal.Mount(portal.New(svc, office, portal.Config{Log: log, Operators: operators.New(store, "")}), httpapi.New(svc, apiConfig)),
 		ReadHeaderTimeout: min(readHeaderTimeout, c.ReadTimeout),
 		ReadTimeout:       c.ReadTimeout,
 		WriteTimeout:      c.WriteTimeout,
