@@ -79,7 +79,7 @@ func New(svc *disburse.Service, cfg Config) http.Handler {
 	if cfg.IdempotencyStore == nil {
 		panic("httpapi: Config.IdempotencyStore is nil")
 	}
-	s := &server{svc: svc, operators: operators.New(cfg.OperatorStore, cfg.AdminToken), maxBody: cfg.MaxBodyBytes, log: cfg.Log, spoolDir: cfg.SpoolDir,
+	s := &server{svc: svc, operators: operators.New(cfg.OperatorStore, cfg.AdminToken).WithClock(svc.Clock), maxBody: cfg.MaxBodyBytes, log: cfg.Log, spoolDir: cfg.SpoolDir,
 		idempotencyLease: cfg.IdempotencyLease, keys: idempotency.New(svc, cfg.IdempotencyStore),
 		limits: newLimiters(cfg.RateLimits), metrics: cfg.Metrics, hooks: cfg.Webhooks}
 	if s.maxBody <= 0 {

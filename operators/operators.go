@@ -100,9 +100,12 @@ func New(store Store, bootstrap string) *Service {
 	return &Service{store: store, bootstrap: bootstrap, now: time.Now, touched: map[string]time.Time{}}
 }
 
-// WithClock returns s reading the time from now (tests).
+// WithClock returns s reading the time from now (nil: the system's), as
+// the domain's Service reads its Clock.
 func (s *Service) WithClock(now func() time.Time) *Service {
-	s.now = now
+	if now != nil {
+		s.now = now
+	}
 	return s
 }
 
