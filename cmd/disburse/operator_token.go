@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,7 +20,7 @@ const operatorTokenUsage = "usage: disburse operator-token create --name NAME | 
 // "Operator tokens"). Only a token's hash is stored; create prints it once.
 func runOperatorToken(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) < 1 || (args[0] != "create" && args[0] != "revoke" && args[0] != "list") {
-		return fmt.Errorf(operatorTokenUsage)
+		return errors.New(operatorTokenUsage)
 	}
 	var c config
 	fs := flag.NewFlagSet("operator-token "+args[0], flag.ContinueOnError)
