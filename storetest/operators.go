@@ -154,3 +154,32 @@ func testOrganisationsPage(t *testing.T, s OperatorStore) {
 	got := getOperators(t, s, func(tx operators.Tx) ([]disburse.Organisation, error) { return tx.OrganisationsPage(ctx, "", 1) })
 	same(t, "an organisation's fields", []disburse.Organisation{ws[0].org}, got)
 }
+
+// AuditBefore00018 writes three entries as the audit log kept them before
+// migration 00018: the actor a bare name, the state as before and after.
+const AuditBefore00018 = `INSERT INTO audit_log (id, at, actor, action, organisation_id, subject, before, after) VALUES
+	('01a22000-0000-7000-8000-000000000001', 1, 'op@example.org', 'organisation.settings',
+		'01a22000-0000-7000-8000-0000000000aa', '01a22000-0000-7000-8000-0000000000aa', '{"a":1}', '{"a":2}'),
+	('01a22000-0000-7000-8000-000000000002', 2, 'operator API', 'member.register', NULL, '254712345678', '', '{"firstname":"Ann"}'),
+	('01a22000-0000-7000-8000-000000000003', 3, 'command line', 'apikey.issue',
+		'01a22000-0000-7000-8000-0000000000aa', '01a22000-0000-7000-8000-0000000000bb', '', '{"prefix":"dak_abcdef"}')`
+
+// CheckAuditMigrated checks what migration 00018 made of AuditBefore00018's
+// entries: actors by kind, details as one object, dotted past-tense actions.
+func CheckAuditMigrated(t *testing.T, s operators.Store) {
+	t.Helper()
+	got := getOperators(t, s, func(tx operators.Tx) ([]disburse.AuditEntry, error) {
+		return tx.AuditEntries(t.Context(), operators.AuditFilter{Limit: 10})
+	})
+	org := "01a22000-0000-7000-8000-0000000000aa"
+	want := []disburse.AuditEntry{
+		{ID: "01a22000-0000-7000-8000-000000000003", At: time.UnixMicro(3).UTC(), Actor: disburse.CommandLine, Action: "apiKey.issued",
+			OrganisationID: org, Subject: "01a22000-0000-7000-8000-0000000000bb", Details: `{"prefix":"dak_abcdef"}`},
+		{ID: "01a22000-0000-7000-8000-000000000002", At: time.UnixMicro(2).UTC(), Actor: operators.Bootstrap, Action: "member.registered",
+			Subject: "254712345678", Details: `{"firstname":"Ann"}`},
+		{ID: "01a22000-0000-7000-8000-000000000001", At: time.UnixMicro(1).UTC(),
+			Actor: disburse.Actor{Type: disburse.ActorPortalUser, Name: "op@example.org"}, Action: "settings.changed",
+			OrganisationID: org, Subject: org, Details: `{"before":{"a":1},"after":{"a":2}}`},
+	}
+	same(t, "the entries after migration 00018", want, got)
+}
