@@ -9,6 +9,21 @@ import (
 	"github.com/disburse/disburse/operators"
 )
 
+// auditOf reads the newest entries of action from the audit log, through
+// the operators' port of the store (sqlstore's has it).
+func auditOf(t *testing.T, store disburse.Store, action string) []disburse.AuditEntry {
+	t.Helper()
+	ops, ok := store.(operators.Store)
+	if !ok {
+		t.Fatalf("%T is no operators.Store", store)
+	}
+	log, err := operators.New(ops, "").Audit(t.Context(), "", action, operators.PageQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return log.Items
+}
+
 // testManyRegistrationsAtOnce registers many payees at once, each three
 // times, so that registrations share transactions (RegisterMember groups
 // them): each caller must still get the answer it would have alone, one
@@ -83,16 +98,8 @@ func testManyRegistrationsAtOnce(t *testing.T, open func(t *testing.T) disburse.
 		}
 	}
 	// One audit entry a payee, naming the payments it settled.
-	ops, ok := store.(operators.Store) // sqlstore's is; the test reads the log through it
-	if !ok {
-		t.Fatalf("%T is no operators.Store", store)
-	}
-	log, err := operators.New(ops, "").Audit(f.ctx, "", "member.registered", operators.PageQuery{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	audited := make(map[string]string)
-	for _, e := range log.Items {
+	for _, e := range auditOf(t, store, "member.registered") {
 		if e.Action == "member.registered" {
 			if _, twice := audited[e.Subject]; twice {
 				t.Errorf("%s: registered twice in the audit log", e.Subject)
