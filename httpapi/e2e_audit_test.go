@@ -298,6 +298,8 @@ func testE2EAuditScopeAndPaging(t *testing.T, store opener) {
 	} {
 		wantFailures(t, h.do("GET", "/audit"+query, a.token, nil), f)
 	}
+	// Another organisation's entry is no cursor of A's list.
+	wantFailures(t, h.do("GET", "/audit?after="+bs.Entries[0].ID, a.token, nil), failure{FieldName: "After", FieldValue: bs.Entries[0].ID})
 	wantFailures(t, h.do("GET", "/admin/audit?organisationId=nope", adminToken, nil), failure{FieldName: "OrganisationId", FieldValue: "nope"})
 	problem(t, h.do("GET", "/audit", adminToken, nil), 401, "unauthorized")
 	problem(t, h.do("GET", "/admin/audit", a.token, nil), 401, "unauthorized")

@@ -33,7 +33,8 @@ type Tx interface {
 	// InsertAudit appends to the audit log, as disburse.Tx does.
 	InsertAudit(ctx context.Context, es ...disburse.AuditEntry) error
 	// AuditEntries lists the log newest first, narrowed by f; an f.After
-	// that names no entry is disburse.ErrNotFound.
+	// that names no entry (of f.OrganisationID's, when given) is
+	// disburse.ErrNotFound.
 	AuditEntries(ctx context.Context, f AuditFilter) ([]disburse.AuditEntry, error)
 	// OrganisationsPage lists up to limit organisations newest first,
 	// after the organisation after (empty: from the newest); an after that

@@ -32,8 +32,8 @@ func (t *tx) InsertAudit(ctx context.Context, es ...disburse.AuditEntry) error {
 }
 
 // AuditEntries pages by (at, id) from the entry f.After: the same cost on
-// the first page and the thousandth. An After that names no entry is
-// disburse.ErrNotFound.
+// the first page and the thousandth. An After that names no entry (of
+// f.OrganisationID's, when given) is disburse.ErrNotFound.
 func (t *tx) AuditEntries(ctx context.Context, f operators.AuditFilter) ([]disburse.AuditEntry, error) {
 	var where []string
 	var args []any
@@ -44,8 +44,14 @@ func (t *tx) AuditEntries(ctx context.Context, f operators.AuditFilter) ([]disbu
 		where, args = append(where, "action = ?"), append(args, f.Action)
 	}
 	if f.After != "" {
+		// The cursor must be an entry of the list: another organisation's
+		// is no cursor of this one, and says nothing of that entry.
+		cond, cargs := `id = ?`, []any{f.After}
+		if f.OrganisationID != "" {
+			cond, cargs = cond+` AND organisation_id = ?`, append(cargs, f.OrganisationID)
+		}
 		var n int
-		if err := t.queryRow(ctx, `SELECT COUNT(*) FROM audit_log WHERE id = ?`, f.After).Scan(&n); err != nil {
+		if err := t.queryRow(ctx, `SELECT COUNT(*) FROM audit_log WHERE `+cond, cargs...).Scan(&n); err != nil {
 			return nil, err
 		}
 		if n == 0 {

@@ -89,6 +89,13 @@ func testAuditEntries(t *testing.T, s OperatorStore) {
 	if !errors.Is(err, disburse.ErrNotFound) {
 		t.Errorf("a cursor naming no entry: %v, want ErrNotFound", err)
 	}
+	err = s.ReadOperators(ctx, func(tx operators.Tx) error {
+		_, err := tx.AuditEntries(ctx, operators.AuditFilter{OrganisationID: w.org.ID, After: entries[2].ID, Limit: 10})
+		return err
+	})
+	if !errors.Is(err, disburse.ErrNotFound) {
+		t.Errorf("another organisation's entry as the cursor: %v, want ErrNotFound", err)
+	}
 }
 
 func testOperatorTokens(t *testing.T, s OperatorStore) {
