@@ -6,65 +6,96 @@ import (
 	"time"
 )
 
-// Actor names who made a change, for the audit log: a portal user's email,
-// or ActorOperatorAPI.
-type Actor string
+// Actor is who made a change, as the audit log names it (docs/api.md
+// section 7, "Audit log"): Type says which kind of credential, ID and Name
+// which one.
+type Actor struct {
+	Type string // one of the Actor… kinds below
+	ID   string // the API key's, operator token's or portal user's id; empty for the others
+	Name string // the key's prefix, the token's name, the user's email
+}
 
-// ActorOperatorAPI is the actor of every change made with the operator
-// token, which names no person.
-const ActorOperatorAPI Actor = "operator API"
+// The kinds of actor.
+const (
+	ActorAPIKey        = "apiKey"        // an organisation's API key, by id and prefix
+	ActorOperatorToken = "operatorToken" // an operator token, by name ("bootstrap": --admin-token)
+	ActorPortalUser    = "portalUser"    // a portal user, by email
+	ActorCommandLine   = "commandLine"   // the disburse command on the database directly
+	ActorSystem        = "system"        // the service itself (the worker)
+)
 
-// ActorCommandLine is the actor of changes made with the disburse command
-// on the database directly (org create, serve --demo).
-const ActorCommandLine Actor = "command line"
+// CommandLine is the actor of changes made with the disburse command on
+// the database directly (org create, operator-token, serve --demo).
+var CommandLine = Actor{Type: ActorCommandLine, Name: "command line"}
 
-// AuditEntry is one change made through the portal or the operator API:
-// who, when, what, and the state before and after it as JSON ("" where
-// there was none). Entries are only ever added.
+type actorKey struct{}
+
+// WithActor returns ctx carrying the actor of the changes made with it:
+// the API's authentication puts the caller's credential there, and a use
+// case without an explicit actor writes it into the audit log.
+func WithActor(ctx context.Context, a Actor) context.Context {
+	return context.WithValue(ctx, actorKey{}, a)
+}
+
+// ActorOf is the actor WithActor put in ctx, or the system.
+func ActorOf(ctx context.Context) Actor {
+	if a, ok := ctx.Value(actorKey{}).(Actor); ok {
+		return a
+	}
+	return Actor{Type: ActorSystem, Name: "system"}
+}
+
+// AuditEntry is one change: who, when, what, and its details as a JSON
+// object (for a change of state, its "before" and "after"). Entries are
+// only ever added, each in the transaction of its change.
 type AuditEntry struct {
 	ID             string
 	At             time.Time
-	Actor          string
-	Action         string // e.g. "organisation.settings"
+	Actor          Actor
+	Action         string // a dotted name, e.g. "batch.submitted" (docs/api.md section 7)
 	OrganisationID string // empty for changes to no organisation (members)
 	Subject        string // the id (or msisdn) of what changed
-	Before, After  string
+	Details        string
 }
 
 // audit appends an entry to the log inside the change's own transaction,
 // so the log holds a change exactly when the change committed.
-func (s *Service) audit(ctx context.Context, tx Tx, actor Actor, action, organisationID, subject string, before, after any) error {
-	return tx.InsertAudit(ctx, s.auditEntry(actor, action, organisationID, subject, before, after))
+func (s *Service) audit(ctx context.Context, tx Tx, actor Actor, action, organisationID, subject string, details any) error {
+	return tx.InsertAudit(ctx, NewAuditEntry(s.now(), actor, action, organisationID, subject, details))
 }
 
-// auditEntry is the entry audit appends, for a caller that appends many.
-func (s *Service) auditEntry(actor Actor, action, organisationID, subject string, before, after any) AuditEntry {
-	return AuditEntry{
-		ID: NewID(), At: s.now(), Actor: string(actor), Action: action, OrganisationID: organisationID,
-		Subject: subject, Before: auditJSON(before), After: auditJSON(after),
-	}
+// NewAuditEntry is an entry at at, its details v as JSON (nil: {}), for
+// the features beside the domain that append to the log in their own
+// transactions.
+func NewAuditEntry(at time.Time, actor Actor, action, organisationID, subject string, details any) AuditEntry {
+	return AuditEntry{ID: NewID(), At: at, Actor: actor, Action: action, OrganisationID: organisationID,
+		Subject: subject, Details: auditJSON(details)}
 }
 
-// auditJSON is v as JSON, or "" for nil.
+// Change is the details of a change of state.
+func Change(before, after any) map[string]any {
+	return map[string]any{"before": before, "after": after}
+}
+
+// auditJSON is v as a JSON object, {} for nil.
 func auditJSON(v any) string {
 	if v == nil {
-		return ""
+		return "{}"
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return `"unencodable"`
+		return `{"unencodable": true}`
 	}
 	return string(b)
-}
-
-// AuditLog lists the audit log newest first, an organisation's alone when
-// organisationID is not empty, after the entry before.
-func (s *Service) AuditLog(ctx context.Context, organisationID, before string, limit int) ([]AuditEntry, error) {
-	return read(ctx, s.Store, func(tx Tx) ([]AuditEntry, error) { return tx.AuditEntries(ctx, organisationID, before, limit) })
 }
 
 // auditOrganisation is what the log keeps of an organisation's state.
 func auditOrganisation(o Organisation) map[string]any {
 	return map[string]any{"name": o.Name, "currency": o.Currency, "referralsEnabled": o.ReferralsEnabled,
 		"reversalPeriodSeconds": int64(o.ReversalPeriod / time.Second)}
+}
+
+// auditBatch is what the log keeps of a batch's state.
+func auditBatch(b Batch) map[string]any {
+	return map[string]any{"name": b.Name, "externalId": b.ExternalID, "status": b.Status}
 }

@@ -12,9 +12,9 @@ const (
 	tokenPrefix  = "dat_"
 )
 
-// CreateAPIKey is CreateAPIKeyBy as the operator API.
+// CreateAPIKey is CreateAPIKeyBy as the actor in ctx.
 func (s *Service) CreateAPIKey(ctx context.Context, organisationID string) (APIKey, string, error) {
-	return s.CreateAPIKeyBy(ctx, ActorOperatorAPI, organisationID)
+	return s.CreateAPIKeyBy(ctx, ActorOf(ctx), organisationID)
 }
 
 // CreateAPIKeyBy issues an API key to an organisation. The key is returned once
@@ -32,7 +32,7 @@ func (s *Service) CreateAPIKeyBy(ctx context.Context, actor Actor, organisationI
 		if err := tx.InsertAPIKey(ctx, key); err != nil {
 			return err
 		}
-		return s.audit(ctx, tx, actor, "apikey.issue", organisationID, key.ID, nil, map[string]string{"prefix": key.Prefix})
+		return s.audit(ctx, tx, actor, "apiKey.issued", organisationID, key.ID, map[string]string{"prefix": key.Prefix})
 	})
 	if err != nil {
 		return APIKey{}, "", err
@@ -40,9 +40,9 @@ func (s *Service) CreateAPIKeyBy(ctx context.Context, actor Actor, organisationI
 	return key, secret, nil
 }
 
-// RevokeAPIKey is RevokeAPIKeyBy as the operator API.
+// RevokeAPIKey is RevokeAPIKeyBy as the actor in ctx.
 func (s *Service) RevokeAPIKey(ctx context.Context, id string) error {
-	return s.RevokeAPIKeyBy(ctx, ActorOperatorAPI, id)
+	return s.RevokeAPIKeyBy(ctx, ActorOf(ctx), id)
 }
 
 // RevokeAPIKeyBy revokes a key; the tokens it issued stop working at once,
@@ -62,8 +62,7 @@ func (s *Service) RevokeAPIKeyBy(ctx context.Context, actor Actor, id string) er
 		if err := tx.RevokeAPIKey(ctx, id, s.now()); err != nil {
 			return err
 		}
-		return s.audit(ctx, tx, actor, "apikey.revoke", key.OrganisationID, key.ID,
-			map[string]string{"prefix": key.Prefix, "revokedAt": ""}, map[string]string{"prefix": key.Prefix, "revokedAt": s.now().Format(time.RFC3339Nano)})
+		return s.audit(ctx, tx, actor, "apiKey.revoked", key.OrganisationID, key.ID, map[string]string{"prefix": key.Prefix})
 	})
 }
 
@@ -101,21 +100,23 @@ func (s *Service) IssueToken(ctx context.Context, apiKey string) (string, time.D
 	return secret, s.TokenTTL, nil
 }
 
-// Authenticate returns the organisation an access token acts for.
-func (s *Service) Authenticate(ctx context.Context, token string) (string, error) {
+// Authenticate returns the organisation an access token acts for, and
+// the token's API key as the actor of the changes it makes.
+func (s *Service) Authenticate(ctx context.Context, token string) (string, Actor, error) {
 	if token == "" {
-		return "", ErrUnauthorized
+		return "", Actor{}, ErrUnauthorized
 	}
 	// Read afresh on every request, never cached: a revoked key's tokens
 	// must stop at once on every replica (docs/api.md section 3).
 	t, err := s.Store.TokenByHash(ctx, HashSecret(token))
 	if errors.Is(err, ErrNotFound) {
-		return "", ErrUnauthorized
+		return "", Actor{}, ErrUnauthorized
 	}
 	if err != nil {
-		return "", err
+		return "", Actor{}, err
 	}
-	return s.tokenOrganisation(t)
+	orgID, err := s.tokenOrganisation(t)
+	return orgID, Actor{Type: ActorAPIKey, ID: t.APIKeyID, Name: t.KeyPrefix}, err
 }
 
 // tokenOrganisation is the organisation a token found by its hash acts

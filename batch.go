@@ -59,7 +59,10 @@ func (s *Service) CreateBatch(ctx context.Context, organisationID string, in Bat
 		if b.AccountID == "" {
 			return Invalid("AccountId", in.AccountID, "accountId is not one of the organisation's payout accounts")
 		}
-		return tx.InsertBatch(ctx, b)
+		if err := tx.InsertBatch(ctx, b); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, ActorOf(ctx), "batch.created", organisationID, b.ID, auditBatch(b))
 	})
 	return b, err
 }
@@ -89,7 +92,7 @@ func (s *Service) AuthenticatedBatch(ctx context.Context, token, id string) (Bat
 			return Batch{}, err
 		}
 	}
-	organisationID, err := s.Authenticate(ctx, token)
+	organisationID, _, err := s.Authenticate(ctx, token)
 	if err != nil {
 		return Batch{}, err
 	}
@@ -173,8 +176,12 @@ func (s *Service) UpdateBatch(ctx context.Context, organisationID, id string, in
 		if err := checkAllowed(b, ActionUpdate); err != nil {
 			return err
 		}
+		before := auditBatch(b)
 		b.Name, b.ExternalID = in.Name, in.ExternalID
-		return tx.UpdateBatch(ctx, b)
+		if err := tx.UpdateBatch(ctx, b); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, ActorOf(ctx), "batch.updated", organisationID, b.ID, Change(before, auditBatch(b)))
 	})
 	return b, err
 }

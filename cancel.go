@@ -3,6 +3,7 @@ package disburse
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // errBatchSubmitted ends a cancel that read a DRAFT batch and, once it held
@@ -44,7 +45,7 @@ func (s *Service) cancel(ctx context.Context, organisationID, batchID string) (B
 			if b, err = s.cancelDraft(ctx, tx, &m, read.ID); err != nil {
 				return err
 			}
-			return insertEvents(ctx, tx, batchEvent(EventBatchCancelled, b, m.now))
+			return s.cancelled(ctx, tx, b, m.now)
 		}
 		// Locked and read as they are now: a registration or a sweep that
 		// had one of them has committed, and it is pending no more.
@@ -79,9 +80,18 @@ func (s *Service) cancel(ctx context.Context, organisationID, batchID string) (B
 		if err := tx.UpdateBatch(ctx, b); err != nil {
 			return err
 		}
-		return insertEvents(ctx, tx, batchEvent(EventBatchCancelled, b, m.now))
+		return s.cancelled(ctx, tx, b, m.now)
 	})
 	return b, err
+}
+
+// cancelled records a cancel: the organisation's event and the audit entry.
+func (s *Service) cancelled(ctx context.Context, tx Tx, b Batch, now time.Time) error {
+	if err := insertEvents(ctx, tx, batchEvent(EventBatchCancelled, b, now)); err != nil {
+		return err
+	}
+	return s.audit(ctx, tx, ActorOf(ctx), "batch.cancelled", b.OrganisationID, b.ID, map[string]any{
+		"cancelledAmount": b.Summary.CancelledAmount.String()})
 }
 
 // cancelDraft cancels a batch read as DRAFT: its payments become

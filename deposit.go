@@ -9,9 +9,9 @@ import (
 // maxDeposit bounds one deposit, far above any payout and far below overflow.
 const maxDeposit Money = 1_000_000_000_000 * 100
 
-// Deposit is DepositBy as the operator API.
+// Deposit is DepositBy as the actor in ctx.
 func (s *Service) Deposit(ctx context.Context, accountID, amountText, reference string) (Transfer, error) {
-	return s.DepositBy(ctx, ActorOperatorAPI, accountID, amountText, reference)
+	return s.DepositBy(ctx, ActorOf(ctx), accountID, amountText, reference)
 }
 
 // DepositBy credits a payout account from the funding account: money arriving
@@ -47,9 +47,9 @@ func (s *Service) DepositBy(ctx context.Context, actor Actor, accountID, amountT
 		if err := tx.InsertTransfers(ctx, []Transfer{t}); err != nil {
 			return err
 		}
-		return s.audit(ctx, tx, actor, "account.deposit", a.OrganisationID, a.ID,
-			map[string]string{"balance": a.Balance.String()},
-			map[string]string{"balance": (a.Balance + amount).String(), "amount": amount.String(), "reference": t.Reference, "transfer": t.ID})
+		return s.audit(ctx, tx, actor, "account.deposited", a.OrganisationID, a.ID, map[string]string{
+			"balanceBefore": a.Balance.String(), "balanceAfter": (a.Balance + amount).String(),
+			"amount": amount.String(), "reference": t.Reference, "transfer": t.ID})
 	})
 	return t, err
 }

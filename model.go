@@ -67,6 +67,7 @@ type Token struct {
 	ExpiresAt      time.Time
 	CreatedAt      time.Time
 	KeyRevokedAt   time.Time // the issuing key's revocation time, zero while active
+	KeyPrefix      string    // the issuing key's prefix, which the audit log names it by
 }
 
 // Member is a person registered with the wallet side of the service.

@@ -26,9 +26,9 @@ type Settings struct {
 // maxReversalPeriod keeps reversal dates far from overflow: ten years.
 const maxReversalPeriod = 10 * 365 * 24 * time.Hour
 
-// CreateOrganisation is CreateOrganisationBy as the operator API.
+// CreateOrganisation is CreateOrganisationBy as the actor in ctx.
 func (s *Service) CreateOrganisation(ctx context.Context, in NewOrganisation) (Organisation, []Account, error) {
-	return s.CreateOrganisationBy(ctx, ActorOperatorAPI, in)
+	return s.CreateOrganisationBy(ctx, ActorOf(ctx), in)
 }
 
 // CreateOrganisationBy creates an organisation with its holding account and one
@@ -70,7 +70,7 @@ func (s *Service) CreateOrganisationBy(ctx context.Context, actor Actor, in NewO
 		if err := tx.InsertAccount(ctx, payout); err != nil {
 			return err
 		}
-		return s.audit(ctx, tx, actor, "organisation.create", org.ID, org.ID, nil, auditOrganisation(org))
+		return s.audit(ctx, tx, actor, "organisation.created", org.ID, org.ID, auditOrganisation(org))
 	})
 	if err != nil {
 		return Organisation{}, nil, err
@@ -117,9 +117,9 @@ func (s *Service) Organisation(ctx context.Context, id string) (Organisation, []
 	return org, accounts, err
 }
 
-// UpdateSettings is UpdateSettingsBy as the operator API.
+// UpdateSettings is UpdateSettingsBy as the actor in ctx.
 func (s *Service) UpdateSettings(ctx context.Context, id string, in Settings) (Organisation, []Account, error) {
-	return s.UpdateSettingsBy(ctx, ActorOperatorAPI, id, in)
+	return s.UpdateSettingsBy(ctx, ActorOf(ctx), id, in)
 }
 
 // UpdateSettingsBy changes an organisation's settings. A new reversal period
@@ -156,7 +156,7 @@ func (s *Service) UpdateSettingsBy(ctx context.Context, actor Actor, id string, 
 		if err := tx.UpdateOrganisation(ctx, org); err != nil {
 			return err
 		}
-		if err := s.audit(ctx, tx, actor, "organisation.settings", org.ID, org.ID, before, auditOrganisation(org)); err != nil {
+		if err := s.audit(ctx, tx, actor, "settings.changed", org.ID, org.ID, Change(before, auditOrganisation(org))); err != nil {
 			return err
 		}
 		accounts, err = tx.PayoutAccounts(ctx, id)
@@ -165,9 +165,9 @@ func (s *Service) UpdateSettingsBy(ctx context.Context, actor Actor, id string, 
 	return org, accounts, err
 }
 
-// CreateAccount is CreateAccountBy as the operator API.
+// CreateAccount is CreateAccountBy as the actor in ctx.
 func (s *Service) CreateAccount(ctx context.Context, organisationID, name string) (Account, error) {
-	return s.CreateAccountBy(ctx, ActorOperatorAPI, organisationID, name)
+	return s.CreateAccountBy(ctx, ActorOf(ctx), organisationID, name)
 }
 
 // CreateAccountBy adds a payout account to an organisation.
@@ -192,7 +192,7 @@ func (s *Service) CreateAccountBy(ctx context.Context, actor Actor, organisation
 		if err := tx.InsertAccount(ctx, a); err != nil {
 			return err
 		}
-		return s.audit(ctx, tx, actor, "account.create", org.ID, a.ID, nil, map[string]string{"name": a.Name, "currency": a.Currency})
+		return s.audit(ctx, tx, actor, "account.created", org.ID, a.ID, map[string]string{"name": a.Name, "currency": a.Currency})
 	})
 	return a, err
 }

@@ -125,10 +125,17 @@ func (s *Service) addPayments(ctx context.Context, v *Validation, add addition) 
 		if err := tx.InsertPayments(ctx, add.payments); err != nil {
 			return err
 		}
+		var total Money
 		for _, p := range add.payments {
 			b.Summary.Change(Payment{Status: PaymentDeleted}, p)
+			total += p.Amount
 		}
-		return tx.UpdateBatch(ctx, b)
+		if err := tx.UpdateBatch(ctx, b); err != nil {
+			return err
+		}
+		// One entry per request, never one per payment: the add is a hot path.
+		return s.audit(ctx, tx, ActorOf(ctx), "payments.added", add.organisationID, b.ID, map[string]any{
+			"count": len(add.payments), "total": total.String(), "clearExisting": add.clear})
 	})
 	return b, err
 }
@@ -297,7 +304,11 @@ func (s *Service) DeletePayment(ctx context.Context, organisationID, id string) 
 		if err := tx.DeleteDraftPayment(ctx, p.ID); err != nil {
 			return err
 		}
-		return tx.UpdateBatch(ctx, b)
+		if err := tx.UpdateBatch(ctx, b); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, ActorOf(ctx), "payment.deleted", organisationID, p.ID, map[string]any{
+			"batchId": b.ID, "amount": p.Amount.String()})
 	})
 	return p, err
 }

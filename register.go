@@ -14,7 +14,7 @@ import (
 // left with nothing pending closes (docs/api.md section 6). Registering an
 // existing member changes nothing and returns it with created false.
 func (s *Service) RegisterMember(ctx context.Context, in Member) (Member, bool, error) {
-	return s.RegisterMemberBy(ctx, ActorOperatorAPI, in)
+	return s.RegisterMemberBy(ctx, ActorOf(ctx), in)
 }
 
 // RegisterMemberBy is RegisterMember with the actor the audit log names.
@@ -183,7 +183,7 @@ func (s *Service) registrationAudit(group []registration, ms groupMembers, settl
 	for i, r := range group {
 		msisdn := r.member.Msisdn
 		if m, ok := ms.created[msisdn]; ok && ms.first[msisdn] == i {
-			entries = append(entries, s.auditEntry(r.actor, "member.register", "", msisdn, nil, map[string]any{
+			entries = append(entries, NewAuditEntry(s.now(), r.actor, "member.registered", "", msisdn, map[string]any{
 				"firstname": m.Firstname, "lastname": m.Lastname, "appInstalled": m.AppInstalled, "pendingLegsSettled": settled[msisdn]}))
 		}
 	}

@@ -48,9 +48,6 @@ type Tx interface {
 
 	// InsertAudit appends to the audit log. Nothing updates or deletes it.
 	InsertAudit(ctx context.Context, es ...AuditEntry) error
-	// AuditEntries lists the log newest first, only organisationID's when
-	// it is not empty, after the entry before (empty: from the newest).
-	AuditEntries(ctx context.Context, organisationID, before string, limit int) ([]AuditEntry, error)
 	InsertOrganisation(ctx context.Context, o Organisation) error
 	Organisation(ctx context.Context, id string) (Organisation, error)
 	// OrganisationsByID returns those of the organisations ids that exist, by id.

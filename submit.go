@@ -53,7 +53,11 @@ func (s *Service) SubmitSpooled(ctx context.Context, organisationID, batchID str
 		if err != nil {
 			return err
 		}
-		return openSubmitted(ctx, tx, org, &b, now)
+		if err := openSubmitted(ctx, tx, org, &b, now); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, ActorOf(ctx), "batch.submitted", organisationID, b.ID, map[string]any{
+			"paymentsCount": b.Summary.PaymentsCount, "paymentsAmount": b.Summary.PaymentsAmount.String(), "status": b.Status})
 	})
 	if err != nil {
 		return Batch{}, err

@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"net/http"
 	"strings"
 	"time"
@@ -30,44 +28,46 @@ func (s *server) org(h orgHandlerFunc) handlerFunc {
 		if !ok {
 			return disburse.ErrUnauthorized
 		}
-		orgID, err := s.authenticate(w, r, token)
+		orgID, actor, err := s.authenticate(w, r, token)
 		if err != nil {
 			return err
 		}
-		return h(w, r, orgID)
+		return h(w, r.WithContext(disburse.WithActor(r.Context(), actor)), orgID)
 	}
 }
 
 // authenticate is the organisation token's check, with its budgets: a
 // token that fails spends the client address's budget, one that passes
 // its organisation's (ratelimit.go).
-func (s *server) authenticate(w http.ResponseWriter, r *http.Request, token string) (string, error) {
-	orgID, err := s.svc.Authenticate(r.Context(), token)
+func (s *server) authenticate(w http.ResponseWriter, r *http.Request, token string) (string, disburse.Actor, error) {
+	orgID, actor, err := s.svc.Authenticate(r.Context(), token)
 	if disburse.ErrorCode(err) == disburse.CodeUnauthorized {
 		s.tokenFailed(w, r, token)
 	}
 	if err != nil {
-		return "", err
+		return "", disburse.Actor{}, err
 	}
-	return orgID, s.tokenPassed(w, r, token, orgID)
+	return orgID, actor, s.tokenPassed(w, r, token, orgID)
 }
 
 // admin guards an operator route (docs/api.md section 7): the bearer token must
-// be the configured admin token. Without one configured, nobody gets in.
+// be a live operator token or the bootstrap token (--admin-token), which
+// becomes the actor of the request's changes.
 func (s *server) admin(h handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		token, ok := bearerToken(r)
-		if !ok || s.adminToken == "" || !sameSecret(token, s.adminToken) {
+		if !ok {
 			return disburse.ErrUnauthorized
 		}
-		return h(w, r)
+		actor, err := s.operators.Authenticate(r.Context(), token)
+		if disburse.ErrorCode(err) == disburse.CodeUnauthorized {
+			s.tokenFailed(w, r, token)
+		}
+		if err != nil {
+			return err
+		}
+		return h(w, r.WithContext(disburse.WithActor(r.Context(), actor)))
 	}
-}
-
-// sameSecret compares in constant time; hashing first hides the length too.
-func sameSecret(a, b string) bool {
-	ha, hb := sha256.Sum256([]byte(a)), sha256.Sum256([]byte(b))
-	return subtle.ConstantTimeCompare(ha[:], hb[:]) == 1
 }
 
 // getToken exchanges an API key for an access token (docs/api.md section 3).
@@ -83,7 +83,7 @@ func (s *server) getToken(w http.ResponseWriter, r *http.Request) error {
 	// The new token's organisation, noted now, lets its first request
 	// spend the organisation's budget rather than wait on the address's,
 	// which this getToken has just spent (ratelimit.go).
-	if orgID, err := s.svc.Authenticate(r.Context(), token); err == nil {
+	if orgID, _, err := s.svc.Authenticate(r.Context(), token); err == nil {
 		s.limits.orgs.remember(token, orgID)
 	}
 	return writeJSON(w, http.StatusOK, tokenJSON{AccessToken: token, TokenType: "Bearer", ExpiresIn: int64(ttl / time.Second)})

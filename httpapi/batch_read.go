@@ -19,7 +19,7 @@ func (s *server) getAuthenticatedBatch(w http.ResponseWriter, r *http.Request) e
 	if spent, _ := r.Context().Value(orgSpentKey{}).(bool); !spent {
 		// A token not seen yet: its organisation, and so its budget, is
 		// learnt first, once.
-		if _, err := s.authenticate(w, r, token); err != nil {
+		if _, _, err := s.authenticate(w, r, token); err != nil {
 			return err
 		}
 	}

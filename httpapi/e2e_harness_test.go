@@ -105,6 +105,9 @@ func startOn(t *testing.T, open opener, cfg httpapi.Config) *harness {
 	if cfg.IdempotencyStore == nil {
 		cfg.IdempotencyStore = store.Idempotency()
 	}
+	if cfg.OperatorStore == nil {
+		cfg.OperatorStore = store
+	}
 	return serveStore(t, store, cfg)
 }
 

@@ -89,8 +89,9 @@ type orgSpentKey struct{}
 //   - health checks and the API document spend nothing;
 //   - getToken and a request without a bearer token spend the client
 //     address's budget;
-//   - on /admin/ the operator's token spends the operator budget, any
-//     other token the address's;
+//   - on /admin/ a token that may be an operator's spends the operator
+//     budget, any other the address's, and s.admin spends the address's
+//     too when the token fails;
 //   - an organisation's token the organisation has been seen with spends
 //     the organisation's budget; any other is let through only while the
 //     address has budget left, and s.org spends the address's budget if
@@ -108,7 +109,7 @@ func (s *server) rateLimit(next http.Handler) http.Handler {
 			}
 		case strings.HasPrefix(path, "/admin/"):
 			l, key := s.limits.address, clientaddr.Of(r)
-			if s.adminToken != "" && sameSecret(token, s.adminToken) {
+			if s.operators.Plausible(token) {
 				l, key = s.limits.operator, "operator"
 			}
 			if !spend(w, l, key) {

@@ -15,6 +15,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/internal/ratelimit"
+	"github.com/disburse/disburse/operators"
 	"github.com/disburse/disburse/webhooks"
 )
 
@@ -23,8 +24,13 @@ const DefaultMaxBodyBytes = 64 << 20
 
 // Config is what the adapter needs besides the service.
 type Config struct {
-	// AdminToken is the operator API's bearer token; empty: every operator call is 401.
+	// AdminToken is the operator API's bootstrap token, beside the named
+	// operator tokens of OperatorStore; empty: no bootstrap token.
 	AdminToken string
+	// OperatorStore keeps the operator tokens and serves the operator's
+	// lists and the audit log (sqlstore.Store); nil: only AdminToken signs
+	// in, and those lists answer 500.
+	OperatorStore operators.Store
 	// MaxBodyBytes caps a request body (413 past it); 0 means 64 MiB.
 	MaxBodyBytes int64
 	// Log receives the access log and internal errors; nil means slog.Default().
@@ -58,11 +64,11 @@ type Config struct {
 }
 
 type server struct {
-	svc        *disburse.Service
-	adminToken string
-	maxBody    int64
-	log        *slog.Logger
-	spoolDir   string
+	svc       *disburse.Service
+	operators *operators.Service
+	maxBody   int64
+	log       *slog.Logger
+	spoolDir  string
 
 	idempotencyLease time.Duration
 	keys             *idempotency.Keys
@@ -78,7 +84,7 @@ func New(svc *disburse.Service, cfg Config) http.Handler {
 	if cfg.IdempotencyStore == nil {
 		panic("httpapi: Config.IdempotencyStore is nil")
 	}
-	s := &server{svc: svc, adminToken: cfg.AdminToken, maxBody: cfg.MaxBodyBytes, log: cfg.Log, spoolDir: cfg.SpoolDir,
+	s := &server{svc: svc, operators: operators.New(cfg.OperatorStore, cfg.AdminToken).WithClock(svc.Clock), maxBody: cfg.MaxBodyBytes, log: cfg.Log, spoolDir: cfg.SpoolDir,
 		idempotencyLease: cfg.IdempotencyLease, keys: idempotency.New(svc, cfg.IdempotencyStore),
 		limits: newLimiters(cfg.RateLimits, cfg.Addresses), metrics: cfg.Metrics, hooks: cfg.Webhooks}
 	if s.maxBody <= 0 {
@@ -163,7 +169,12 @@ func (s *server) routes() []route {
 		{"GET", "/members/{msisdn}/exists", s.org(s.memberExists)},
 		{"GET", "/accounts", s.org(s.listAccounts)},
 
+		{"GET", "/audit", s.org(s.orgAudit)},
+
 		{"POST", "/admin/organisations", s.admin(s.adminIdempotent((*server).createOrganisation))},
+		{"GET", "/admin/organisations", s.admin(s.listOrganisations)},
+		{"GET", "/admin/organisations/{id}/apiKeys", s.admin(s.listAPIKeys)},
+		{"GET", "/admin/audit", s.admin(s.adminAudit)},
 		{"POST", "/webhooks", s.org(s.orgIdempotent(replayKept, (*server).createWebhook))},
 		{"GET", "/webhooks", s.org(s.listWebhooks)},
 		{"GET", "/webhooks/{id}", s.org(s.getWebhook)},

@@ -311,7 +311,7 @@ func TestBrowser(t *testing.T) {
 		}
 		run("the audit log", chromedp.Navigate(base+"/portal/audit"), chromedp.WaitVisible(chromedp.CSS(`#audit`)))
 		audit := text(`#audit`)
-		for _, want := range []string{"organisation.settings", "organisation.create", "account.deposit", "apikey.issue", "apikey.revoke", "member.register", operatorEmail} {
+		for _, want := range []string{"settings.changed", "organisation.created", "account.deposited", "apiKey.issued", "apiKey.revoked", "member.registered", operatorEmail} {
 			if !strings.Contains(audit, want) {
 				t.Errorf("the audit log lacks %q:\n%s", want, audit)
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/operators"
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/portal/backoffice"
 	"github.com/disburse/disburse/postgres/pgtest"
@@ -61,6 +62,7 @@ type world struct {
 	store            *sqlstore.Store
 	svc              *disburse.Service
 	office           *backoffice.Service
+	ops              *operators.Service // reads the audit log
 	clock            *clock
 	org, other       disburse.Organisation
 	orgAccount       disburse.Account
@@ -83,7 +85,7 @@ func newWorld(t *testing.T, open opener) *world {
 	svc, office := disburse.NewService(store), backoffice.NewService(store)
 	c := &clock{now: time.Now().UTC()}
 	svc.Clock, office.Clock = c.Now, c.Now
-	w := &world{store: store, svc: svc, office: office, clock: c}
+	w := &world{store: store, svc: svc, office: office, clock: c, ops: operators.New(store, "")}
 	var accounts []disburse.Account
 	var err error
 	if w.org, accounts, err = svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Acme Payouts"}); err != nil {
@@ -103,7 +105,8 @@ func newWorld(t *testing.T, open opener) *world {
 	w.operatorPassword = mk(operatorEmail, backoffice.RoleOperator, "")
 	w.userPassword = mk(userEmail, backoffice.RoleOrganisation, w.org.ID)
 	w.otherPassword = mk(otherEmail, backoffice.RoleOrganisation, w.other.ID)
-	w.srv = httptest.NewServer(portal.Mount(portal.New(svc, office, portal.Config{}), httpapi.New(svc, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency()})))
+	w.srv = httptest.NewServer(portal.Mount(portal.New(svc, office, portal.Config{Operators: w.ops}),
+		httpapi.New(svc, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), OperatorStore: store})))
 	t.Cleanup(w.srv.Close)
 	return w
 }

@@ -59,14 +59,14 @@ func TestOperatorPages(t *testing.T) {
 		op.post("/portal/members", url.Values{"msisdn": {"447911123456"}}).expect(t, http.StatusOK, "was a member already")
 
 		op.get("/portal/ledger").expect(t, http.StatusOK, "The ledger is sound", "Checked at")
-		op.get("/portal/audit").expect(t, http.StatusOK, "account.create", "apikey.revoke", "member.register", operatorEmail)
+		op.get("/portal/audit").expect(t, http.StatusOK, "account.created", "apiKey.revoked", "member.registered", operatorEmail)
 
 		// The organisation's user sees only its own part of the log, keys and all.
 		u := w.signedIn(t, userEmail, w.userPassword)
 		u.post(orgPath+"/keys", nil).expect(t, http.StatusOK, "dak_")
 		log := u.get("/portal/audit")
-		log.expect(t, http.StatusOK, "apikey.issue", userEmail)
-		if strings.Contains(log.body, "member.register") {
+		log.expect(t, http.StatusOK, "apiKey.issued", userEmail)
+		if strings.Contains(log.body, "member.registered</td>") {
 			t.Error("an organisation user sees the log of members, which belongs to no organisation")
 		}
 		u.get(orgPath).expect(t, http.StatusOK, "the operator sets it")

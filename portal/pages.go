@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/operators"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -27,7 +28,7 @@ func (p *portal) home(w http.ResponseWriter, r *http.Request) error {
 }
 
 // actor is who the audit log names for the request's changes.
-func actor(r *http.Request) disburse.Actor { return disburse.Actor(user(r).Email) }
+func actor(r *http.Request) disburse.Actor { return user(r).Actor() }
 
 // ownOrganisation is id when the user may see that organisation: an
 // operator any, an organisation user only their own (else not found).
@@ -261,20 +262,20 @@ func (p *portal) ledger(w http.ResponseWriter, r *http.Request) error {
 }
 
 // auditLog shows the log: all of it to an operator, an organisation's own
-// entries to its users.
+// entries to its users; one action's when the filter names one.
 func (p *portal) auditLog(w http.ResponseWriter, r *http.Request) error {
-	before := r.URL.Query().Get("before")
-	if before != "" && !disburse.ValidID(before) {
+	q := r.URL.Query()
+	action := q.Get("action")
+	entries, err := p.operators.Audit(r.Context(), user(r).Scope(), action,
+		operators.PageQuery{After: q.Get("after"), Take: strconv.Itoa(pageSize)})
+	if disburse.ErrorCode(err) == disburse.CodeInvalid {
 		return notFound
 	}
-	entries, err := p.svc.AuditLog(r.Context(), user(r).Scope(), before, pageSize+1)
 	if err != nil {
 		return err
 	}
-	pg := page{Title: "Audit log", Audit: entries}
-	if len(entries) > pageSize {
-		pg.Audit, pg.NextCursor = entries[:pageSize], entries[pageSize-1].ID
-	}
+	pg := page{Title: "Audit log", Audit: entries.Items, NextCursor: entries.NextCursor,
+		Filter: map[string]string{"action": action}, Actions: operators.Actions}
 	p.render(w, r, http.StatusOK, "audit", pg)
 	return nil
 }

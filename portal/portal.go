@@ -17,6 +17,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/ratelimit"
+	"github.com/disburse/disburse/operators"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -39,14 +40,18 @@ type Config struct {
 	// sign-in spends before the password is checked; cmd/disburse shares
 	// it with the API's address budget. Nil: no such budget.
 	Addresses *ratelimit.Limiter
+	// Operators reads the audit log for its page (operators.New on the
+	// service's store); nil: that page answers 500.
+	Operators *operators.Service
 }
 
 type portal struct {
-	svc     *disburse.Service
-	office  *backoffice.Service
-	log     *slog.Logger
-	pages   map[string]*template.Template
-	limiter *signInLimiter
+	svc       *disburse.Service
+	office    *backoffice.Service
+	operators *operators.Service
+	log       *slog.Logger
+	pages     map[string]*template.Template
+	limiter   *signInLimiter
 	// addresses is Config.Addresses.
 	addresses *ratelimit.Limiter
 }
@@ -54,7 +59,8 @@ type portal struct {
 // New returns the portal's handler, to be mounted at Prefix: svc for the
 // payouts, office for the portal's users, sessions, views and uploads.
 func New(svc *disburse.Service, office *backoffice.Service, cfg Config) http.Handler {
-	p := &portal{svc: svc, office: office, log: cfg.Log, pages: parsePages(), limiter: newSignInLimiter(cfg.SignInLimits), addresses: cfg.Addresses}
+	p := &portal{svc: svc, office: office, operators: cfg.Operators, log: cfg.Log, pages: parsePages(),
+		limiter: newSignInLimiter(cfg.SignInLimits), addresses: cfg.Addresses}
 	if p.log == nil {
 		p.log = slog.Default()
 	}

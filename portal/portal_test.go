@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/operators"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -162,12 +163,48 @@ func TestOperatorSettingsAndAudit(t *testing.T) {
 		b.get("/portal/organisations?q=brand").expect(t, http.StatusOK, "Brand New")
 
 		audit := b.get("/portal/audit")
-		audit.expect(t, http.StatusOK, "organisation.settings", "account.deposit", "apikey.issue", "organisation.create", operatorEmail,
+		audit.expect(t, http.StatusOK, "settings.changed", "account.deposited", "apiKey.issued", "organisation.created", operatorEmail,
 			`&#34;reversalPeriodSeconds&#34;:5184000`, `&#34;reversalPeriodSeconds&#34;:604800`)
 		// The operator API writes the log too, naming itself.
 		req, _ := http.NewRequest("POST", w.srv.URL+"/admin/members", strings.NewReader(`{"msisdn":"254712345678"}`))
 		req.Header.Set("Authorization", "Bearer "+adminToken)
 		b.do(req).expect(t, http.StatusCreated)
-		b.get("/portal/audit").expect(t, http.StatusOK, "member.register", "operator API")
+		b.get("/portal/audit").expect(t, http.StatusOK, "member.registered", "bootstrap", "operatorToken")
+		// The filter by action shows that action's entries alone.
+		deposits := b.get("/portal/audit?action=account.deposited")
+		deposits.expect(t, http.StatusOK, "account.deposited", `<option selected>account.deposited</option>`)
+		if strings.Contains(deposits.body, "member.registered</td>") || strings.Contains(deposits.body, "apiKey.issued</td>") {
+			t.Errorf("the log of deposits shows other actions:\n%s", deposits.body)
+		}
+	})
+}
+
+// TestSignInAudited: every sign-in, failed or not, is in the audit log,
+// as by the user the email names (docs/portal.md "Audit log").
+func TestSignInAudited(t *testing.T) {
+	eachStore(t, func(t *testing.T, open opener) {
+		w := newWorld(t, open)
+		w.browser(t).post("/portal/signin", url.Values{"email": {userEmail}, "password": {"wrong password!"}}).expect(t, http.StatusUnauthorized)
+		w.browser(t).post("/portal/signin", url.Values{"email": {"nobody@example.org"}, "password": {"a password"}}).expect(t, http.StatusUnauthorized)
+		w.signedIn(t, userEmail, w.userPassword)
+		page, err := w.ops.Audit(t.Context(), "", "", operators.PageQuery{Take: "3"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Items) != 3 {
+			t.Fatalf("%d entries, want 3: %+v", len(page.Items), page.Items)
+		}
+		in, unknown, wrong := page.Items[0], page.Items[1], page.Items[2]
+		user := disburse.Actor{Type: disburse.ActorPortalUser, ID: in.Subject, Name: userEmail}
+		if in.Action != "portal.signedIn" || in.Actor != user || in.OrganisationID != w.org.ID {
+			t.Errorf("the sign-in: %+v", in)
+		}
+		if unknown.Action != "portal.signInFailed" || unknown.Actor != (disburse.Actor{Type: disburse.ActorPortalUser, Name: "nobody@example.org"}) ||
+			unknown.OrganisationID != "" || unknown.Subject != "" {
+			t.Errorf("the unknown email's: %+v", unknown)
+		}
+		if wrong.Action != "portal.signInFailed" || wrong.Actor != user || wrong.OrganisationID != w.org.ID || wrong.Subject != in.Subject {
+			t.Errorf("the wrong password's: %+v", wrong)
+		}
 	})
 }

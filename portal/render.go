@@ -46,6 +46,7 @@ type page struct {
 	Ledger        *disburse.LedgerReport
 	CheckedAt     time.Time
 	Audit         []disburse.AuditEntry
+	Actions       []string // the audit log's actions, its page's filter
 	Upload        *uploadResult
 	Legs          []leg
 	UploadID      string             // a new upload's id, for its progress

@@ -47,7 +47,8 @@ func (p *portal) signedIn(next http.Handler) http.Handler {
 			http.Error(w, "sign in first", http.StatusUnauthorized)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, u)))
+		ctx := disburse.WithActor(context.WithValue(r.Context(), userKey{}, u), u.Actor())
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

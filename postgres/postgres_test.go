@@ -46,6 +46,11 @@ func TestPortalStoreInChunks(t *testing.T) {
 	storetest.RunPortal(t, func(t *testing.T) storetest.PortalStore { return openInChunksSQL(t) })
 }
 
+// TestOperatorStore runs the suite of the operators' port, operators.Tx.
+func TestOperatorStore(t *testing.T) {
+	storetest.RunOperators(t, func(t *testing.T) storetest.OperatorStore { return pgtest.OpenSQL(t) })
+}
+
 func openInChunks(t *testing.T) disburse.Store { return openInChunksSQL(t) }
 
 // openInChunksSQL is openInChunks with the store's concrete type.

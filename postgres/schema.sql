@@ -41,10 +41,12 @@ CREATE TABLE audit_log (
     action text NOT NULL,
     organisation_id uuid,
     subject text NOT NULL,
-    before text NOT NULL,
-    after text NOT NULL,
+    actor_type text DEFAULT ''::text NOT NULL,
+    actor_id text DEFAULT ''::text NOT NULL,
+    details text DEFAULT '{}'::text NOT NULL,
     CONSTRAINT audit_log_pkey PRIMARY KEY (id)
 );
+CREATE INDEX audit_log_action ON audit_log USING btree (action, at, id);
 CREATE INDEX audit_log_at ON audit_log USING btree (at, id);
 CREATE INDEX audit_log_organisation ON audit_log USING btree (organisation_id, at, id);
 
@@ -138,6 +140,18 @@ CREATE INDEX notifications_done ON notifications USING btree (status, channel, i
 CREATE INDEX notifications_due ON notifications USING btree (next_attempt_at, id) WHERE (status = 'PENDING'::text);
 CREATE INDEX notifications_recipient ON notifications USING btree (recipient, created_at);
 
+CREATE TABLE operator_tokens (
+    id uuid NOT NULL,
+    name text NOT NULL,
+    hash text NOT NULL,
+    created_at bigint NOT NULL,
+    last_used_at bigint,
+    revoked_at bigint,
+    CONSTRAINT operator_tokens_pkey PRIMARY KEY (id),
+    CONSTRAINT operator_tokens_hash_key UNIQUE (hash)
+);
+CREATE UNIQUE INDEX operator_tokens_live_name ON operator_tokens USING btree (name) WHERE (revoked_at IS NULL);
+
 CREATE TABLE organisations (
     id uuid NOT NULL,
     name text NOT NULL,
@@ -150,6 +164,7 @@ CREATE TABLE organisations (
     CONSTRAINT organisations_holding_account_id_fkey FOREIGN KEY (holding_account_id) REFERENCES accounts(id) DEFERRABLE INITIALLY DEFERRED,
     CONSTRAINT organisations_pkey PRIMARY KEY (id)
 );
+CREATE INDEX organisations_created ON organisations USING btree (created_at, id);
 
 CREATE TABLE payments (
     seq bigint NOT NULL,

@@ -34,9 +34,7 @@ CREATE TABLE audit_log (
     action          TEXT NOT NULL,
     organisation_id TEXT,
     subject         TEXT NOT NULL,
-    before          TEXT NOT NULL,
-    after           TEXT NOT NULL
-) STRICT;
+    actor_type TEXT NOT NULL DEFAULT '', actor_id TEXT NOT NULL DEFAULT '', details TEXT NOT NULL DEFAULT '{}') STRICT;
 
 CREATE TABLE batches (
     id               TEXT PRIMARY KEY,
@@ -108,6 +106,15 @@ CREATE TABLE notifications (
     created_at      INTEGER NOT NULL,
     sent_at         INTEGER,
     CHECK (status <> 'SENT' OR sent_at IS NOT NULL)
+) STRICT;
+
+CREATE TABLE operator_tokens (
+    id           TEXT PRIMARY KEY,
+    name         TEXT NOT NULL,
+    hash         TEXT NOT NULL UNIQUE,
+    created_at   INTEGER NOT NULL,
+    last_used_at INTEGER,
+    revoked_at   INTEGER
 ) STRICT;
 
 CREATE TABLE organisations (
@@ -247,6 +254,8 @@ CREATE INDEX accounts_organisation ON accounts (organisation_id, created_at) WHE
 
 CREATE UNIQUE INDEX accounts_wallet ON accounts (msisdn, currency) WHERE kind = 'WALLET';
 
+CREATE INDEX audit_log_action ON audit_log (action, at, id);
+
 CREATE INDEX audit_log_at ON audit_log (at, id);
 
 CREATE INDEX audit_log_organisation ON audit_log (organisation_id, at, id);
@@ -266,6 +275,10 @@ CREATE INDEX notifications_done ON notifications (status, channel, id) WHERE sta
 CREATE INDEX notifications_due ON notifications (next_attempt_at, id) WHERE status = 'PENDING';
 
 CREATE INDEX notifications_recipient ON notifications (recipient, created_at);
+
+CREATE UNIQUE INDEX operator_tokens_live_name ON operator_tokens (name) WHERE revoked_at IS NULL;
+
+CREATE INDEX organisations_created ON organisations (created_at, id);
 
 CREATE INDEX payments_batch ON payments (batch_id, seq);
 

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pressly/goose/v3"
+
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/sqlstore"
@@ -67,6 +69,11 @@ func openStore(t *testing.T) disburse.Store { return openTest(t, Engine{}) }
 // TestPortalStore runs the suite of the portal's port, backoffice.Tx.
 func TestPortalStore(t *testing.T) {
 	storetest.RunPortal(t, func(t *testing.T) storetest.PortalStore { return openTest(t, Engine{}) })
+}
+
+// TestOperatorStore runs the suite of the operators' port, operators.Tx.
+func TestOperatorStore(t *testing.T) {
+	storetest.RunOperators(t, func(t *testing.T) storetest.OperatorStore { return openTest(t, Engine{}) })
 }
 func openSQL(t *testing.T) *sqlstore.Store { return openTest(t, Engine{}) }
 
@@ -186,4 +193,32 @@ func TestTwoStoresOnOneFile(t *testing.T) {
 			t.Errorf("write: %v", err)
 		}
 	}
+}
+
+// TestAuditMigration00018: the audit log's entries from before migration
+// 00018 come out of it with their actors and details in the new form.
+func TestAuditMigration00018(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := openDB(path, true, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, Migrations(), goose.WithDisableGlobalRegistry(true), goose.WithAllowOutofOrder(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 17); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, storetest.AuditBefore00018); err != nil {
+		t.Fatal(err)
+	}
+	s, err := open(ctx, path, Engine{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.CheckAuditMigrated(t, s)
 }

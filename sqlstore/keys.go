@@ -69,11 +69,11 @@ func (t *tx) TokenByHash(ctx context.Context, hash string) (disburse.Token, erro
 // key's revocation, so that a revoked key's tokens fail on the very next
 // request (docs/api.md section 3).
 const (
-	tokenColumns     = `t.hash, t.api_key_id, t.organisation_id, t.expires_at, t.created_at, k.revoked_at`
+	tokenColumns     = `t.hash, t.api_key_id, t.organisation_id, t.expires_at, t.created_at, k.revoked_at, k.prefix`
 	tokenByHashQuery = `SELECT ` + tokenColumns + ` FROM tokens t JOIN api_keys k ON k.id = t.api_key_id WHERE t.hash = ?`
 )
 
 // tokenFields are the scan destinations of tokenColumns.
 func tokenFields(tk *disburse.Token) []any {
-	return []any{&tk.Hash, &tk.APIKeyID, &tk.OrganisationID, at(&tk.ExpiresAt), at(&tk.CreatedAt), at(&tk.KeyRevokedAt)}
+	return []any{&tk.Hash, &tk.APIKeyID, &tk.OrganisationID, at(&tk.ExpiresAt), at(&tk.CreatedAt), at(&tk.KeyRevokedAt), &tk.KeyPrefix}
 }

@@ -47,6 +47,7 @@ func testToken(t *testing.T, s disburse.Store) {
 		}
 		return tx.InsertToken(ctx, tok)
 	})
+	tok.KeyPrefix = k.Prefix // read with the token, the audit log's name of its key
 	same(t, "TokenByHash", tok, get(t, s, func(tx disburse.Tx) (disburse.Token, error) { return tx.TokenByHash(ctx, tok.Hash) }))
 
 	write(t, s, func(tx disburse.Tx) error { return tx.RevokeAPIKey(ctx, k.ID, at(time.Minute)) })
@@ -64,7 +65,7 @@ func testDeleteDeadTokens(t *testing.T, s disburse.Store) {
 	live := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("dak_live"), Prefix: "dak_li", CreatedAt: t0}
 	revoked := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("dak_gone"), Prefix: "dak_go", CreatedAt: t0}
 	token := func(key disburse.APIKey, name string, expires time.Duration) disburse.Token {
-		return disburse.Token{Hash: disburse.HashSecret(name), APIKeyID: key.ID, OrganisationID: w.org.ID, ExpiresAt: at(expires), CreatedAt: t0}
+		return disburse.Token{Hash: disburse.HashSecret(name), APIKeyID: key.ID, OrganisationID: w.org.ID, ExpiresAt: at(expires), CreatedAt: t0, KeyPrefix: key.Prefix}
 	}
 	keep := token(live, "dat_keep", 2*time.Hour)
 	tokens := []disburse.Token{

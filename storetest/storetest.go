@@ -65,7 +65,6 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"ConcurrentWrites", testConcurrentWrites},
 		{"Ping", testPing},
 		{"SchemaCurrent", testSchemaCurrent},
-		{"AuditEntries", testAuditEntries},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

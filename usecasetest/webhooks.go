@@ -596,6 +596,11 @@ func testWebhookDisable(t *testing.T, s WebhookStore) {
 	if got.Enabled || !strings.Contains(got.DisabledReason, "failed since") {
 		t.Fatalf("endpoint %+v, want disabled after failing for %v", got, webhookPolicy.DisableAfter)
 	}
+	disabled := auditOf(t, s, "webhook.disabled")
+	if len(disabled) != 1 || disabled[0].Subject != e.ID || disabled[0].Actor.Type != disburse.ActorSystem ||
+		!strings.Contains(disabled[0].Details, "failed since") {
+		t.Errorf("audit of the service's disabling: %+v", disabled)
+	}
 	// Its pending deliveries wait; enabling it sends them again.
 	f.advance(time.Hour)
 	f.sendWebhooks(t, "a", 0)

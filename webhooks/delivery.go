@@ -215,12 +215,18 @@ func (s *Service) recordEndpointOutcomes(ctx context.Context, tx Tx, outcomes []
 		} else if err != nil {
 			return err
 		}
+		wasEnabled := e.Enabled
 		if !s.applyOutcomes(ctx, &e, outcomes, p) {
 			continue
 		}
 		e.UpdatedAt = s.now()
 		if err := tx.UpdateWebhookEndpoint(ctx, e); err != nil {
 			return err
+		}
+		if wasEnabled && !e.Enabled {
+			if err := s.audit(ctx, tx, disburse.ActorOf(ctx), "webhook.disabled", e, map[string]string{"reason": e.DisabledReason}); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -60,7 +60,12 @@ func (s *Service) Create(ctx context.Context, organisationID string, in Input) (
 	now := s.now()
 	e := Endpoint{ID: disburse.NewID(), OrganisationID: organisationID, URL: in.URL, Events: events,
 		Enabled: in.Enabled == nil || *in.Enabled, Secret: NewSecret(), CreatedAt: now, UpdatedAt: now}
-	err = s.Store.Write(ctx, func(tx Tx) error { return tx.InsertWebhookEndpoint(ctx, e) })
+	err = s.Store.Write(ctx, func(tx Tx) error {
+		if err := tx.InsertWebhookEndpoint(ctx, e); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, disburse.ActorOf(ctx), "webhook.created", e, auditEndpoint(e))
+	})
 	return e, err
 }
 
@@ -91,7 +96,7 @@ func (s *Service) Update(ctx context.Context, organisationID, id string, in Inpu
 	if err != nil {
 		return Endpoint{}, err
 	}
-	return s.changeWebhook(ctx, organisationID, id, func(e *Endpoint) {
+	return s.changeWebhook(ctx, organisationID, id, "webhook.changed", func(e *Endpoint) {
 		e.URL, e.Events = in.URL, events
 		if in.Enabled != nil {
 			setEnabled(e, *in.Enabled, "")
@@ -102,7 +107,7 @@ func (s *Service) Update(ctx context.Context, organisationID, id string, in Inpu
 // RotateSecret gives the endpoint a new secret, returned once. The
 // old one keeps signing beside it for SecretOverlap.
 func (s *Service) RotateSecret(ctx context.Context, organisationID, id string) (Endpoint, error) {
-	return s.changeWebhook(ctx, organisationID, id, func(e *Endpoint) {
+	return s.changeWebhook(ctx, organisationID, id, "webhook.secretRotated", func(e *Endpoint) {
 		e.PreviousSecret, e.PreviousSecretUntil = e.Secret, e.UpdatedAt.Add(SecretOverlap)
 		e.Secret = NewSecret()
 	})
@@ -111,10 +116,14 @@ func (s *Service) RotateSecret(ctx context.Context, organisationID, id string) (
 // Delete deletes the endpoint and its delivery log.
 func (s *Service) Delete(ctx context.Context, organisationID, id string) error {
 	return s.Store.Write(ctx, func(tx Tx) error {
-		if _, err := ownWebhook(ctx, tx, organisationID, id); err != nil {
+		e, err := ownWebhook(ctx, tx, organisationID, id)
+		if err != nil {
 			return err
 		}
-		return tx.DeleteWebhookEndpoint(ctx, id)
+		if err := tx.DeleteWebhookEndpoint(ctx, id); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, disburse.ActorOf(ctx), "webhook.deleted", e, auditEndpoint(e))
 	})
 }
 
@@ -127,23 +136,38 @@ func (s *Service) Disable(ctx context.Context, id, reason string) (Endpoint, err
 	if reason == "" {
 		reason = "disabled by the operator"
 	}
-	return s.changeWebhook(ctx, "", id, func(e *Endpoint) { setEnabled(e, false, reason) })
+	return s.changeWebhook(ctx, "", id, "webhook.disabled", func(e *Endpoint) { setEnabled(e, false, reason) })
 }
 
 // changeWebhook applies change to an endpoint of the organisation (any
-// organisation's when organisationID is empty) in one transaction.
-func (s *Service) changeWebhook(ctx context.Context, organisationID, id string, change func(*Endpoint)) (Endpoint, error) {
+// organisation's when organisationID is empty) in one transaction, with
+// its audit entry, action.
+func (s *Service) changeWebhook(ctx context.Context, organisationID, id, action string, change func(*Endpoint)) (Endpoint, error) {
 	var e Endpoint
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		var err error
 		if e, err = ownWebhook(ctx, tx, organisationID, id); err != nil {
 			return err
 		}
+		before := auditEndpoint(e)
 		e.UpdatedAt = s.now()
 		change(&e)
-		return tx.UpdateWebhookEndpoint(ctx, e)
+		if err := tx.UpdateWebhookEndpoint(ctx, e); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, disburse.ActorOf(ctx), action, e, disburse.Change(before, auditEndpoint(e)))
 	})
 	return e, err
+}
+
+// audit appends an entry about endpoint e to the audit log, in tx.
+func (s *Service) audit(ctx context.Context, tx Tx, actor disburse.Actor, action string, e Endpoint, details any) error {
+	return tx.InsertAudit(ctx, disburse.NewAuditEntry(s.now(), actor, action, e.OrganisationID, e.ID, details))
+}
+
+// auditEndpoint is what the audit log keeps of an endpoint: never its secrets.
+func auditEndpoint(e Endpoint) map[string]any {
+	return map[string]any{"url": e.URL, "events": e.Events, "enabled": e.Enabled, "disabledReason": e.DisabledReason}
 }
 
 func setEnabled(e *Endpoint, enabled bool, reason string) {

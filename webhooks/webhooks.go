@@ -96,6 +96,8 @@ type Tx interface {
 	// IdempotencyMarks: a claimed request marks its Idempotency-Key and
 	// keeps its answer in the transaction of its work (idempotency.Claim.Keep).
 	disburse.IdempotencyMarks
+	// InsertAudit appends to the audit log, as disburse.Tx does.
+	InsertAudit(ctx context.Context, es ...disburse.AuditEntry) error
 	// BatchesByID and PaymentsByID read the events' batches and payments
 	// for delivery, as disburse.Tx's do.
 	BatchesByID(ctx context.Context, ids []string) (map[string]disburse.Batch, error)

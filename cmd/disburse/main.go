@@ -25,6 +25,8 @@ commands:
   org create   create an organisation with a deposit and an API key, print them
   version      the module version and VCS revision of this binary (also --version)
   user create  create a portal user (operator or organisation) and print its password once
+  operator-token create|revoke|list
+               named tokens of the operator API: create prints the token once (--name NAME)
   bench        benchmark the API in-process: add, submit, register, reverse against their floors (--http-load: read endpoints under load)
 
 for organisations, against a running service (--api-url, --api-key, --json):
@@ -93,6 +95,8 @@ func run(ctx context.Context, args []string) error {
 		return nil
 	case "user":
 		return runUser(ctx, args[1:])
+	case "operator-token":
+		return runOperatorToken(ctx, args[1:], os.Stdout)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

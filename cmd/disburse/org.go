@@ -53,16 +53,16 @@ func depositAmount(text string) (disburse.Money, error) {
 // createFundedOrg creates an organisation, deposits into its default payout
 // account when deposit is not zero, and issues an API key.
 func createFundedOrg(ctx context.Context, svc *disburse.Service, name string, deposit disburse.Money, referrals bool) (disburse.Organisation, string, error) {
-	org, accounts, err := svc.CreateOrganisationBy(ctx, disburse.ActorCommandLine, disburse.NewOrganisation{Name: name, ReferralsEnabled: referrals})
+	org, accounts, err := svc.CreateOrganisationBy(ctx, disburse.CommandLine, disburse.NewOrganisation{Name: name, ReferralsEnabled: referrals})
 	if err != nil {
 		return org, "", err
 	}
 	if deposit != 0 {
-		if _, err := svc.DepositBy(ctx, disburse.ActorCommandLine, accounts[0].ID, deposit.String(), "opening float"); err != nil {
+		if _, err := svc.DepositBy(ctx, disburse.CommandLine, accounts[0].ID, deposit.String(), "opening float"); err != nil {
 			return org, "", fmt.Errorf("organisation %s created, but its deposit failed: %w", org.ID, err)
 		}
 	}
-	_, key, err := svc.CreateAPIKeyBy(ctx, disburse.ActorCommandLine, org.ID)
+	_, key, err := svc.CreateAPIKeyBy(ctx, disburse.CommandLine, org.ID)
 	return org, key, err
 }
 
@@ -92,7 +92,7 @@ func demo(ctx context.Context, svc *disburse.Service, office *backoffice.Service
 	case err != nil:
 		return err
 	default:
-		if _, key, err = svc.CreateAPIKeyBy(ctx, disburse.ActorCommandLine, org.ID); err != nil {
+		if _, key, err = svc.CreateAPIKeyBy(ctx, disburse.CommandLine, org.ID); err != nil {
 			return err
 		}
 		fmt.Printf("demo organisation %s (made at an earlier start), with a new API key\n", org.ID)

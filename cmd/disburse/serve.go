@@ -18,6 +18,7 @@ import (
 	"github.com/disburse/disburse/internal/logs"
 	"github.com/disburse/disburse/internal/ratelimit"
 	"github.com/disburse/disburse/notify"
+	"github.com/disburse/disburse/operators"
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/portal/backoffice"
 	"github.com/disburse/disburse/webhooks"
@@ -73,7 +74,7 @@ func serve(ctx context.Context, args []string) error {
 	loops := backgroundLoops(svc, office, hooks, idempotency.New(svc, keyStore), c, log)
 	var metrics *metricsServer
 	apiConfig := httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log,
-		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keyStore, RateLimits: c.RateLimits, Webhooks: hooks}
+		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keyStore, OperatorStore: store, RateLimits: c.RateLimits, Webhooks: hooks}
 	if c.MetricsListen != "" {
 		mln, err := net.Listen("tcp", c.MetricsListen)
 		if err != nil {
@@ -107,7 +108,7 @@ func serve(ctx context.Context, args []string) error {
 func (c *config) handler(svc *disburse.Service, office *backoffice.Service, api httpapi.Config, log *slog.Logger) http.Handler {
 	addresses := ratelimit.New(c.RateLimits.Address, c.RateLimits.Clock)
 	api.Addresses = addresses
-	pages := portal.New(svc, office, portal.Config{Log: log, Addresses: addresses})
+	pages := portal.New(svc, office, portal.Config{Log: log, Addresses: addresses, Operators: operators.New(api.OperatorStore, "")})
 	return httpapi.Edge(portal.Mount(pages, httpapi.New(svc, api)), c.TrustedProxies)
 }
 

@@ -24,6 +24,8 @@ type Store interface {
 // progress of uploads, and the few lookups of the domain's rows that the
 // views check a user's scope on (the same methods as disburse.Tx's).
 type Tx interface {
+	// InsertAudit appends to the audit log, as disburse.Tx does.
+	InsertAudit(ctx context.Context, es ...disburse.AuditEntry) error
 	// Organisation returns the organisation id, as disburse.Tx does.
 	Organisation(ctx context.Context, id string) (disburse.Organisation, error)
 	// Account returns the account id, as disburse.Tx does.

@@ -143,7 +143,7 @@ func normaliseEmail(email string) string { return strings.ToLower(strings.TrimSp
 // never mails anyone.
 func plausibleEmail(email string) bool {
 	at := strings.LastIndexByte(email, '@')
-	return len(email) <= 254 && at > 0 && at < len(email)-1 && !strings.ContainsAny(email, " \t<>")
+	return len(email) <= emailMax && at > 0 && at < len(email)-1 && !strings.ContainsAny(email, " \t<>")
 }
 
 // NewPassword returns a random password of 128 bits in 22 URL-safe characters.
@@ -213,23 +213,50 @@ func (s *Service) SignIn(ctx context.Context, email, password string) (string, U
 	u, err := read(ctx, s.Store, func(tx Tx) (User, error) { return tx.PortalUserByEmail(ctx, email) })
 	if errors.Is(err, disburse.ErrNotFound) {
 		CheckPassword(decoyHash, password)
-		return "", User{}, ErrSignIn
+		return "", User{}, s.signInFailed(ctx, User{Email: email})
 	}
 	if err != nil {
 		return "", User{}, err
 	}
 	if !CheckPassword(u.PasswordHash, password) {
-		return "", User{}, ErrSignIn
+		return "", User{}, s.signInFailed(ctx, u)
 	}
 	secret := disburse.NewSecret(sessionPrefix)
 	now := s.now()
 	err = s.Store.WritePortal(ctx, func(tx Tx) error {
-		return tx.InsertPortalSession(ctx, Session{Hash: disburse.HashSecret(secret), UserID: u.ID, CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(SessionTTL)})
+		if err := tx.InsertPortalSession(ctx, Session{Hash: disburse.HashSecret(secret), UserID: u.ID, CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(SessionTTL)}); err != nil {
+			return err
+		}
+		return tx.InsertAudit(ctx, disburse.NewAuditEntry(now, u.Actor(), "portal.signedIn", u.OrganisationID, u.ID, nil))
 	})
 	if err != nil {
 		return "", User{}, err
 	}
 	return secret, u, nil
+}
+
+// emailMax is the longest email, in bytes (RFC 5321's path limit).
+const emailMax = 254
+
+// signInFailed writes a failed sign-in to the audit log, as by the user
+// the email names (no id when it names nobody), and returns ErrSignIn.
+// The email of an unknown user is kept to emailMax bytes.
+func (s *Service) signInFailed(ctx context.Context, u User) error {
+	if len(u.Email) > emailMax {
+		u.Email = strings.ToValidUTF8(u.Email[:emailMax], "")
+	}
+	err := s.Store.WritePortal(ctx, func(tx Tx) error {
+		return tx.InsertAudit(ctx, disburse.NewAuditEntry(s.now(), u.Actor(), "portal.signInFailed", u.OrganisationID, u.ID, nil))
+	})
+	if err != nil {
+		return err
+	}
+	return ErrSignIn
+}
+
+// Actor is the user as the audit log names them.
+func (u User) Actor() disburse.Actor {
+	return disburse.Actor{Type: disburse.ActorPortalUser, ID: u.ID, Name: u.Email}
 }
 
 // SessionUser returns the user a session secret signs in, or

@@ -1,0 +1,125 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/operators"
+)
+
+// The operator's lists and the audit log's two readers (docs/api.md
+// section 7): lists in pages, newest first, {"<items>": [...],
+// "nextCursor": "..." or null}.
+
+type actorJSON struct {
+	Type string  `json:"type"`
+	ID   *string `json:"id"`
+	Name string  `json:"name"`
+}
+
+type auditEntryJSON struct {
+	ID             string          `json:"id"`
+	At             dateTime        `json:"at"`
+	Actor          actorJSON       `json:"actor"`
+	Action         string          `json:"action"`
+	OrganisationID *string         `json:"organisationId"`
+	Subject        string          `json:"subject"`
+	Details        json.RawMessage `json:"details"`
+}
+
+// orNull is s, or null when s is empty.
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func toAuditEntry(e disburse.AuditEntry) auditEntryJSON {
+	details := json.RawMessage(e.Details)
+	if !json.Valid(details) {
+		details = json.RawMessage(`{}`)
+	}
+	return auditEntryJSON{ID: e.ID, At: dateTime(e.At), Actor: actorJSON{Type: e.Actor.Type, ID: orNull(e.Actor.ID), Name: e.Actor.Name},
+		Action: e.Action, OrganisationID: orNull(e.OrganisationID), Subject: e.Subject, Details: details}
+}
+
+type auditPageJSON struct {
+	Entries    []auditEntryJSON `json:"entries"`
+	NextCursor *string          `json:"nextCursor"`
+}
+
+type organisationSummaryJSON struct {
+	ID                    string   `json:"id"`
+	Name                  string   `json:"name"`
+	Currency              string   `json:"currency"`
+	ReferralsEnabled      bool     `json:"referralsEnabled"`
+	ReversalPeriodSeconds int64    `json:"reversalPeriodSeconds"`
+	CreatedAt             dateTime `json:"createdAt"`
+}
+
+type organisationsPageJSON struct {
+	Organisations []organisationSummaryJSON `json:"organisations"`
+	NextCursor    *string                   `json:"nextCursor"`
+}
+
+func toOrganisationSummary(o disburse.Organisation) organisationSummaryJSON {
+	s := toOrganisation(o, nil)
+	return organisationSummaryJSON{ID: s.ID, Name: s.Name, Currency: s.Currency, ReferralsEnabled: s.ReferralsEnabled,
+		ReversalPeriodSeconds: s.ReversalPeriodSeconds, CreatedAt: dateTime(o.CreatedAt)}
+}
+
+// apiKeyInfoJSON is a key as the operator's list shows it: never its
+// secret (not kept) nor its hash.
+type apiKeyInfoJSON struct {
+	ID        string   `json:"id"`
+	Prefix    string   `json:"prefix"`
+	CreatedAt dateTime `json:"createdAt"`
+	RevokedAt dateTime `json:"revokedAt,omitzero"`
+}
+
+func toAPIKeyInfo(k disburse.APIKey) apiKeyInfoJSON {
+	return apiKeyInfoJSON{ID: k.ID, Prefix: k.Prefix, CreatedAt: dateTime(k.CreatedAt), RevokedAt: dateTime(k.RevokedAt)}
+}
+
+// pageQuery is a list's cursor and size from the query string.
+func pageQuery(r *http.Request) operators.PageQuery {
+	q := r.URL.Query()
+	return operators.PageQuery{After: q.Get("after"), Take: q.Get("take")}
+}
+
+// adminAudit is the whole log, narrowed by organisation and action.
+func (s *server) adminAudit(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	p, err := s.operators.Audit(r.Context(), q.Get("organisationId"), q.Get("action"), pageQuery(r))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, auditPageJSON{Entries: toList(p.Items, toAuditEntry), NextCursor: orNull(p.NextCursor)})
+}
+
+// orgAudit is the organisation's own entries alone.
+func (s *server) orgAudit(w http.ResponseWriter, r *http.Request, orgID string) error {
+	p, err := s.operators.Audit(r.Context(), orgID, "", pageQuery(r))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, auditPageJSON{Entries: toList(p.Items, toAuditEntry), NextCursor: orNull(p.NextCursor)})
+}
+
+func (s *server) listOrganisations(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.operators.Organisations(r.Context(), pageQuery(r))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, organisationsPageJSON{Organisations: toList(p.Items, toOrganisationSummary), NextCursor: orNull(p.NextCursor)})
+}
+
+func (s *server) listAPIKeys(w http.ResponseWriter, r *http.Request) error {
+	keys, err := s.operators.APIKeys(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, toList(keys, toAPIKeyInfo))
+}
