@@ -47,6 +47,9 @@ const (
 	AttemptGaveUp   AttemptOutcome = "gave_up"  // failed, the last attempt allowed: the notification is FAILED
 )
 
+// AttemptOutcomes lists every AttemptOutcome.
+var AttemptOutcomes = []AttemptOutcome{AttemptSent, AttemptRetrying, AttemptGaveUp}
+
 // moves sums a transaction's Movements as its use case fills a writeBuffer.
 type moves []Movement
 

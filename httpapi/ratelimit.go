@@ -53,27 +53,36 @@ func newLimiters(rl RateLimits) *limiters {
 	}
 }
 
+// The limits by name, as disburse_rate_limited_total's limit label shows
+// them: the RateLimits field each stands for.
+const (
+	limitOrganisation = "organisation"
+	limitOperator     = "operator"
+	limitAddress      = "address"
+	limitMemberExists = "member-exists"
+)
+
 // pick says whose budget r spends: a token's (hashed, so that a long
-// header costs no more memory than a short one), or the client address's.
-// Health checks and the API document spend none.
-func (l *limiters) pick(r *http.Request) (*ratelimit.Limiter, string) {
+// header costs no more memory than a short one), or the client address's,
+// and the limit's name. Health checks and the API document spend none.
+func (l *limiters) pick(r *http.Request) (*ratelimit.Limiter, string, string) {
 	path := r.URL.Path
 	if path == "/healthz" || path == "/readyz" || path == "/openapi.yaml" {
-		return nil, ""
+		return nil, "", ""
 	}
 	token, ok := bearerToken(r)
 	if path == "/authentication/getToken" || !ok {
-		return l.address, ratelimit.ClientAddress(r)
+		return l.address, ratelimit.ClientAddress(r), limitAddress
 	}
 	h := sha256.Sum256([]byte(token))
 	key := string(h[:])
 	switch {
 	case strings.HasPrefix(path, "/admin/"):
-		return l.operator, key
+		return l.operator, key, limitOperator
 	case r.Method == http.MethodGet && strings.HasPrefix(path, "/members/") && strings.HasSuffix(path, "/exists"):
-		return l.exists, key
+		return l.exists, key, limitMemberExists
 	default:
-		return l.org, key
+		return l.org, key, limitOrganisation
 	}
 }
 
@@ -82,7 +91,7 @@ func (l *limiters) pick(r *http.Request) (*ratelimit.Limiter, string) {
 // Retry-After (docs/api.md section 2).
 func (s *server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		l, key := s.limits.pick(r)
+		l, key, limit := s.limits.pick(r)
 		if l == nil {
 			next.ServeHTTP(w, r)
 			return
@@ -90,6 +99,7 @@ func (s *server) rateLimit(next http.Handler) http.Handler {
 		d := l.Allow(key)
 		d.SetHeaders(w.Header())
 		if !d.Allowed {
+			s.metrics.RateLimited(limit)
 			s.writeError(w, r, disburse.Errorf(codeRateLimited, "too many requests; retry after the number of seconds in Retry-After"))
 			return
 		}

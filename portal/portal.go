@@ -7,6 +7,7 @@
 package portal
 
 import (
+	"context"
 	"embed"
 	"errors"
 	"html/template"
@@ -16,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/reqroute"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -34,7 +36,14 @@ type Config struct {
 	Log *slog.Logger
 	// SignInLimits bound failed sign-ins; zero values take the defaults.
 	SignInLimits Limits
+	// RateLimited, when not nil, is told each sign-in the limits refuse,
+	// by the limit's name (SignInLimit), for the operator's metrics.
+	RateLimited func(limit string)
 }
+
+// SignInLimit names the sign-in limits in the metrics
+// (disburse_rate_limited_total{limit="portal-signin"}).
+const SignInLimit = "portal-signin"
 
 type portal struct {
 	svc     *disburse.Service
@@ -42,12 +51,14 @@ type portal struct {
 	log     *slog.Logger
 	pages   map[string]*template.Template
 	limiter *signInLimiter
+	limited func(limit string) // nil: not counted
 }
 
-// New returns the portal's handler, to be mounted at Prefix: svc for the
-// payouts, office for the portal's users, sessions, views and uploads.
+// New returns the portal's handler, to be served at Prefix
+// (httpapi.Config.Portal): svc for the payouts, office for the portal's
+// users, sessions, views and uploads.
 func New(svc *disburse.Service, office *backoffice.Service, cfg Config) http.Handler {
-	p := &portal{svc: svc, office: office, log: cfg.Log, pages: parsePages(), limiter: newSignInLimiter(cfg.SignInLimits)}
+	p := &portal{svc: svc, office: office, log: cfg.Log, pages: parsePages(), limiter: newSignInLimiter(cfg.SignInLimits), limited: cfg.RateLimited}
 	if p.log == nil {
 		p.log = slog.Default()
 	}
@@ -68,7 +79,9 @@ func New(svc *disburse.Service, office *backoffice.Service, cfg Config) http.Han
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 	}))
-	return securityHeaders(cop.Handler(mux))
+	// The pattern goes to the request log and metrics around the portal
+	// (httpapi.Config.Portal).
+	return securityHeaders(cop.Handler(reqroute.Note(mux)))
 }
 
 // access says who may use a route.
@@ -132,6 +145,11 @@ func (p *portal) handle(h func(w http.ResponseWriter, r *http.Request) error) ht
 		}
 		var e *disburse.Error
 		switch {
+		case errors.Is(r.Context().Err(), context.Canceled):
+			// The client hung up: no one reads the page, and it is not
+			// the service's failure (docs/operations.md, "Logs").
+			p.log.Info("portal: client closed the request", "route", r.Pattern, "err", err)
+			w.WriteHeader(clientClosed)
 		case disburse.ErrorCode(err) == disburse.CodeNotFound:
 			p.render(w, r, http.StatusNotFound, "message", page{Title: "Not found", Message: "There is nothing here, or it is not yours to see."})
 		case disburse.ErrorCode(err) == disburse.CodeUnavailable:
@@ -173,11 +191,6 @@ func securityHeaders(next http.Handler) http.Handler {
 	})
 }
 
-// Mount serves the portal at Prefix and everything else with api.
-func Mount(portalHandler, api http.Handler) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle(Prefix, portalHandler)
-	mux.Handle("/portal", http.RedirectHandler(Prefix, http.StatusMovedPermanently))
-	mux.Handle("/", api)
-	return mux
-}
+// clientClosed is the status of a request whose client hung up first, as
+// the API's (httpapi.StatusClientClosed).
+const clientClosed = 499

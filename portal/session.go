@@ -77,6 +77,9 @@ func (p *portal) signIn(w http.ResponseWriter, r *http.Request) error {
 	next := safeNext(r.PostFormValue("next"))
 	client := clientAddr(r)
 	if !p.limiter.allow(email, client) {
+		if p.limited != nil {
+			p.limited(SignInLimit)
+		}
 		w.Header().Set("Retry-After", "60")
 		p.render(w, r, http.StatusTooManyRequests, "signin", page{Title: "Sign in", Next: next, Email: email,
 			Errors: []string{"Too many failed sign-ins. Wait a minute and try again."}})

@@ -80,11 +80,14 @@ func serve(ctx context.Context, args []string) error {
 		}
 		reg := newRegistry(store)
 		apiConfig.Metrics = httpapi.NewMetrics(reg)
+		m := newMeter(reg)
+		svc.Meter, hooks.Meter = m, m
 		loops = countSweeps(reg, loops)
 		metrics = startMetrics(mln, reg, log)
 	}
+	apiConfig.Portal = portal.New(svc, office, portal.Config{Log: log, RateLimited: apiConfig.Metrics.RateLimited})
 	srv := &http.Server{
-		Handler:           portal.Mount(portal.New(svc, office, portal.Config{Log: log}), httpapi.New(svc, apiConfig)),
+		Handler:           httpapi.New(svc, apiConfig),
 		ReadHeaderTimeout: min(readHeaderTimeout, c.ReadTimeout),
 		ReadTimeout:       c.ReadTimeout,
 		WriteTimeout:      c.WriteTimeout,
