@@ -13,11 +13,11 @@ import (
 // but currency, an organisation's ISO code the operator sets; none names
 // a payee, an organisation or an endpoint.
 type meter struct {
-	money          *prometheus.CounterVec
-	payments       *prometheus.CounterVec
-	notifications  *prometheus.CounterVec
-	webhooks       *prometheus.CounterVec
-	endpointsOff prometheus.Counter
+	money         *prometheus.CounterVec
+	payments      *prometheus.CounterVec
+	notifications *prometheus.CounterVec
+	webhooks      *prometheus.CounterVec
+	endpointsOff  prometheus.Counter
 }
 
 func newMeter(reg prometheus.Registerer) *meter {
