@@ -94,6 +94,7 @@ func New(svc *disburse.Service, cfg Config) http.Handler {
 		s.mux.Handle(rt.method+" "+rt.path, s.handle(rt.handler))
 	}
 	api := chain(s.problemsForUnrouted(s.mux),
+		s.noteRoute,     // first, so that a request refused by what follows has its route
 		s.recoverPanics, // inside the log, outside everything that might panic
 		s.rateLimit,     // before the body is read or the database asked
 		s.limitBody,
@@ -204,15 +205,23 @@ func (s *server) routes() []route {
 	}
 }
 
+// noteRoute notes the pattern of the route that will serve r for the
+// request log and the metrics (internal/reqroute).
+func (s *server) noteRoute(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, pattern := s.mux.Handler(r)
+		reqroute.Set(r, pattern)
+		next.ServeHTTP(w, r)
+	})
+}
+
 // problemsForUnrouted answers an unknown path (404) or method (405) with a
 // problem like every other error, where ServeMux would write plain text.
-// A routed request's pattern is noted for the request log.
 func (s *server) problemsForUnrouted(mux *http.ServeMux) http.Handler {
-	routed := reqroute.Note(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, pattern := mux.Handler(r)
 		if pattern != "" { // a route, or ServeMux's redirect to a clean path
-			routed.ServeHTTP(w, r)
+			mux.ServeHTTP(w, r)
 			return
 		}
 		// ServeMux's fallback tells 404 from 405 and lists the allowed methods.

@@ -37,6 +37,15 @@ func (s *slot) route() string {
 	return "unmatched"
 }
 
+// Set notes pattern in r's slot, if r has one: for a router that knows its
+// route before the middleware in front of the handler runs (so that a
+// request refused there is logged by its route too).
+func Set(r *http.Request, pattern string) {
+	if s, ok := r.Context().Value(key{}).(*slot); ok {
+		s.pattern = pattern
+	}
+}
+
 // Note wraps a ServeMux: once it has served r, the pattern it matched goes
 // into r's slot, unless a router inside it noted one first.
 func Note(mux http.Handler) http.Handler {
