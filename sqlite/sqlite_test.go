@@ -187,3 +187,9 @@ func TestTwoStoresOnOneFile(t *testing.T) {
 		}
 	}
 }
+
+// TestMeter checks what the use cases count for the operator's metrics.
+func TestMeter(t *testing.T) {
+	t.Parallel()
+	usecasetest.RunMeter(t, openStore)
+}
