@@ -41,6 +41,11 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"limit"}),
 	}
 	reg.MustRegister(m.requests, m.duration, m.rateLimited)
+	// Each of the API's limits shows from the start, at 0, so that a rate
+	// over it has something to read before the first refusal.
+	for _, limit := range []string{limitOrganisation, limitOperator, limitAddress, limitMemberExists} {
+		m.rateLimited.WithLabelValues(limit)
+	}
 	m.submit = newSubmitMetrics(reg)
 	return m
 }
