@@ -265,7 +265,9 @@ func (s *server) checkDatabase(r *http.Request, what string, check func(context.
 	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
 	defer cancel()
 	if err := check(ctx); err != nil {
-		s.log.WarnContext(r.Context(), what, "err", err)
+		if r.Context().Err() == nil { // else the client hung up: writeError says so
+			s.log.WarnContext(r.Context(), what, "err", err)
+		}
 		_, detail, _ := strings.Cut(what, ": ")
 		return disburse.Errorf(disburse.CodeUnavailable, "%s", detail)
 	}
