@@ -15,8 +15,12 @@ import (
 
 type key struct{}
 
-// slot holds the pattern noted for one request.
-type slot struct{ pattern string }
+// slot holds the pattern noted for one request, "" when the router that
+// noted it matched none.
+type slot struct {
+	pattern string
+	noted   bool
+}
 
 // Track returns r with an empty slot in its context, and a function that
 // says the route noted there once the request has been served: the path
@@ -42,17 +46,18 @@ func (s *slot) route() string {
 // request refused there is logged by its route too).
 func Set(r *http.Request, pattern string) {
 	if s, ok := r.Context().Value(key{}).(*slot); ok {
-		s.pattern = pattern
+		s.pattern, s.noted = pattern, true
 	}
 }
 
-// Note wraps a ServeMux: once it has served r, the pattern it matched goes
-// into r's slot, unless a router inside it noted one first.
+// Note wraps a ServeMux: once it has served r, the pattern it matched (""
+// for none) goes into r's slot, unless a router inside it noted first:
+// the innermost router is the one that knows the route.
 func Note(mux http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() { // a panic's request is logged by its route too
-			if s, ok := r.Context().Value(key{}).(*slot); ok && s.pattern == "" {
-				s.pattern = r.Pattern
+			if s, ok := r.Context().Value(key{}).(*slot); ok && !s.noted {
+				s.pattern, s.noted = r.Pattern, true
 			}
 		}()
 		mux.ServeHTTP(w, r)
