@@ -32,6 +32,7 @@ func (s *Service) Cancel(ctx context.Context, organisationID, batchID string) (B
 // a DRAFT batch takes them.
 func (s *Service) cancel(ctx context.Context, organisationID, batchID string) (Batch, error) {
 	var b Batch
+	var moved moves
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		read, err := ownBatch(ctx, tx, organisationID, batchID, false)
 		if err != nil {
@@ -41,6 +42,7 @@ func (s *Service) cancel(ctx context.Context, organisationID, batchID string) (B
 			return err
 		}
 		m := writeBuffer{now: s.now()}
+		defer func() { moved = m.moved }() // this run's, should the store run it again
 		if read.Status == BatchDraft {
 			if b, err = s.cancelDraft(ctx, tx, &m, read.ID); err != nil {
 				return err
@@ -82,6 +84,9 @@ func (s *Service) cancel(ctx context.Context, organisationID, batchID string) (B
 		}
 		return s.cancelled(ctx, tx, b, m.now)
 	})
+	if err == nil {
+		s.report(moved)
+	}
 	return b, err
 }
 
@@ -137,7 +142,9 @@ func returnLegs(m *writeBuffer, org Organisation, b Batch, p *Payment, from Paym
 			continue
 		}
 		if from == PaymentPending {
-			m.transfer(org.HoldingAccountID, b.AccountID, l.amount, kind, *p, l.which)
+			m.transfer(org, org.HoldingAccountID, b.AccountID, l.amount, kind, *p, l.which)
+		} else if mk, ok := kindOf(kind); ok {
+			m.moved.add(mk, org.Currency, 0, l.which) // no money moved, but the payment is counted
 		}
 		*l.status = PaymentCancelled
 		if l.which == LegPayment {

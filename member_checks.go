@@ -37,8 +37,9 @@ func (s *Service) SettleMembersPending(ctx context.Context) (int, error) {
 // queued batch, and takes the batch off the queue once none is left.
 // queued is false when no batch was waiting (or free to take).
 func (s *Service) settleSomeMembersPending(ctx context.Context) (n int, queued bool, err error) {
+	var moved moves
 	err = s.Store.Write(ctx, func(tx Tx) error {
-		n, queued = 0, false
+		n, queued, moved = 0, false, nil
 		batchID, err := tx.ClaimMemberCheck(ctx)
 		if errors.Is(err, ErrNotFound) {
 			return nil
@@ -64,10 +65,14 @@ func (s *Service) settleSomeMembersPending(ctx context.Context) (n int, queued b
 			return err
 		}
 		m := writeBuffer{now: s.now()}
+		defer func() { moved = m.moved }()
 		return s.resolve(ctx, tx, &m, legs, func(org Organisation, p *Payment, wallets map[string]string) {
 			settleLegs(&m, org, p, members, wallets)
 		}, func(org Organisation) []string { return memberPayees(legs, members, org.ID) })
 	})
+	if err == nil {
+		s.report(moved)
+	}
 	return n, queued, err
 }
 

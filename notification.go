@@ -123,10 +123,13 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 		switch {
 		case sendErr == nil:
 			msg.Status, msg.SentAt, msg.LastError = NotificationSent, now, ""
+			s.attempted(msg.Channel, AttemptSent)
 		case msg.Attempts >= p.MaxAttempts:
 			msg.Status, msg.LastError = NotificationFailed, sendErr.Error()
+			s.attempted(msg.Channel, AttemptGaveUp)
 		default:
 			msg.NextAttemptAt, msg.LastError = now.Add(p.backoff(msg.Attempts)), sendErr.Error()
+			s.attempted(msg.Channel, AttemptRetrying)
 		}
 		return msg // msg.LeaseOwner is still owner: the store writes only under that lease
 	}

@@ -81,8 +81,10 @@ type registered struct {
 // they would one after the other.
 func (s *Service) register(ctx context.Context, group []registration) ([]registered, error) {
 	var out []registered
+	var moved moves
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		now := s.now()
+		moved = nil
 		ms, err := insertMembers(ctx, tx, group, now)
 		if err != nil {
 			return err
@@ -99,10 +101,14 @@ func (s *Service) register(ctx context.Context, group []registration) ([]registe
 			return err
 		}
 		m := writeBuffer{now: now}
+		defer func() { moved = m.moved }()
 		return s.resolve(ctx, tx, &m, legs, func(org Organisation, p *Payment, wallets map[string]string) {
 			settleLegs(&m, org, p, ms.created, wallets)
 		}, func(org Organisation) []string { return memberPayees(legs, ms.created, org.ID) })
 	})
+	if err == nil {
+		s.report(moved)
+	}
 	return out, err
 }
 
@@ -198,7 +204,7 @@ func settleLegs(m *writeBuffer, org Organisation, p *Payment, members map[string
 		if !ok || *l.status != PaymentPending {
 			continue
 		}
-		m.transfer(org.HoldingAccountID, wallets[l.msisdn], l.amount, TransferSettle, *p, l.which)
+		m.transfer(org, org.HoldingAccountID, wallets[l.msisdn], l.amount, TransferSettle, *p, l.which)
 		*l.status, *l.settledAt = PaymentSettled, m.now
 		if member.AppInstalled {
 			m.notify(ChannelPush, member.Msisdn, pushMessage(org, l.amount))

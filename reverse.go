@@ -29,8 +29,10 @@ func (s *Service) ReverseDue(ctx context.Context) (int, error) {
 
 func (s *Service) reverseSome(ctx context.Context) (int, error) {
 	n := 0
+	var moved moves
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		m := writeBuffer{now: s.now()}
+		defer func() { moved = m.moved }() // this run's, should the store run it again
 		due, err := tx.ClaimDueLegs(ctx, m.now, reverseBatchSize)
 		if err != nil {
 			return err
@@ -63,6 +65,9 @@ func (s *Service) reverseSome(ctx context.Context) (int, error) {
 			returnLegs(&m, org, batches[p.BatchID], p, PaymentPending, TransferReverse)
 		}, func(org Organisation) []string { return memberPayees(due, members, org.ID) })
 	})
+	if err == nil {
+		s.report(moved)
+	}
 	return n, err
 }
 

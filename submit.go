@@ -34,7 +34,9 @@ type AnswerSpool interface {
 // has been committed.
 func (s *Service) SubmitSpooled(ctx context.Context, organisationID, batchID string, spool AnswerSpool) (Batch, error) {
 	var b Batch
+	var moved moves
 	err := s.Store.Write(ctx, func(tx Tx) error {
+		moved = nil
 		if spool != nil {
 			spool.Restart() // a retry after a deadlock runs this again
 		}
@@ -49,8 +51,8 @@ func (s *Service) SubmitSpooled(ctx context.Context, organisationID, batchID str
 		if err != nil {
 			return err
 		}
-		now, err := s.payPages(ctx, tx, org, &b, spool)
-		if err != nil {
+		var now time.Time
+		if now, moved, err = s.payPages(ctx, tx, org, &b, spool); err != nil {
 			return err
 		}
 		if err := openSubmitted(ctx, tx, org, &b, now); err != nil {
@@ -62,6 +64,7 @@ func (s *Service) SubmitSpooled(ctx context.Context, organisationID, batchID str
 	if err != nil {
 		return Batch{}, err
 	}
+	s.report(moved)
 	return b, nil
 }
 
@@ -87,8 +90,8 @@ func checkSubmittable(ctx context.Context, tx Tx, b Batch) error {
 
 // payPages pays the batch's DRAFT payments a page at a time, showing each
 // page to spool once written, then applies the balances, and returns the
-// submit's time.
-func (s *Service) payPages(ctx context.Context, tx Tx, org Organisation, b *Batch, spool AnswerSpool) (time.Time, error) {
+// submit's time and what it moved.
+func (s *Service) payPages(ctx context.Context, tx Tx, org Organisation, b *Batch, spool AnswerSpool) (time.Time, moves, error) {
 	// One buffer for every page, emptied before each: its slices'
 	// memory serves them all. The balances change once, after the
 	// last page, and the holding account's row is locked from then on.
@@ -109,9 +112,9 @@ func (s *Service) payPages(ctx context.Context, tx Tx, org Organisation, b *Batc
 		return nil
 	})
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, nil, err
 	}
-	return m.now, m.applyBalances(ctx, tx)
+	return m.now, m.moved, m.applyBalances(ctx, tx)
 }
 
 // openSubmitted writes the paid batch OPEN, or CLOSED when nothing is
@@ -165,14 +168,14 @@ func (s *Service) pay(ctx context.Context, tx Tx, m *writeBuffer, org Organisati
 		for _, l := range legsOf(p) {
 			member, isMember := members[l.msisdn]
 			if isMember {
-				m.transfer(b.AccountID, wallets[l.msisdn], l.amount, TransferPay, *p, l.which)
+				m.transfer(org, b.AccountID, wallets[l.msisdn], l.amount, TransferPay, *p, l.which)
 				*l.status, *l.settledAt = PaymentSettled, m.now
 				if member.AppInstalled {
 					m.notify(ChannelPush, l.msisdn, pushMessage(org, l.amount))
 				}
 				continue
 			}
-			m.transfer(b.AccountID, org.HoldingAccountID, l.amount, TransferHold, *p, l.which)
+			m.transfer(org, b.AccountID, org.HoldingAccountID, l.amount, TransferHold, *p, l.which)
 			*l.status, p.ReversalDueAt = PaymentPending, due
 			m.notify(ChannelSMS, l.msisdn, sms(l.amount))
 		}

@@ -19,13 +19,20 @@ type writeBuffer struct {
 	// change in balances, for the caller to apply once (applyBalances)
 	// rather than on each flush: a submit flushes a page at a time.
 	balances BalanceChanges
+	// moved sums what the transfers move, for the Meter once the
+	// transaction commits (meter.go); emptying the buffer keeps it.
+	moved moves
 }
 
-func (m *writeBuffer) transfer(from, to string, amount Money, kind TransferKind, p Payment, leg Leg) {
+// transfer moves amount of org's currency for p's leg.
+func (m *writeBuffer) transfer(org Organisation, from, to string, amount Money, kind TransferKind, p Payment, leg Leg) {
 	m.transfers = append(m.transfers, Transfer{
 		ID: NewID(), FromAccountID: from, ToAccountID: to, Amount: amount,
 		Kind: kind, PaymentID: p.ID, Leg: leg, CreatedAt: m.now,
 	})
+	if mk, ok := kindOf(kind); ok {
+		m.moved.add(mk, org.Currency, amount, leg)
+	}
 }
 
 func (m *writeBuffer) notify(ch Channel, recipient, message string) {

@@ -122,9 +122,10 @@ func TestE2ERequestIDOnEveryAnswer(t *testing.T) {
 	store := openSQLite(t)
 	svc := disburse.NewService(store)
 	svc.Log = slog.New(slog.DiscardHandler)
-	api := httpapi.New(svc, httpapi.Config{IdempotencyStore: store.Idempotency(), Log: slog.New(slog.DiscardHandler)})
 	office := backoffice.NewService(store)
-	srv := httptest.NewUnstartedServer(httpapi.Edge(portal.Mount(portal.New(svc, office, portal.Config{}), api), clientaddr.Proxies{}))
+	api := httpapi.New(svc, httpapi.Config{IdempotencyStore: store.Idempotency(), Log: slog.New(slog.DiscardHandler),
+		Portal: portal.New(svc, office, portal.Config{})})
+	srv := httptest.NewUnstartedServer(httpapi.Edge(api, clientaddr.Proxies{}))
 	srv.Config.MaxHeaderBytes = 4096
 	srv.Start()
 	t.Cleanup(srv.Close)

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/internal/ratelimit"
@@ -18,8 +21,9 @@ import (
 // TestE2ERateLimits: each budget is spent by its own requests (a token,
 // the operator's token, a client address, a token's membership checks),
 // says what is left in RateLimit-Policy and RateLimit, and past it answers
-// 429 rate_limited with Retry-After. The budgets live in the process, so
-// the store does not matter: SQLite only.
+// 429 rate_limited with Retry-After, counted by its limit in
+// disburse_rate_limited_total. The budgets live in the process, so the
+// store does not matter: SQLite only.
 func TestE2ERateLimits(t *testing.T) {
 	setup := startDefaultOn(t, openSQLite) // unlimited, to make the organisations
 	a := setup.createOrg("Acme", false, "")
@@ -27,7 +31,8 @@ func TestE2ERateLimits(t *testing.T) {
 	policy := func(name string, quota int) ratelimit.Policy {
 		return ratelimit.Policy{Name: name, Quota: quota, Window: time.Minute}
 	}
-	h := startServerOf(t, setup, httpapi.Config{AdminToken: adminToken, RateLimits: httpapi.RateLimits{
+	reg := prometheus.NewRegistry()
+	h := startServerOf(t, setup, httpapi.Config{AdminToken: adminToken, Metrics: httpapi.NewMetrics(reg), RateLimits: httpapi.RateLimits{
 		Organisation: policy("organisation", 3), Operator: policy("operator", 2),
 		Address: policy("address", 2), MemberExists: policy("member-exists", 2),
 	}})
@@ -87,6 +92,22 @@ func TestE2ERateLimits(t *testing.T) {
 		if r := h.do("GET", "/healthz", "", nil); r.status != 200 || r.header.Get("RateLimit") != "" {
 			t.Fatalf("healthz: %d %v", r.status, r.header)
 		}
+	}
+
+	// Each refusal above, counted by the limit that refused it.
+	want := `
+# HELP disburse_rate_limited_total Requests refused for a spent budget, by the limit spent (docs/operations.md, "Rate limits").
+# TYPE disburse_rate_limited_total counter
+disburse_rate_limited_total{limit="address"} 1
+disburse_rate_limited_total{limit="member-exists"} 1
+disburse_rate_limited_total{limit="operator"} 1
+disburse_rate_limited_total{limit="organisation"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "disburse_rate_limited_total"); err != nil {
+		t.Error(err)
+	}
+	if n := requestCount(t, reg, "GET", "/members/{msisdn}/exists", "429"); n != 1 {
+		t.Errorf("code=429 on /members/{msisdn}/exists: %v, want 1", n)
 	}
 }
 

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -49,11 +50,24 @@ type problem struct {
 	RequestID string `json:"requestId,omitempty"`
 }
 
+// StatusClientClosed is the status the request log and the metrics give a
+// request whose client hung up before its answer (nginx's 499): not the
+// service's failure, so apart from the 5xx an alert watches
+// (docs/operations.md, "Logs").
+const StatusClientClosed = 499
+
 // writeError is the one place an error becomes a response. A domain error
 // with a known code is shown as it is: its message is safe by design.
 // Anything else is logged with the request id and answered as internal,
-// with nothing of the error in the body.
+// with nothing of the error in the body. When the client has hung up (the
+// request's context is cancelled, which net/http does only then), whatever
+// failed is noted at INFO and the status is 499: no one reads the answer.
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(r.Context().Err(), context.Canceled) {
+		s.log.InfoContext(r.Context(), "client closed the request", "request_id", requestIDFrom(r.Context()), "method", r.Method, "route", s.route(r), "err", err)
+		w.WriteHeader(StatusClientClosed)
+		return
+	}
 	var e *disburse.Error
 	status, known := 0, false
 	if errors.As(err, &e) {

@@ -15,8 +15,8 @@ import (
 )
 
 // TestMetricsLabelsAreBounded: requests are counted by the route table's
-// pattern, never by the path a client sent; unknown paths and methods
-// share one label each.
+// pattern, never by the path a client sent, and by the exact status code;
+// unknown paths and methods share one label each.
 func TestMetricsLabelsAreBounded(t *testing.T) {
 	store := openSQLite(t)
 	svc := disburse.NewService(store)
@@ -38,12 +38,12 @@ func TestMetricsLabelsAreBounded(t *testing.T) {
 		res.Body.Close()
 	}
 	want := `
-# HELP disburse_http_requests_total Requests answered, by route pattern, method and status class.
+# HELP disburse_http_requests_total Requests answered, by route pattern, method and status code (499: the client hung up first).
 # TYPE disburse_http_requests_total counter
-disburse_http_requests_total{method="GET",route="/batches/{id}",status="4xx"} 2
-disburse_http_requests_total{method="GET",route="/healthz",status="2xx"} 2
-disburse_http_requests_total{method="GET",route="unmatched",status="4xx"} 1
-disburse_http_requests_total{method="OTHER",route="unmatched",status="4xx"} 1
+disburse_http_requests_total{code="200",method="GET",route="/healthz"} 2
+disburse_http_requests_total{code="401",method="GET",route="/batches/{id}"} 2
+disburse_http_requests_total{code="404",method="GET",route="unmatched"} 1
+disburse_http_requests_total{code="405",method="OTHER",route="unmatched"} 1
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "disburse_http_requests_total"); err != nil {
 		t.Error(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/clientaddr"
+	"github.com/disburse/disburse/internal/reqroute"
 )
 
 // middleware wraps a handler; New lists them outermost first.
@@ -75,20 +76,25 @@ func requestIDFrom(ctx context.Context) string {
 	return id
 }
 
-// accessLog logs one line per request: never a header or a body, so no
+// accessLog logs one line per request, the API's and the portal's, and
+// counts and times it (metrics.go): never a header or a body, so no
 // secret reaches the log, and the route's pattern, never the path, so no
 // msisdn does; the client's address is clientaddr's, the one the rate
-// limits use (docs/operations.md, "Logs").
+// limits use (docs/operations.md, "Logs" and "Metrics"). The router that
+// served the request notes its pattern (internal/reqroute).
 func (s *server) accessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &recorder{ResponseWriter: w}
+		r, route := reqroute.Track(r)
 		next.ServeHTTP(rec, r)
+		status := rec.status()
+		s.metrics.observe(route(), r.Method, status, start)
 		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("request_id", requestIDFrom(r.Context())),
-			slog.String("method", r.Method), slog.String("route", s.route(r)),
+			slog.String("method", r.Method), slog.String("route", route()),
 			slog.String("client", clientaddr.Of(r)),
-			slog.Int("status", rec.status()), slog.Int64("bytes", rec.written),
+			slog.Int("status", status), slog.Int64("bytes", rec.written),
 			slog.Duration("duration", time.Since(start)))
 	})
 }

@@ -38,11 +38,20 @@ type RateLimits struct {
 // accident: an organisation's calls are a handful per batch, and a token
 // is fetched once an hour.
 var DefaultRateLimits = RateLimits{
-	Organisation: ratelimit.Policy{Name: "organisation", Quota: 6000, Window: time.Minute},
-	Operator:     ratelimit.Policy{Name: "operator", Quota: 6000, Window: time.Minute},
-	Address:      ratelimit.Policy{Name: "address", Quota: 60, Window: time.Minute},
-	MemberExists: ratelimit.Policy{Name: "member-exists", Quota: 600, Window: time.Minute},
+	Organisation: ratelimit.Policy{Name: limitOrganisation, Quota: 6000, Window: time.Minute},
+	Operator:     ratelimit.Policy{Name: limitOperator, Quota: 6000, Window: time.Minute},
+	Address:      ratelimit.Policy{Name: limitAddress, Quota: 60, Window: time.Minute},
+	MemberExists: ratelimit.Policy{Name: limitMemberExists, Quota: 600, Window: time.Minute},
 }
+
+// The limits by name, as disburse_rate_limited_total's limit label shows
+// them: DefaultRateLimits' policy names.
+const (
+	limitOrganisation = "organisation"
+	limitOperator     = "operator"
+	limitAddress      = "address"
+	limitMemberExists = "member-exists"
+)
 
 // limiters are the RateLimits' limiters; a nil one limits nothing.
 type limiters struct {
@@ -98,38 +107,48 @@ type orgSpentKey struct{}
 //     the token fails, the organisation's if it passes.
 func (s *server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		path := r.URL.Path
-		token, ok := bearerToken(r)
-		switch {
-		case path == "/healthz" || path == "/readyz" || path == "/openapi.yaml":
-		case path == "/authentication/getToken" || !ok:
-			if !spend(w, s.limits.address, clientaddr.Of(r)) {
-				s.refuse(w, r)
-				return
-			}
-		case strings.HasPrefix(path, "/admin/"):
-			l, key := s.limits.address, clientaddr.Of(r)
-			if s.operators.Plausible(token) {
-				l, key = s.limits.operator, "operator"
-			}
-			if !spend(w, l, key) {
-				s.refuse(w, r)
-				return
-			}
-		default:
-			if orgID, known := s.limits.orgs.get(token); known {
-				if !spend(w, s.limits.orgBudget(r), orgID) {
-					s.refuse(w, r)
-					return
-				}
-				r = r.WithContext(context.WithValue(r.Context(), orgSpentKey{}, true))
-			} else if !hasRoom(w, s.limits.address, clientaddr.Of(r)) {
-				s.refuse(w, r)
-				return
-			}
+		r, refused := s.spendBefore(w, r)
+		if refused != nil {
+			s.refuse(w, r, refused)
+			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// spendBefore spends what rateLimit can before the credentials are
+// checked. It returns the limiter that refused r, or nil and r, marked
+// when r spent its organisation's budget.
+func (s *server) spendBefore(w http.ResponseWriter, r *http.Request) (*http.Request, *ratelimit.Limiter) {
+	path := r.URL.Path
+	token, ok := bearerToken(r)
+	switch {
+	case path == "/healthz" || path == "/readyz" || path == "/openapi.yaml":
+		return r, nil
+	case path == "/authentication/getToken" || !ok:
+		return r, refusedBy(w, s.limits.address, clientaddr.Of(r), spend)
+	case strings.HasPrefix(path, "/admin/"):
+		if s.operators.Plausible(token) {
+			return r, refusedBy(w, s.limits.operator, "operator", spend)
+		}
+		return r, refusedBy(w, s.limits.address, clientaddr.Of(r), spend)
+	}
+	orgID, known := s.limits.orgs.get(token)
+	if !known {
+		return r, refusedBy(w, s.limits.address, clientaddr.Of(r), hasRoom)
+	}
+	if budget := s.limits.orgBudget(r); !spend(w, budget, orgID) {
+		return r, budget
+	}
+	return r.WithContext(context.WithValue(r.Context(), orgSpentKey{}, true)), nil
+}
+
+// refusedBy is l when check(w, l, key) finds no room, else nil.
+func refusedBy(w http.ResponseWriter, l *ratelimit.Limiter, key string, check func(http.ResponseWriter, *ratelimit.Limiter, string) bool) *ratelimit.Limiter {
+	if check(w, l, key) {
+		return nil
+	}
+	return l
 }
 
 // tokenFailed spends the client address's budget for a request whose
@@ -146,7 +165,8 @@ func (s *server) tokenPassed(w http.ResponseWriter, r *http.Request, token, orgI
 	if spent, _ := r.Context().Value(orgSpentKey{}).(bool); spent {
 		return nil
 	}
-	if !spend(w, s.limits.orgBudget(r), orgID) {
+	if budget := s.limits.orgBudget(r); !spend(w, budget, orgID) {
+		s.metrics.RateLimited(budget.Name())
 		return errRateLimited
 	}
 	return nil
@@ -154,8 +174,9 @@ func (s *server) tokenPassed(w http.ResponseWriter, r *http.Request, token, orgI
 
 var errRateLimited = disburse.Errorf(codeRateLimited, "too many requests; retry after the number of seconds in Retry-After")
 
-// refuse answers 429 rate_limited.
-func (s *server) refuse(w http.ResponseWriter, r *http.Request) {
+// refuse answers 429 rate_limited, counted by the limit that refused it.
+func (s *server) refuse(w http.ResponseWriter, r *http.Request, by *ratelimit.Limiter) {
+	s.metrics.RateLimited(by.Name())
 	s.writeError(w, r, errRateLimited)
 }
 

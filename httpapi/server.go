@@ -16,6 +16,7 @@ import (
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/internal/ratelimit"
 	"github.com/disburse/disburse/operators"
+	"github.com/disburse/disburse/internal/reqroute"
 	"github.com/disburse/disburse/webhooks"
 )
 
@@ -57,6 +58,12 @@ type Config struct {
 	Addresses *ratelimit.Limiter
 	// Metrics counts and times requests (metrics.go); nil: none.
 	Metrics *Metrics
+	// Portal, when not nil, is served at PortalPrefix (and /portal
+	// redirects there), beside the API: its requests get a request id and
+	// go through the same request log and metrics, by the portal's route
+	// patterns (which its router notes with internal/reqroute), but none
+	// of the API's rate limits, body limit or problem answers.
+	Portal http.Handler
 	// Webhooks serves the /webhooks routes and the operator's
 	// (webhooks.go). Nil serves no webhooks: those routes then answer
 	// 500, as a handler that panics does.
@@ -97,17 +104,32 @@ func New(svc *disburse.Service, cfg Config) http.Handler {
 	for _, rt := range s.routes() {
 		s.mux.Handle(rt.method+" "+rt.path, s.handle(rt.handler))
 	}
-	var routed http.Handler = s.problemsForUnrouted(s.mux)
-	if cfg.Metrics != nil {
-		routed = cfg.Metrics.instrument(routed)
-	}
-	return chain(routed,
-		withRequestID,   // first, so every response and log line has the id
-		s.accessLog,     // sees the final status, a recovered panic's 500 included
+	api := chain(s.problemsForUnrouted(s.mux),
+		s.noteRoute,     // first, so that a request refused by what follows has its route
 		s.recoverPanics, // inside the log, outside everything that might panic
 		s.rateLimit,     // before the body is read or the database asked
 		s.limitBody,
 	)
+	return chain(withPortal(api, cfg.Portal),
+		withRequestID, // first, so every response and log line has the id
+		s.accessLog,   // sees the final status, a recovered panic's 500 included; counts it too
+	)
+}
+
+// PortalPrefix is where Config.Portal is served.
+const PortalPrefix = "/portal/"
+
+// withPortal serves portal at PortalPrefix and the rest with api; a nil
+// portal leaves api alone.
+func withPortal(api, portal http.Handler) http.Handler {
+	if portal == nil {
+		return api
+	}
+	mux := http.NewServeMux()
+	mux.Handle(PortalPrefix, portal)
+	mux.Handle(strings.TrimSuffix(PortalPrefix, "/"), http.RedirectHandler(PortalPrefix, http.StatusMovedPermanently))
+	mux.Handle("/", api)
+	return mux
 }
 
 // chain wraps h in mws, the first outermost.
@@ -199,6 +221,16 @@ func (s *server) routes() []route {
 	}
 }
 
+// noteRoute notes the pattern of the route that will serve r for the
+// request log and the metrics (internal/reqroute).
+func (s *server) noteRoute(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, pattern := s.mux.Handler(r)
+		reqroute.Set(r, pattern)
+		next.ServeHTTP(w, r)
+	})
+}
+
 // problemsForUnrouted answers an unknown path (404) or method (405) with a
 // problem like every other error, where ServeMux would write plain text.
 func (s *server) problemsForUnrouted(mux *http.ServeMux) http.Handler {
@@ -249,7 +281,9 @@ func (s *server) checkDatabase(r *http.Request, what string, check func(context.
 	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
 	defer cancel()
 	if err := check(ctx); err != nil {
-		s.log.WarnContext(r.Context(), what, "err", err)
+		if r.Context().Err() == nil { // else the client hung up: writeError says so
+			s.log.WarnContext(r.Context(), what, "err", err)
+		}
 		_, detail, _ := strings.Cut(what, ": ")
 		return disburse.Errorf(disburse.CodeUnavailable, "%s", detail)
 	}

@@ -7,6 +7,7 @@
 package portal
 
 import (
+	"context"
 	"embed"
 	"errors"
 	"html/template"
@@ -18,6 +19,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/ratelimit"
 	"github.com/disburse/disburse/operators"
+	"github.com/disburse/disburse/internal/reqroute"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -43,7 +45,14 @@ type Config struct {
 	// Operators reads the audit log for its page (operators.New on the
 	// service's store); nil: that page answers 500.
 	Operators *operators.Service
+	// RateLimited, when not nil, is told each sign-in the limits refuse,
+	// by the limit's name (SignInLimit), for the operator's metrics.
+	RateLimited func(limit string)
 }
+
+// SignInLimit names the sign-in limits in the metrics
+// (disburse_rate_limited_total{limit="portal-signin"}).
+const SignInLimit = "portal-signin"
 
 type portal struct {
 	svc       *disburse.Service
@@ -54,13 +63,15 @@ type portal struct {
 	limiter   *signInLimiter
 	// addresses is Config.Addresses.
 	addresses *ratelimit.Limiter
+	limited   func(limit string) // nil: not counted
 }
 
-// New returns the portal's handler, to be mounted at Prefix: svc for the
-// payouts, office for the portal's users, sessions, views and uploads.
+// New returns the portal's handler, to be served at Prefix
+// (httpapi.Config.Portal): svc for the payouts, office for the portal's
+// users, sessions, views and uploads.
 func New(svc *disburse.Service, office *backoffice.Service, cfg Config) http.Handler {
 	p := &portal{svc: svc, office: office, operators: cfg.Operators, log: cfg.Log, pages: parsePages(),
-		limiter: newSignInLimiter(cfg.SignInLimits), addresses: cfg.Addresses}
+		limiter: newSignInLimiter(cfg.SignInLimits), addresses: cfg.Addresses, limited: cfg.RateLimited}
 	if p.log == nil {
 		p.log = slog.Default()
 	}
@@ -81,7 +92,9 @@ func New(svc *disburse.Service, office *backoffice.Service, cfg Config) http.Han
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 	}))
-	return securityHeaders(cop.Handler(mux))
+	// The pattern goes to the request log and metrics around the portal
+	// (httpapi.Config.Portal).
+	return securityHeaders(cop.Handler(reqroute.Note(mux)))
 }
 
 // access says who may use a route.
@@ -145,6 +158,11 @@ func (p *portal) handle(h func(w http.ResponseWriter, r *http.Request) error) ht
 		}
 		var e *disburse.Error
 		switch {
+		case errors.Is(r.Context().Err(), context.Canceled):
+			// The client hung up: no one reads the page, and it is not
+			// the service's failure (docs/operations.md, "Logs").
+			p.log.Info("portal: client closed the request", "route", r.Pattern, "err", err)
+			w.WriteHeader(clientClosed)
 		case disburse.ErrorCode(err) == disburse.CodeNotFound:
 			p.render(w, r, http.StatusNotFound, "message", page{Title: "Not found", Message: "There is nothing here, or it is not yours to see."})
 		case disburse.ErrorCode(err) == disburse.CodeUnavailable:
@@ -186,11 +204,6 @@ func securityHeaders(next http.Handler) http.Handler {
 	})
 }
 
-// Mount serves the portal at Prefix and everything else with api.
-func Mount(portalHandler, api http.Handler) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle(Prefix, portalHandler)
-	mux.Handle("/portal", http.RedirectHandler(Prefix, http.StatusMovedPermanently))
-	mux.Handle("/", api)
-	return mux
-}
+// clientClosed is the status of a request whose client hung up first, as
+// the API's (httpapi.StatusClientClosed).
+const clientClosed = 499

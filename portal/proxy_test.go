@@ -67,8 +67,8 @@ func TestSecureCookieBehindProxy(t *testing.T) {
 func TestSignInSpendsAddressBudget(t *testing.T) {
 	w := newWorld(t, openSQLite)
 	addresses := ratelimit.New(ratelimit.Policy{Name: "address", Quota: 3, Window: time.Minute}, nil)
-	api := httpapi.New(w.svc, httpapi.Config{IdempotencyStore: w.store.Idempotency(), Addresses: addresses})
-	srv := httptest.NewServer(portal.Mount(portal.New(w.svc, w.office, portal.Config{Addresses: addresses}), api))
+	srv := httptest.NewServer(httpapi.New(w.svc, httpapi.Config{IdempotencyStore: w.store.Idempotency(), Addresses: addresses,
+		Portal: portal.New(w.svc, w.office, portal.Config{Addresses: addresses})}))
 	defer srv.Close()
 	b := w.browser(t)
 	b.base, b.origin = srv.URL, srv.URL

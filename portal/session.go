@@ -81,6 +81,7 @@ func (p *portal) signIn(w http.ResponseWriter, r *http.Request) error {
 		d := p.addresses.Allow(client)
 		d.SetHeaders(w.Header())
 		if !d.Allowed {
+			p.countLimited(p.addresses.Name())
 			p.render(w, r, http.StatusTooManyRequests, "signin", page{Title: "Sign in", Next: Prefix,
 				Errors: []string{"Too many sign-ins from your address. Wait a minute and try again."}})
 			return nil
@@ -89,6 +90,7 @@ func (p *portal) signIn(w http.ResponseWriter, r *http.Request) error {
 	email, password := r.PostFormValue("email"), r.PostFormValue("password")
 	next := safeNext(r.PostFormValue("next"))
 	if !p.limiter.allow(email, client) {
+		p.countLimited(SignInLimit)
 		w.Header().Set("Retry-After", "60")
 		p.render(w, r, http.StatusTooManyRequests, "signin", page{Title: "Sign in", Next: next, Email: email,
 			Errors: []string{"Too many failed sign-ins. Wait a minute and try again."}})
@@ -127,4 +129,11 @@ func (p *portal) signOut(w http.ResponseWriter, r *http.Request) error {
 func clearCookie(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/portal/", HttpOnly: true, Secure: clientaddr.HTTPS(r),
 		SameSite: http.SameSiteLaxMode, MaxAge: -1})
+}
+
+// countLimited tells the metrics of a sign-in refused by the named limit.
+func (p *portal) countLimited(limit string) {
+	if p.limited != nil {
+		p.limited(limit)
+	}
 }

@@ -95,3 +95,9 @@ func TestProperties(t *testing.T) {
 		return last
 	})
 }
+
+// TestMeter checks what the use cases count for the operator's metrics.
+func TestMeter(t *testing.T) {
+	t.Parallel()
+	usecasetest.RunMeter(t, pgtest.Open)
+}

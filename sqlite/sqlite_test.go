@@ -222,3 +222,9 @@ func TestAuditMigration00018(t *testing.T) {
 	defer s.Close()
 	storetest.CheckAuditMigrated(t, s)
 }
+
+// TestMeter checks what the use cases count for the operator's metrics.
+func TestMeter(t *testing.T) {
+	t.Parallel()
+	usecasetest.RunMeter(t, openStore)
+}

@@ -31,7 +31,8 @@ import (
 // (and not when it rolls back), delivery to a real receiver on 127.0.0.1
 // whose signatures a Standard Webhooks library verifies, before and after a
 // rotation, retries with backoff until FAILED, timeouts, disablement of an
-// endpoint that keeps failing, and two workers that never send one
+// endpoint that keeps failing, failed attempts counted and logged without
+// their URL, and two workers that never send one
 // delivery at once.
 func RunWebhooks[S WebhookStore](t *testing.T, open func(t *testing.T) S) {
 	tests := []struct {
@@ -48,6 +49,7 @@ func RunWebhooks[S WebhookStore](t *testing.T, open func(t *testing.T) S) {
 		{"RetriesUntilFailed", testWebhookRetries},
 		{"TimeoutIsAFailedAttempt", testWebhookTimeout},
 		{"EndpointDisabledAfterFailing", testWebhookDisable},
+		{"FailuresCountedAndLogged", testWebhookFailuresCounted},
 		{"TwoWorkersNeverSendOneDeliveryAtOnce", func(t *testing.T, s WebhookStore) { testWebhookTwoWorkers(t, s, 12, 0) }},
 		{"TwoConcurrentWorkersSendEachOnce", func(t *testing.T, s WebhookStore) { testWebhookTwoWorkers(t, s, 40, 4) }},
 	}
@@ -579,6 +581,8 @@ func testWebhookTimeout(t *testing.T, s WebhookStore) {
 
 func testWebhookDisable(t *testing.T, s WebhookStore) {
 	f := webhookFixture(t, s)
+	meter := &hookMeter{}
+	f.hooks.Meter = meter
 	down := newReceiver(t, func(int) int { return http.StatusInternalServerError })
 	e := f.endpoint(t, down.URL, "batch.submitted")
 	// Failing for longer than DisableAfter, across new events.
@@ -601,6 +605,11 @@ func testWebhookDisable(t *testing.T, s WebhookStore) {
 		!strings.Contains(disabled[0].Details, "failed since") {
 		t.Errorf("audit of the service's disabling: %+v", disabled)
 	}
+	meter.mu.Lock()
+	if meter.disabled != 1 {
+		t.Errorf("%d endpoints counted disabled, want 1", meter.disabled)
+	}
+	meter.mu.Unlock()
 	// Its pending deliveries wait; enabling it sends them again.
 	f.advance(time.Hour)
 	f.sendWebhooks(t, "a", 0)

@@ -183,14 +183,18 @@ func (s *Service) attemptWebhook(ctx context.Context, sender Sender, a webhookAt
 	out := &a.d
 	out.Attempts++
 	out.LastStatusCode = status
+	outcome := AttemptDelivered
 	switch next := now.Add(p.backoff(out.Attempts)); {
 	case sendErr == nil:
 		out.Status, out.DeliveredAt, out.LastError = DeliveryDelivered, now, ""
 	case a.body == nil || next.After(out.EventAt.Add(p.RetryFor)):
 		out.Status, out.LastError = DeliveryFailed, sendErr.Error()
+		outcome = AttemptGaveUp
 	default:
 		out.NextAttemptAt, out.LastError = next, sendErr.Error()
+		outcome = AttemptRetrying
 	}
+	s.attempted(ctx, a, outcome, sendErr)
 	a.ok, a.at = sendErr == nil, now
 	return a
 }
@@ -250,6 +254,9 @@ func (s *Service) applyOutcomes(ctx context.Context, e *Endpoint, outcomes []web
 		case p.DisableAfter > 0 && e.Enabled && a.at.Sub(e.FailingSince) >= p.DisableAfter:
 			setEnabled(e, false, fmt.Sprintf("disabled by the service: every delivery failed since %s", e.FailingSince.Format(time.RFC3339)))
 			changed = true
+			if s.Meter != nil {
+				s.Meter.EndpointDisabled()
+			}
 			s.Log.WarnContext(ctx, "webhook endpoint disabled after failing", "endpoint", e.ID, "organisation", e.OrganisationID, "failingSince", e.FailingSince)
 		}
 	}

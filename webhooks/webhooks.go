@@ -143,6 +143,9 @@ type Service struct {
 	Log   *slog.Logger
 	// Config says which URLs organisations may register (endpoints.go).
 	Config Config
+	// Meter counts delivery attempts and disabled endpoints for the
+	// operator's metrics (meter.go); nil counts nothing.
+	Meter Meter
 }
 
 // New returns the webhooks' Service over store, on the clock and the log

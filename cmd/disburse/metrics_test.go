@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -24,10 +25,12 @@ func freeAddr(t *testing.T) string {
 const metricsAdmin = "metrics-test-admin-token-long-enough"
 
 // TestMetricsScraped: serve with --metrics-listen answers /metrics there,
-// not on the API's port, with the requests by route, the build, the
-// database pools, the submit histograms (moved by one submit), the outbox,
-// token and key gauges read from the store, and the reversal sweep
-// counters; /readyz answers 200 on the API's port.
+// not on the API's port, with the requests by route and exact code (the
+// portal's too), the build, the database pools, the submit histograms and
+// the money and payment counters (moved by one submit), the outbox, token
+// and key gauges read from the store, the reversal sweep counters, and
+// every series the alert rules and the dashboard in deploy/ name; /readyz
+// answers 200 on the API's port.
 func TestMetricsScraped(t *testing.T) {
 	api, metrics := freeAddr(t), freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -74,13 +77,25 @@ func TestMetricsScraped(t *testing.T) {
 	h.call("POST", "/batches/"+batch+"/payments", token,
 		`{"clearExisting":false,"payments":[{"msisdn":"254712345678","amount":10},{"msisdn":"254712345679","amount":5}]}`, 200)
 	h.call("POST", "/batches/"+batch+"/submit", token, "", 200)
+	if code, _ := get("http://" + api + "/portal/signin"); code != 200 {
+		t.Errorf("portal sign-in page: %d", code)
+	}
 	code, text := get("http://" + metrics + "/metrics")
 	if code != 200 {
 		t.Fatalf("/metrics: %d", code)
 	}
 	for _, want := range []string{
-		`disburse_http_requests_total{method="GET",route="/healthz",status="2xx"} 1`,
-		`disburse_http_request_duration_seconds_bucket{method="GET",route="/healthz",status="2xx",le="0.005"}`,
+		`disburse_http_requests_total{code="200",method="GET",route="/healthz"} 1`,
+		`disburse_http_requests_total{code="404",method="GET",route="unmatched"} 1`,
+		`disburse_http_request_duration_seconds_bucket{code="200",method="GET",route="/healthz",le="0.005"}`,
+		`disburse_http_request_duration_seconds_count{code="200",method="GET",route="/portal/signin"} 1`,
+		`disburse_rate_limited_total{limit="organisation"} 0`,
+		`disburse_money_minor_units_total{currency="KES",kind="held"} 1500`,
+		`disburse_payments_total{outcome="held"} 2`,
+		`disburse_payments_total{outcome="settled"} 0`,
+		`disburse_notification_attempts_total{channel="SMS",outcome="gave_up"} 0`,
+		`disburse_webhook_attempts_total{outcome="retrying"} 0`,
+		"disburse_webhook_endpoints_disabled_total 0\n",
 		`disburse_build_info{goversion="go`,
 		`go_sql_open_connections{db_name="`,
 		`go_goroutines `,
@@ -104,6 +119,11 @@ func TestMetricsScraped(t *testing.T) {
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	for _, name := range deployedSeries(t) {
+		if !regexp.MustCompile(`(?m)^` + name + `[{ ]`).MatchString(text) {
+			t.Errorf("/metrics lacks %s, which deploy/ names", name)
 		}
 	}
 }

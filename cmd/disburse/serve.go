@@ -82,6 +82,8 @@ func serve(ctx context.Context, args []string) error {
 		}
 		reg := newRegistry(store)
 		apiConfig.Metrics = httpapi.NewMetrics(reg)
+		m := newMeter(reg)
+		svc.Meter, hooks.Meter = m, m
 		loops = countSweeps(reg, loops)
 		metrics = startMetrics(mln, reg, log)
 	}
@@ -108,8 +110,9 @@ func serve(ctx context.Context, args []string) error {
 func (c *config) handler(svc *disburse.Service, office *backoffice.Service, api httpapi.Config, log *slog.Logger) http.Handler {
 	addresses := ratelimit.New(c.RateLimits.Address, c.RateLimits.Clock)
 	api.Addresses = addresses
-	pages := portal.New(svc, office, portal.Config{Log: log, Addresses: addresses, Operators: operators.New(api.OperatorStore, "")})
-	return httpapi.Edge(portal.Mount(pages, httpapi.New(svc, api)), c.TrustedProxies)
+	api.Portal = portal.New(svc, office, portal.Config{Log: log, Addresses: addresses,
+		Operators: operators.New(api.OperatorStore, ""), RateLimited: api.Metrics.RateLimited})
+	return httpapi.Edge(httpapi.New(svc, api), c.TrustedProxies)
 }
 
 // serveConfig reads serve's flags and variables, and checks them.

@@ -105,6 +105,14 @@ type Decision struct {
 	policy     Policy
 }
 
+// Name is the policy's name; a nil Limiter's is "".
+func (l *Limiter) Name() string {
+	if l == nil {
+		return ""
+	}
+	return l.policy.Name
+}
+
 // Allow spends one request of key's budget, if it has one left.
 func (l *Limiter) Allow(key string) Decision {
 	now := l.clock()
