@@ -18,8 +18,8 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/ratelimit"
-	"github.com/disburse/disburse/operators"
 	"github.com/disburse/disburse/internal/reqroute"
+	"github.com/disburse/disburse/operators"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
