@@ -20,8 +20,9 @@ type Store interface {
 	Read(ctx context.Context, fn func(Tx) error) error
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
-	// SchemaCurrent returns nil when the database's migrations are exactly
-	// the ones this build embeds, else an error saying which differs.
+	// SchemaCurrent returns nil when every migration this build embeds is
+	// applied (a newer release's may be too), else an error naming the
+	// first one missing.
 	SchemaCurrent(ctx context.Context) error
 	// Close releases the store's connections.
 	Close() error

@@ -1777,7 +1777,7 @@ type ClientInterface interface {
 
 	// Readyz Readiness check
 	//
-	// 200 when the database answers and its migrations are exactly the ones this build embeds; 503 `unavailable`, with `Retry-After`, while the database does not answer or its schema is behind (a migration not yet applied) or ahead (migrated by a newer build). Load balancers send traffic by this check; `/healthz` only says the process is alive.
+	// 200 when the database answers and every migration this build embeds is applied (a newer release may have applied more: each migration keeps the previous release running); 503 `unavailable`, with `Retry-After`, while the database does not answer or its schema is behind (a migration not yet applied). Load balancers send traffic by this check; `/healthz` only says the process is alive.
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2641,7 +2641,7 @@ func (c *Client) GetPayment(ctx context.Context, id ID, reqEditors ...RequestEdi
 
 // Readyz Readiness check
 //
-// 200 when the database answers and its migrations are exactly the ones this build embeds; 503 `unavailable`, with `Retry-After`, while the database does not answer or its schema is behind (a migration not yet applied) or ahead (migrated by a newer build). Load balancers send traffic by this check; `/healthz` only says the process is alive.
+// 200 when the database answers and every migration this build embeds is applied (a newer release may have applied more: each migration keeps the previous release running); 503 `unavailable`, with `Retry-After`, while the database does not answer or its schema is behind (a migration not yet applied). Load balancers send traffic by this check; `/healthz` only says the process is alive.
 //
 // Corresponds with GET /readyz (the `Readyz` operationId).
 func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5229,7 +5229,7 @@ type ClientWithResponsesInterface interface {
 
 	// ReadyzWithResponse Readiness check
 	//
-	// 200 when the database answers and its migrations are exactly the ones this build embeds; 503 `unavailable`, with `Retry-After`, while the database does not answer or its schema is behind (a migration not yet applied) or ahead (migrated by a newer build). Load balancers send traffic by this check; `/healthz` only says the process is alive.
+	// 200 when the database answers and every migration this build embeds is applied (a newer release may have applied more: each migration keeps the previous release running); 503 `unavailable`, with `Retry-After`, while the database does not answer or its schema is behind (a migration not yet applied). Load balancers send traffic by this check; `/healthz` only says the process is alive.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11562,7 +11562,7 @@ func (c *ClientWithResponses) GetPaymentWithResponse(ctx context.Context, id ID,
 
 // ReadyzWithResponse Readiness check
 //
-// 200 when the database answers and its migrations are exactly the ones this build embeds; 503 `unavailable`, with `Retry-After`, while the database does not answer or its schema is behind (a migration not yet applied) or ahead (migrated by a newer build). Load balancers send traffic by this check; `/healthz` only says the process is alive.
+// 200 when the database answers and every migration this build embeds is applied (a newer release may have applied more: each migration keeps the previous release running); 503 `unavailable`, with `Retry-After`, while the database does not answer or its schema is behind (a migration not yet applied). Load balancers send traffic by this check; `/healthz` only says the process is alive.
 //
 // Returns a wrapper object for the known response body format(s).
 //

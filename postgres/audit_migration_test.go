@@ -39,4 +39,11 @@ func TestAuditMigration00018(t *testing.T) {
 	}
 	defer s.Close()
 	storetest.CheckAuditMigrated(t, s)
+	// The previous release, still running beside the new one during a
+	// rolling upgrade, writes entries as it did before 00018.
+	previous := `INSERT INTO audit_log (id, at, actor, action, organisation_id, subject, before, after)
+		VALUES ('01a22000-0000-7000-8000-000000000009', 9, 'operator API', 'apikey.revoke', NULL, 'x', '', '{}')`
+	if _, err := db.ExecContext(ctx, previous); err != nil {
+		t.Errorf("the previous release's audit entry after 00018: %v", err)
+	}
 }

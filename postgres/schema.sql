@@ -41,6 +41,8 @@ CREATE TABLE audit_log (
     action text NOT NULL,
     organisation_id uuid,
     subject text NOT NULL,
+    before text DEFAULT ''::text NOT NULL,
+    after text DEFAULT ''::text NOT NULL,
     actor_type text DEFAULT ''::text NOT NULL,
     actor_id text DEFAULT ''::text NOT NULL,
     details text DEFAULT '{}'::text NOT NULL,

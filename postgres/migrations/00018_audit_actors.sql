@@ -24,16 +24,19 @@ UPDATE audit_log SET
         WHEN 'apikey.revoke' THEN 'apiKey.revoked'
         WHEN 'member.register' THEN 'member.registered'
         ELSE action END;
-ALTER TABLE audit_log DROP COLUMN before;
-ALTER TABLE audit_log DROP COLUMN after;
+-- before and after stay, empty by default, until a later release: the
+-- previous release, still running during a rolling upgrade, writes them
+-- (docs/operations.md "Migrations"); its entries then have no details.
+ALTER TABLE audit_log ALTER COLUMN before SET DEFAULT '';
+ALTER TABLE audit_log ALTER COLUMN after SET DEFAULT '';
 -- The operator's list narrowed to one action, newest first.
 CREATE INDEX audit_log_action ON audit_log (action, at, id);
 
 -- +goose Down
 DROP INDEX audit_log_action;
-ALTER TABLE audit_log ADD COLUMN before TEXT NOT NULL DEFAULT '';
-ALTER TABLE audit_log ADD COLUMN after TEXT NOT NULL DEFAULT '';
-UPDATE audit_log SET after = details;
+ALTER TABLE audit_log ALTER COLUMN before DROP DEFAULT;
+ALTER TABLE audit_log ALTER COLUMN after DROP DEFAULT;
+UPDATE audit_log SET after = details WHERE after = '';
 ALTER TABLE audit_log DROP COLUMN details;
 ALTER TABLE audit_log DROP COLUMN actor_id;
 ALTER TABLE audit_log DROP COLUMN actor_type;

@@ -24,6 +24,8 @@ UPDATE audit_log SET
         WHEN 'apikey.revoke' THEN 'apiKey.revoked'
         WHEN 'member.register' THEN 'member.registered'
         ELSE action END;
+-- One SQLite process serves a database, so no older release writes
+-- before and after during an upgrade (PostgreSQL keeps them a release).
 ALTER TABLE audit_log DROP COLUMN before;
 ALTER TABLE audit_log DROP COLUMN after;
 -- The operator's list narrowed to one action, newest first.
