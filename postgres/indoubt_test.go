@@ -6,14 +6,11 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
-	"github.com/disburse/disburse/postgres"
-	"github.com/disburse/disburse/postgres/pgtest"
 )
 
 // TestInDoubtKeySettlesAtOnce cuts the connection at the COMMIT of a
@@ -25,23 +22,7 @@ import (
 // COMMIT never did runs anew, once.
 func TestInDoubtKeySettlesAtOnce(t *testing.T) {
 	ctx := t.Context()
-	u, err := url.Parse(pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	direct := u.String()
-	p := startProxy(t, u.Host)
-	u.Host = p.addr()
-	faulty, err := postgres.Open(ctx, u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer faulty.Close()
-	steady, err := postgres.Open(ctx, direct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer steady.Close()
+	p, _, faulty, steady := openBehindProxy(t)
 	check := disburse.NewService(steady)
 	org, accounts, err := check.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "In doubt"})
 	if err != nil {

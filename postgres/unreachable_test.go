@@ -20,6 +20,7 @@ import (
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/postgres/pgtest"
+	"github.com/disburse/disburse/sqlstore"
 )
 
 // TestTerminatedConnectionsAreRetried: pooled connections that the server
@@ -176,6 +177,29 @@ func TestUnreachableDatabaseIs503(t *testing.T) {
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("healthz took %v, want about a second at most", d)
 	}
+}
+
+// openBehindProxy opens a fresh database, at direct, twice: faulty
+// through a proxy the test breaks, steady straight, to check what the
+// faults left. Both close when the test ends.
+func openBehindProxy(t *testing.T) (p *proxy, direct string, faulty, steady *sqlstore.Store) {
+	t.Helper()
+	u, err := url.Parse(pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct = u.String()
+	p = startProxy(t, u.Host)
+	u.Host = p.addr()
+	if faulty, err = postgres.Open(t.Context(), u.String()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { faulty.Close() })
+	if steady, err = postgres.Open(t.Context(), direct); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { steady.Close() })
+	return p, direct, faulty, steady
 }
 
 // proxy forwards TCP connections to a target. cut refuses new ones and
