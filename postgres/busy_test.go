@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/disburse/disburse/internal/busytest"
+	"github.com/disburse/disburse/internal/faulttest"
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/postgres/pgtest"
 )
@@ -31,7 +31,7 @@ func TestBusyIs503(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			busytest.Check(t, s, busytest.Busy{Reads: true, Hold: func(t *testing.T) func() {
+			faulttest.CheckBusy(t, s, faulttest.Busy{Reads: true, Hold: func(t *testing.T) func() {
 				conn, err := pgx.Connect(t.Context(), direct)
 				if err != nil {
 					t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/internal/faulttest"
 )
 
 // TestInDoubtKeySettlesAtOnce cuts the connection at the COMMIT of a
@@ -24,30 +25,8 @@ func TestInDoubtKeySettlesAtOnce(t *testing.T) {
 	ctx := t.Context()
 	p, _, faulty, steady := openBehindProxy(t)
 	check := disburse.NewService(steady)
-	org, accounts, err := check.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "In doubt"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := check.Deposit(ctx, accounts[0].ID, "1000", "float"); err != nil {
-		t.Fatal(err)
-	}
-	_, apiKey, err := check.CreateAPIKey(ctx, org.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, _, err := check.IssueToken(ctx, apiKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := check.CreateBatch(ctx, org.ID, disburse.BatchInput{Name: "November"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clear := false
-	if _, _, err := check.AddPayments(ctx, org.ID, b.ID, disburse.AddPaymentsInput{ClearExisting: &clear,
-		Payments: []disburse.PaymentInput{{Msisdn: "254712345678", Amount: "150.00"}}}); err != nil {
-		t.Fatal(err)
-	}
+	o := faulttest.NewOrg(t, check)
+	org, token, b := o.Org, o.Token, o.Batch
 
 	srv := httptest.NewServer(httpapi.New(disburse.NewService(faulty),
 		httpapi.Config{Log: slog.New(slog.DiscardHandler), IdempotencyStore: faulty.Idempotency()}))
@@ -84,8 +63,8 @@ func TestInDoubtKeySettlesAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if acc[0].Balance != disburse.Money(850_00) {
-		t.Errorf("float %v, want 850.00: the submit moved money once", acc[0].Balance)
+	if acc[0].Balance != disburse.Money(990_00) {
+		t.Errorf("float %v, want 990.00: the submit moved money once", acc[0].Balance)
 	}
 
 	// The create's COMMIT never reaches the server: nothing committed.

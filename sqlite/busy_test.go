@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/disburse/disburse/internal/busytest"
+	"github.com/disburse/disburse/internal/faulttest"
 )
 
 // TestBusyIs503: while another process holds the write lock past the
@@ -20,7 +20,7 @@ func TestBusyIs503(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	busytest.Check(t, s, busytest.Busy{Hold: func(t *testing.T) func() {
+	faulttest.CheckBusy(t, s, faulttest.Busy{Hold: func(t *testing.T) func() {
 		// Another process's writer: a connection of its own, in a write
 		// transaction, outside the store's pools.
 		db, err := sql.Open("sqlite", path)

@@ -1,7 +1,4 @@
-// Package busytest checks that a store whose database is too busy to
-// answer in time makes the API answer 503, not 500, and keeps nothing:
-// each engine's tests hold its locks their own way and run Check.
-package busytest
+package faulttest
 
 import (
 	"encoding/json"
@@ -17,7 +14,7 @@ import (
 	"github.com/disburse/disburse/sqlstore"
 )
 
-// Busy is what Check needs of an engine: a way to hold the database's
+// Busy is what CheckBusy needs of an engine: a way to hold the database's
 // locks from another connection, past the store's own time limit.
 type Busy struct {
 	// Hold takes the locks and returns what gives them back.
@@ -27,40 +24,18 @@ type Busy struct {
 	Reads bool
 }
 
-// Check serves store and, while b holds the database's locks, adds
+// CheckBusy serves store and, while b holds the database's locks, adds
 // payments, submits, creates a batch and registers a member (and lists
 // payments when b.Reads): each answers 503 unavailable, a problem with
 // Retry-After (docs/api.md section 2), never 500. Once the locks are
 // given back, nothing of them was kept.
-func Check(t *testing.T, store *sqlstore.Store, b Busy) {
+func CheckBusy(t *testing.T, store *sqlstore.Store, b Busy) {
 	t.Helper()
 	ctx := t.Context()
 	svc := disburse.NewService(store)
 	svc.Log = slog.New(slog.DiscardHandler)
-	org, accounts, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Busy Ltd"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.Deposit(ctx, accounts[0].ID, "1000.00", "float"); err != nil {
-		t.Fatal(err)
-	}
-	_, key, err := svc.CreateAPIKey(ctx, org.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, _, err := svc.IssueToken(ctx, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	full, err := svc.CreateBatch(ctx, org.ID, disburse.BatchInput{Name: "to submit"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clear := false
-	if _, _, err := svc.AddPayments(ctx, org.ID, full.ID, disburse.AddPaymentsInput{ClearExisting: &clear,
-		Payments: []disburse.PaymentInput{{Msisdn: "254712345678", Amount: "10.00"}}}); err != nil {
-		t.Fatal(err)
-	}
+	o := NewOrg(t, svc)
+	org, token, full := o.Org, o.Token, o.Batch
 	empty, err := svc.CreateBatch(ctx, org.ID, disburse.BatchInput{Name: "to add to"})
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +45,7 @@ func Check(t *testing.T, store *sqlstore.Store, b Busy) {
 	defer srv.Close()
 
 	calls := []struct{ method, path, auth, body string }{
-		{"POST", "/batches/" + empty.ID + "/payments", token, `{"clearExistingPayments":false,"payments":[{"msisdn":"254712345679","amount":5}]}`},
+		{"POST", "/batches/" + empty.ID + "/payments", token, `{"clearExisting":false,"payments":[{"msisdn":"254712345679","amount":5}]}`},
 		{"POST", "/batches/" + full.ID + "/submit", token, ``},
 		{"POST", "/batches", token, `{"name":"new"}`},
 		{"POST", "/admin/members", admin, `{"msisdn":"254712345670"}`},
