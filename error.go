@@ -18,7 +18,7 @@ const (
 	CodeBatchEmpty        Code = "batch_empty"        // 422
 	CodeInsufficientFloat Code = "insufficient_float" // 422
 	CodePayloadTooLarge   Code = "payload_too_large"  // 413
-	CodeUnavailable       Code = "unavailable"        // 503: the database cannot be reached
+	CodeUnavailable       Code = "unavailable"        // 503: the database cannot be reached, or is too busy
 	CodeInternal          Code = "internal"           // 500
 )
 
@@ -70,6 +70,12 @@ var ErrLeaseLost = errors.New("lease lost")
 // its database cannot be reached (refused, timed out, connection lost)
 // and nothing was committed: the client may simply try again.
 var ErrUnavailable = &Error{Code: CodeUnavailable, Message: "the database cannot be reached; try again shortly"}
+
+// ErrBusy is what a store returns, wrapped around the cause, when its
+// database gave up waiting (a lock held too long, a statement past its
+// time limit) or a conflict outlasted its retries, and nothing was
+// committed: the client may simply try again, a little later.
+var ErrBusy = &Error{Code: CodeUnavailable, Message: "the database is busy; try again shortly"}
 
 // ErrorCode returns the code of err, or CodeInternal when err carries none.
 func ErrorCode(err error) Code {

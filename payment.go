@@ -103,41 +103,69 @@ func (s *Service) addPayments(ctx context.Context, v *Validation, add addition) 
 	var b Batch
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		var err error
-		if b, err = ownBatch(ctx, tx, add.organisationID, add.batchID, true); err != nil {
+		if b, err = draftToAdd(ctx, tx, add.organisationID, add.batchID); err != nil {
 			return err
 		}
-		if err := checkAllowed(b, ActionAddPayments); err != nil {
+		if err := s.insertAddition(ctx, tx, v, &b, add); err != nil {
 			return err
-		}
-		if err := s.validateAgainstStored(ctx, tx, v, b, add); err != nil {
-			return err
-		}
-		if err := v.Err(); err != nil {
-			return err
-		}
-		if add.clear {
-			if err := tx.DeleteDraftPayments(ctx, b.ID); err != nil {
-				return err
-			}
-			b.Summary = Summary{}
-		}
-		s.prepareNew(b, add)
-		if err := tx.InsertPayments(ctx, add.payments); err != nil {
-			return err
-		}
-		var total Money
-		for _, p := range add.payments {
-			b.Summary.Change(Payment{Status: PaymentDeleted}, p)
-			total += p.Amount
 		}
 		if err := tx.UpdateBatch(ctx, b); err != nil {
 			return err
 		}
-		// One entry per request, never one per payment: the add is a hot path.
-		return s.audit(ctx, tx, ActorOf(ctx), "payments.added", add.organisationID, b.ID, map[string]any{
-			"count": len(add.payments), "total": total.String(), "clearExisting": add.clear})
+		return s.auditAdded(ctx, tx, b, len(add.payments), paymentsTotal(add.payments), add.clear)
 	})
 	return b, err
+}
+
+// auditAdded writes an add's one audit entry: one per request or file,
+// never one per payment, for the add is a hot path.
+func (s *Service) auditAdded(ctx context.Context, tx Tx, b Batch, count int, total Money, clear bool) error {
+	return s.audit(ctx, tx, ActorOf(ctx), "payments.added", b.OrganisationID, b.ID, map[string]any{
+		"count": count, "total": total.String(), "clearExisting": clear})
+}
+
+// paymentsTotal is the sum of ps' amounts.
+func paymentsTotal(ps []Payment) Money {
+	var total Money
+	for _, p := range ps {
+		total += p.Amount
+	}
+	return total
+}
+
+// draftToAdd locks the organisation's batch id, which must allow adding payments.
+func draftToAdd(ctx context.Context, tx Tx, organisationID, batchID string) (Batch, error) {
+	b, err := ownBatch(ctx, tx, organisationID, batchID, true)
+	if err != nil {
+		return Batch{}, err
+	}
+	return b, checkAllowed(b, ActionAddPayments)
+}
+
+// insertAddition checks add against the batch b as tx holds it, and, when
+// nothing fails, inserts its payments and counts them in b's summary; the
+// caller writes b.
+func (s *Service) insertAddition(ctx context.Context, tx Tx, v *Validation, b *Batch, add addition) error {
+	if err := s.validateAgainstStored(ctx, tx, v, *b, add); err != nil {
+		return err
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if add.clear {
+		if err := tx.DeleteDraftPayments(ctx, b.ID); err != nil {
+			return err
+		}
+		b.Summary = Summary{}
+	}
+	s.prepareNew(*b, add)
+	if err := tx.InsertPayments(ctx, add.payments); err != nil {
+		return err
+	}
+	for _, p := range add.payments {
+		b.Summary.Change(Payment{Status: PaymentDeleted}, p)
+	}
+	return nil
 }
 
 // validateAgainstStored adds the failures that depend on what is stored: the

@@ -118,20 +118,29 @@ func valueText(v jsontext.Value) string {
 	case '[':
 		return "array"
 	case '"':
-		return unquote(v, nil)
+		s, _ := unquote(v, nil)
+		return s
 	}
 	return string(v)
 }
 
-// unquote is the string value v, a JSON string, with its escapes read and
-// any byte that is not UTF-8 replaced by U+FFFD, as encoding/json has it.
-// buf is scratch space.
-func unquote(v jsontext.Value, buf []byte) string {
+// unquote is the string value v, a JSON string, with its escapes read.
+// valid is false when v is not UTF-8 text: a byte that is not UTF-8, or
+// an escaped surrogate without its pair (`"\ud800"`); each is then shown
+// as U+FFFD, and the field fails (docs/api.md section 2), never stored so
+// rewritten. buf is scratch space.
+func unquote(v jsontext.Value, buf []byte) (s string, valid bool) {
 	if plain(v) {
-		return string(v[1 : len(v)-1])
+		return string(v[1 : len(v)-1]), true
 	}
-	s, _ := jsontext.AppendUnquote(buf[:0], v) // v is a valid string: only invalid UTF-8 errs, and is replaced
-	return string(s)
+	// v is a string the decoder read: only invalid UTF-8 errs.
+	b, err := jsontext.AppendUnquote(buf[:0], v)
+	return string(b), err == nil
+}
+
+// notUTF8 is the failure of a string field whose value is not UTF-8 text.
+func notUTF8(name, shown string) *disburse.WrongType {
+	return &disburse.WrongType{Value: shown, Message: must(name, "valid UTF-8 text (no invalid bytes, no unpaired surrogate escapes)")}
 }
 
 // plain reports whether the JSON string v needs no unquoting: printable

@@ -167,7 +167,11 @@ func (rd *reader) object(p *structPlan, v reflect.Value) (disburse.WrongTypes, e
 		if err != nil {
 			return nil, err
 		}
-		f := p.field(rd.name(name))
+		n, err := rd.name(name)
+		if err != nil {
+			return nil, err
+		}
+		f := p.field(n)
 		if f == nil {
 			if err := rd.dec.SkipValue(); err != nil {
 				return nil, err
@@ -199,13 +203,17 @@ func (rd *reader) object(p *structPlan, v reflect.Value) (disburse.WrongTypes, e
 	return w, nil
 }
 
-// name is a member's name, unquoted.
-func (rd *reader) name(v jsontext.Value) []byte {
+// name is a member's name, unquoted. A name that is not UTF-8 text names
+// no field: the body fails on Body (docs/api.md section 2).
+func (rd *reader) name(v jsontext.Value) ([]byte, error) {
 	if plain(v) {
-		return v[1 : len(v)-1]
+		return v[1 : len(v)-1], nil
 	}
-	rd.buf, _ = jsontext.AppendUnquote(rd.buf[:0], v)
-	return rd.buf
+	var err error
+	if rd.buf, err = jsontext.AppendUnquote(rd.buf[:0], v); err != nil {
+		return nil, disburse.Invalid("Body", string(rd.buf), "a member name of the body is not valid UTF-8 text")
+	}
+	return rd.buf, nil
 }
 
 // value reads the next value into the field fv, or returns its wrong type.
@@ -244,7 +252,11 @@ func (rd *reader) scalar(f *fieldPlan, v jsontext.Value, fv reflect.Value) *disb
 	k := v.Kind()
 	switch {
 	case f.kind == kindString && k == '"':
-		fv.SetString(unquote(v, rd.buf))
+		s, valid := unquote(v, rd.buf)
+		if !valid {
+			return notUTF8(f.name, s)
+		}
+		fv.SetString(s)
 	case f.kind == kindNumber && k == '0':
 		fv.SetString(string(v))
 	case f.kind == kindBool && (k == 't' || k == 'f'):
@@ -277,7 +289,7 @@ func (rd *reader) strings(f *fieldPlan, v jsontext.Value, fv reflect.Value) *dis
 	if v.Kind() != '[' {
 		return wrong
 	}
-	dec := jsontext.NewDecoder(bytes.NewReader(v))
+	dec := jsontext.NewDecoder(bytes.NewReader(v), jsontext.AllowInvalidUTF8(true))
 	if _, err := dec.ReadToken(); err != nil { // '['
 		return wrong
 	}
@@ -287,7 +299,11 @@ func (rd *reader) strings(f *fieldPlan, v jsontext.Value, fv reflect.Value) *dis
 		if err != nil || e.Kind() != '"' {
 			return wrong
 		}
-		list = reflect.Append(list, reflect.ValueOf(unquote(e, nil)).Convert(fv.Type().Elem()))
+		s, valid := unquote(e, nil)
+		if !valid {
+			return notUTF8(f.name, s)
+		}
+		list = reflect.Append(list, reflect.ValueOf(s).Convert(fv.Type().Elem()))
 	}
 	fv.Set(list)
 	return nil

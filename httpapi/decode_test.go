@@ -106,6 +106,14 @@ func TestDecodeFailures(t *testing.T) {
 		{"a string for a list of strings", `{"url":"https://example.com","events":"batch.closed"}`, newWebhook,
 			[]failure{{"Events", "batch.closed", nil}}},
 		{"a number in a list of strings", `{"events":["batch.closed",5]}`, newWebhook, []failure{{"Events", "array", nil}}},
+		{"a byte that is not UTF-8", "{\"name\":\"a\xffb\"}", newBatch, []failure{{"Name", "a\uFFFDb", nil}}},
+		{"an escaped surrogate without its pair", `{"name":"a\ud800b"}`, newBatch, []failure{{"Name", "a\uFFFDb", nil}}},
+		{"an escaped low surrogate alone", `{"externalId":"\udc00"}`, newBatch, []failure{{"ExternalId", "\uFFFD", nil}}},
+		{"a surrogate pair is text", `{"name":5,"externalId":"\ud83d\ude00"}`, newBatch, []failure{{"Name", "5", nil}}},
+		{"not UTF-8 in a list of strings", `{"events":["batch.closed","\udfff"]}`, newWebhook, []failure{{"Events", "\uFFFD", nil}}},
+		{"not UTF-8 in a payment", "{\"clearExisting\":true,\"payments\":[{\"msisdn\":\"254712345678\",\"amount\":1,\"firstname\":\"\xfe\"}]}", newPayments,
+			[]failure{{"Firstname", "\uFFFD", intp(0)}}},
+		{"a member name that is not UTF-8", "{\"n\xffame\":\"x\"}", newBatch, []failure{{"Body", "n\uFFFDame", nil}}},
 		{
 			// Every wrong type goes on to the domain, but the referral
 			// fields', which it checks only when the organisation has

@@ -25,6 +25,7 @@ func FuzzAddPayments(f *testing.F) {
 		`{"clearExisting":false,"payments":[{"msisdn":"٢٥٤٧١٢٣٤٥٦٧٨","amount":1}]}`,
 		`{"clearExisting":false,"payments":[{"msisdn":"254712345678\u0000","amount":1.0}]}`,
 		`{"clearExisting":true,"payments":[{"msisdn":"254712345678","amount":1,"externalId":"\ud800"}]}`,
+		"{\"clearExisting\":true,\"payments\":[{\"msisdn\":\"254712345678\",\"amount\":1,\"firstname\":\"\xff\xfe\"}]}",
 		`{"clearExisting":false,"payments":[{"msisdn":"999999999999999","amount":999999999999999999.99}]}`,
 		`{"clearExisting":false,"payments":[{},{},null,1,"x",[]]}`,
 		`{"clearExisting":null,"payments":null}`, `{"payments":[{"amount":-0}]}`, `{"payments":[{"amount":0.00}]}`,

@@ -195,12 +195,11 @@ func testE2EIdempotencyInFlightAndCrashes(t *testing.T, store opener) {
 	problem(t, h.sendKey("POST", submit, a.token, "submit-1", `{"x":1}`), 422, "idempotency_key_reused")
 
 	// The process dies after the submit committed, before keeping its
-	// answer: the key is done, in the same transaction as the money.
+	// answer: the key is done, in the same transaction as the money, and
+	// a retry replays it at once, its lease still running.
 	if _, err := h.keys.Claimed(claim).Submit(t.Context(), a.ID, b.ID); err != nil {
 		t.Fatal(err)
 	}
-	problem(t, h.sendKey("POST", submit, a.token, "submit-1", ``), 409, "idempotency_in_progress")
-	h.clock.Advance(idemLease + time.Second)
 	replay := h.sendKey("POST", submit, a.token, "submit-1", ``)
 	got := ok[Batch](t, replay, 200)
 	if replay.header.Get("Idempotent-Replayed") != "true" || got.StatusCode != "OPEN" || len(got.Payments) != 2 {
@@ -256,21 +255,38 @@ type faultyStore struct {
 	featureStore
 	writes atomic.Int64
 	fail   func(n int64) bool
+	// lost says which of the money's writes commit and then fail, as a
+	// COMMIT the server took whose answer the connection lost.
+	lost func(n int64) bool
 }
 
 func (f *faultyStore) Write(ctx context.Context, fn func(disburse.Tx) error) error {
-	if err := f.refuse(); err != nil {
+	n, err := f.count()
+	if err != nil {
 		return err
 	}
-	return f.featureStore.Write(ctx, fn)
+	if err := f.featureStore.Write(ctx, fn); err != nil {
+		return err
+	}
+	if f.lost != nil && f.lost(n) {
+		return errors.New("faulty store: the commit's answer was lost")
+	}
+	return nil
 }
 
 // refuse counts a write and fails it when fail says.
 func (f *faultyStore) refuse() error {
-	if f.fail != nil && f.fail(f.writes.Add(1)) {
-		return errors.New("faulty store: write refused")
+	_, err := f.count()
+	return err
+}
+
+// count counts a write, returns its number, and fails it when fail says.
+func (f *faultyStore) count() (int64, error) {
+	n := f.writes.Add(1)
+	if f.fail != nil && f.fail(n) {
+		return n, errors.New("faulty store: write refused")
 	}
-	return nil
+	return n, nil
 }
 
 // Webhooks hands over the webhooks' port, its writes counted and failed
@@ -325,6 +341,53 @@ func testE2EIdempotency5xxNotKept(t *testing.T, store opener) {
 		t.Errorf("the retry after a 500 was a replay")
 	}
 	sameAnswer(t, first, h.sendKey("POST", "/batches", a.token, "k", `{"name":"November"}`))
+}
+
+// TestE2EIdempotencyInDoubt: a request that never learnt whether its
+// work committed (the store fails the write after its commit, or instead
+// of it) answers 500, and the release of its key after that fails too, so
+// the key stays as the work left it. The retry settles it at once, long
+// before the lease ends: the work that committed is replayed, the work
+// that did not runs anew, once (docs/idempotency.md).
+func TestE2EIdempotencyInDoubt(t *testing.T) { eachStore(t, testE2EIdempotencyInDoubt) }
+
+func testE2EIdempotencyInDoubt(t *testing.T, store opener) {
+	h, faulty := startFaulty(t, store)
+	a := h.createOrg("Acme", false, "1000.00")
+	ok[Member](t, h.register(member, true), 201)
+	b := h.createBatch(a, "November")
+	ok[Batch](t, h.addPayments(a, b.ID, false, pay(member, "150.00")), 200)
+	submit := "/batches/" + b.ID + "/submit"
+
+	// The submit commits and its answer is lost; the release is refused.
+	// Writes from here: the claim, the work, the release.
+	base := faulty.writes.Load()
+	faulty.lost = func(n int64) bool { return n == base+2 }
+	faulty.fail = func(n int64) bool { return n == base+3 }
+	problem(t, h.sendKey("POST", submit, a.token, "submit-1", ``), 500, "internal")
+	faulty.lost, faulty.fail = nil, nil
+	replay := h.sendKey("POST", submit, a.token, "submit-1", ``)
+	if got := ok[Batch](t, replay, 200); replay.header.Get("Idempotent-Replayed") != "true" || got.StatusCode != "CLOSED" {
+		t.Errorf("retry of a committed submit: %s %s, want its replay", replay.header, replay.body)
+	}
+	if acc := h.account(a); acc.Balance != "850.00" {
+		t.Errorf("balance %s, want 850.00: the submit moved money once", acc.Balance)
+	}
+
+	// A create whose work does not commit, and whose release is refused.
+	base = faulty.writes.Load()
+	faulty.fail = func(n int64) bool { return n == base+2 || n == base+3 }
+	problem(t, h.sendKey("POST", "/batches", a.token, "create-1", `{"name":"December"}`), 500, "internal")
+	faulty.fail = nil
+	first := h.sendKey("POST", "/batches", a.token, "create-1", `{"name":"December"}`)
+	created := ok[Batch](t, first, 201)
+	if first.header.Get("Idempotent-Replayed") != "" {
+		t.Errorf("the retry of work that did not commit was a replay")
+	}
+	sameAnswer(t, first, h.sendKey("POST", "/batches", a.token, "create-1", `{"name":"December"}`))
+	if _, err := h.svc.Batch(t.Context(), a.ID, created.ID); err != nil {
+		t.Errorf("the batch the retry created: %v", err)
+	}
 }
 
 // startReplica serves h's database from a second server, as another

@@ -21,10 +21,11 @@ func testE2EText(t *testing.T, store opener) {
 	accountID := o.Accounts[0].ID
 
 	// Each bad value as JSON text: a NUL, another control character and a
-	// DEL. encoding/json turns a lone surrogate or a byte that is not UTF-8
-	// into U+FFFD, which is text, so bodies cannot carry one.
-	for _, bad := range []string{`a\u0000b`, `a\u0007`, `\u007f`, `tab\there`, `\u009f`} {
-		value := strings.NewReplacer(`\u0000`, "\x00", `\u0007`, "\a", `\u007f`, "\x7f", `\t`, "\t", `\u009f`, "\u009f").Replace(bad)
+	// DEL; and what is not UTF-8 text: raw bytes that are not UTF-8, and
+	// escaped surrogates without their pair, shown with U+FFFD for each.
+	for _, bad := range []string{`a\u0000b`, `a\u0007`, `\u007f`, `tab\there`, `\u009f`, "a\xff\xfeb", `\ud800`, `x\udc00y`, `\ud83dz`} {
+		value := strings.NewReplacer(`\u0000`, "\x00", `\u0007`, "\a", `\u007f`, "\x7f", `\t`, "\t", `\u009f`, "\u009f",
+			"\xff\xfe", "\uFFFD\uFFFD", `\ud800`, "\uFFFD", `\udc00`, "\uFFFD", `\ud83d`, "\uFFFD").Replace(bad)
 		quoted := `"` + bad + `"`
 		cases := []struct {
 			method, path, token, body string
@@ -54,6 +55,20 @@ func testE2EText(t *testing.T, store opener) {
 			if diff := cmp.Diff([]failure{c.want}, failures(t, r)); diff != "" {
 				t.Errorf("%s %s %s (-want +got):\n%s", c.method, c.path, c.body, diff)
 			}
+		}
+		if strings.ContainsRune(value, utf8.RuneError) {
+			// Not UTF-8: the routes whose fields take any text say so too.
+			for _, c := range []struct{ path, token, body, field string }{
+				{"/webhooks", o.token, `{"url":"https://hooks.example.com/` + bad + `","events":["batch.closed"]}`, "Url"},
+				{"/webhooks", o.token, `{"url":"https://hooks.example.com/","events":["` + bad + `"]}`, "Events"},
+				{"/authentication/getToken", "", `{"apiKey":"dak_` + bad + `"}`, "ApiKey"},
+			} {
+				r := h.do("POST", c.path, c.token, c.body)
+				if f := failures(t, r); len(f) != 1 || f[0].FieldName != c.field || !strings.ContainsRune(f[0].FieldValue, utf8.RuneError) {
+					t.Errorf("POST %s %q: %s, want a 400 on %s showing U+FFFD", c.path, c.body, r.body, c.field)
+				}
+			}
+			continue
 		}
 		// Queries and paths: a value that is not text, or not UTF-8.
 		for _, raw := range []string{value, "a\xffb"} {

@@ -92,6 +92,7 @@ func FuzzRequest(f *testing.F) {
 	}
 	f.Add(uint8(9), "", "", []byte(`{"clearExisting":false,"payments":[{"msisdn":"27821234567\u0000","amount":1,"externalId":"\u0000"}]}`))
 	f.Add(uint8(7), "", "", []byte(`{"name":"`+strings.Repeat("é", 300)+`"}`))
+	f.Add(uint8(7), "", "", []byte("{\"name\":\"\xff\xfe\",\"externalId\":\"\\ud800\"}"))
 
 	targets := []fuzzTarget{newFuzzTarget(f, "sqlite", func(tb testing.TB) *sqlstore.Store {
 		s, err := sqlite.Open(tb.Context(), filepath.Join(f.TempDir(), "fuzz.db"))

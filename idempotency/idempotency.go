@@ -21,6 +21,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/disburse/disburse"
@@ -151,12 +153,47 @@ var errDoneUnanswered = errors.New("idempotency: a key done without an answer or
 type Keys struct {
 	svc   *disburse.Service
 	store Store
+	// instance prefixes the owner of every claim these Keys make, so that
+	// a retry here can tell a claim of its own process from another's.
+	instance string
+	// running holds the owners of this process's claims whose request
+	// has not finished: a claim of this process that is not here belongs
+	// to a request that is over, and a retry need not wait out its lease.
+	mu      sync.Mutex
+	running map[string]bool
 }
 
 // New returns the Keys of svc's requests, kept in store: the caller that
 // opened svc's store hands over its Idempotency-Key store with it.
 func New(svc *disburse.Service, store Store) *Keys {
-	return &Keys{svc: svc, store: store}
+	return &Keys{svc: svc, store: store, instance: disburse.NewID(), running: map[string]bool{}}
+}
+
+// ownerSep ends the instance part of a claim's owner.
+const ownerSep = "/"
+
+// holderGone reports whether owner's request is known to be over: it
+// claimed through these Keys and has finished. A claim of another
+// process, or of a request still running here, is not known to be over.
+func (k *Keys) holderGone(owner string) bool {
+	inst, _, ok := strings.Cut(owner, ownerSep)
+	if !ok || inst != k.instance {
+		return false
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return !k.running[owner]
+}
+
+// setRunning notes that owner's request runs, or has finished.
+func (k *Keys) setRunning(owner string, running bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if running {
+		k.running[owner] = true
+	} else {
+		delete(k.running, owner)
+	}
 }
 
 // now is the time of one use of a key, as the Service reads its own: in
@@ -176,7 +213,7 @@ func (k *Keys) Begin(ctx context.Context, req Request) (*Claim, *Replay, error) 
 	if lease <= 0 {
 		lease = DefaultLease
 	}
-	c := &Claim{hold: disburse.IdempotencyHold{Scope: req.Scope, KeyHash: hashed("key", req.Key), Owner: disburse.NewID()},
+	c := &Claim{hold: disburse.IdempotencyHold{Scope: req.Scope, KeyHash: hashed("key", req.Key), Owner: k.instance + ownerSep + disburse.NewID()},
 		refKind: req.RefKind, refID: req.RefID, render: req.Render}
 	c.seal = sha256.Sum256([]byte("disburse idempotency answer\x00" + req.Scope + "\x00" + req.Key))
 	bodyHash := sha256.Sum256(req.Body)
@@ -184,11 +221,14 @@ func (k *Keys) Begin(ctx context.Context, req Request) (*Claim, *Replay, error) 
 	now := k.now()
 	c.claimedAt = now
 	fresh := Key{Scope: c.hold.Scope, KeyHash: c.hold.KeyHash, Fingerprint: fingerprint, Owner: c.hold.Owner, LeaseUntil: now.Add(lease), CreatedAt: now}
+	// Running from before the claim commits: a claim in the database is
+	// never taken for a finished request's while its request runs.
+	k.setRunning(c.hold.Owner, true)
 	for attempt := 1; ; attempt++ {
 		var replay *Replay
 		err := k.store.Write(ctx, func(tx Tx) error {
 			var err error
-			replay, err = c.claim(ctx, tx, fresh, fingerprint, now.Add(lease))
+			replay, err = c.claim(ctx, tx, fresh, fingerprint, now.Add(lease), k.holderGone)
 			return err
 		})
 		// Two first requests raced to insert the key: look again, to tell
@@ -196,11 +236,9 @@ func (k *Keys) Begin(ctx context.Context, req Request) (*Claim, *Replay, error) 
 		if errors.Is(err, disburse.ErrDuplicate) && attempt < 3 {
 			continue
 		}
-		if err != nil {
-			return nil, nil, err
-		}
-		if replay != nil {
-			return nil, replay, nil
+		if err != nil || replay != nil {
+			k.setRunning(c.hold.Owner, false)
+			return nil, replay, err
 		}
 		return c, nil, nil
 	}
@@ -208,7 +246,12 @@ func (k *Keys) Begin(ctx context.Context, req Request) (*Claim, *Replay, error) 
 
 // claim takes c's key in tx: fresh when no one holds it, or a dead
 // request's, until leaseUntil; or returns the answer it already has.
-func (c *Claim) claim(ctx context.Context, tx Tx, fresh Key, fingerprint string, leaseUntil time.Time) (*Replay, error) {
+// A key whose work committed (done) answers at once, whatever its lease:
+// the work is there to replay. A key whose work has not committed waits
+// out its lease only while its holder may still be running: gone reports
+// the holders known to be over (a request of this process that failed, its
+// outcome in doubt, and whose release could not be written).
+func (c *Claim) claim(ctx context.Context, tx Tx, fresh Key, fingerprint string, leaseUntil time.Time, gone func(owner string) bool) (*Replay, error) {
 	now := fresh.CreatedAt
 	k, err := tx.LockIdempotencyKey(ctx, c.hold.Scope, c.hold.KeyHash)
 	switch {
@@ -223,13 +266,13 @@ func (c *Claim) claim(ctx context.Context, tx Tx, fresh Key, fingerprint string,
 		return nil, tx.InsertIdempotencyKey(ctx, fresh)
 	case k.Fingerprint != fingerprint:
 		return nil, disburse.Errorf(CodeKeyReused, "this Idempotency-Key was used with another request; use a new key for a new request")
-	case k.Status != 0 || k.Done && k.RefKind != "" && !k.LeaseUntil.After(now):
+	case k.Status != 0 || k.Done && k.RefKind != "":
 		return c.open(k)
-	case k.LeaseUntil.After(now):
-		return nil, disburse.Errorf(CodeInProgress, "a request with this Idempotency-Key is still running; retry once it has answered")
 	case k.Done:
 		return nil, errDoneUnanswered
-	default: // its request died before its work committed: run it here
+	case k.LeaseUntil.After(now) && !gone(k.Owner):
+		return nil, disburse.Errorf(CodeInProgress, "a request with this Idempotency-Key is still running; retry once it has answered")
+	default: // its request ended before its work committed: run it here
 		return nil, tx.TakeOverIdempotencyKey(ctx, c.hold, leaseUntil)
 	}
 }
@@ -394,6 +437,9 @@ func (w *writtenTx) InsertAPIKey(ctx context.Context, k disburse.APIKey) error {
 // Finish keeps a's answer with c's key. A 5xx answer is not kept: the key
 // is released, so that a retry runs again, unless the work had committed.
 func (k *Keys) Finish(ctx context.Context, c *Claim, a Answer) error {
+	// The request is over, whatever becomes of its answer: a retry here
+	// may take a claim whose release below cannot be written.
+	k.setRunning(c.hold.Owner, false)
 	now := k.now()
 	var sealed []byte
 	if a.Status < 500 {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/disburse/disburse"
@@ -22,11 +24,12 @@ const maxUploadBytes = 512 << 20
 // them are counted.
 const maxShownFailures = 1000
 
-// addChunk is how many rows the second pass adds at a time (fewer when
-// the service's limit per request is lower): the upload's peak memory
-// follows it, while its time hardly does (docs/benchmarks.md, "The
-// portal"). The first pass checks a request's worth at a time, so that an
-// external id used twice within one is refused before anything is added.
+// addChunk is how many rows the second pass hands the service at a time
+// (fewer when the service's limit per request is lower), all in the one
+// transaction of the add: the upload's peak memory follows it, while its
+// time hardly does (docs/benchmarks.md, "The portal"). The first pass
+// checks a request's worth at a time, so that an external id used twice
+// within one is refused before anything is added.
 const addChunk = 20_000
 
 // progressEvery is how often at most an upload writes its progress
@@ -41,13 +44,16 @@ type uploadResult struct {
 	Truncated    bool
 }
 
-// upload adds the payments of a CSV file to a DRAFT batch. The file is
-// streamed to a temporary file as it arrives (never held in memory), then
-// read twice, a chunk of rows at a time: first every row is checked by the
-// same domain checks as the API's add-payments (Service.CheckPayments),
-// and only if all pass is it read again and added, addChunk rows at a time
-// (Service.AddPayments, which checks again what needs the stored batch). How far it has got is
-// written to the database as it goes, for the page to poll (uploadStatus).
+// upload adds the payments of a CSV file to a DRAFT batch, all or nothing
+// (docs/portal.md, "Uploading payments"). The file is streamed to a
+// temporary file as it arrives (never held in memory), then read twice, a
+// chunk of rows at a time: first every row is checked by the same domain
+// checks as the API's add-payments (Service.CheckPayments), and the count
+// of rows against the batch's limit; only if all pass is it read again and
+// added, in one transaction (Service.AddPaymentChunks, which checks again
+// what needs the stored batch): a failure there adds nothing either. How
+// far it has got is written to the database as it goes, for the page to
+// poll (uploadStatus).
 func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 	org, err := ownBatchOnly(r)
 	if err != nil {
@@ -79,19 +85,16 @@ func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if limit := p.svc.Limits.MaxPaymentsPerBatch; res.FailureCount == 0 && b.Summary.PaymentsCount+int64(res.Rows) > limit {
+		res.add(csvpayments.Failure{Line: 1, Column: "file", Message: fmt.Sprintf(
+			"the batch holds %d payments and the file %d: a batch holds at most %d", b.Summary.PaymentsCount, res.Rows, limit)})
+	}
 	if res.FailureCount > 0 {
 		return p.batchPage(w, r, http.StatusBadRequest, page{Upload: res})
 	}
-	if _, err := spool.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	added, err := p.addUpload(r, org, b.ID, spool, min(chunk, addChunk), res, prog)
+	err = p.addUpload(r, org, b.ID, spool, min(chunk, addChunk), res, prog)
 	if errors.Is(err, errStop) {
-		msg := "Nothing was added."
-		if added > 0 {
-			msg = fmt.Sprintf("The first %d rows were added before these failures; delete them or upload the rest.", added)
-		}
-		return p.batchPage(w, r, http.StatusBadRequest, page{Upload: res, Errors: []string{msg}})
+		return p.batchPage(w, r, http.StatusBadRequest, page{Upload: res, Errors: []string{"Nothing was added."}})
 	}
 	if err != nil {
 		return err
@@ -120,27 +123,36 @@ func (p *portal) checkUpload(spool io.ReadSeeker, size int64, chunk int, referra
 	return res, err
 }
 
-// addUpload adds the checked file's rows to the batch, chunk rows a
-// request, and returns how many it added. A chunk the service refuses
-// stops it with errStop, its failures in res.
-func (p *portal) addUpload(r *http.Request, org, batchID string, spool io.ReadSeeker, chunk int, res *uploadResult, prog *progress) (int, error) {
-	added := 0
+// addUpload adds the checked file's rows to the batch in one transaction,
+// handing them over chunk rows at a time. A chunk the service refuses
+// stops it with errStop, its failures in res, and nothing is added.
+func (p *portal) addUpload(r *http.Request, org, batchID string, spool io.ReadSeeker, chunk int, res *uploadResult, prog *progress) error {
+	var last []csvpayments.Row // the chunk handed over last: the one a failure is of
 	prog.set(backoffice.UploadAdding, 0, int64(res.Rows), int64(res.Rows))
-	err := eachChunk(spool, chunk, &uploadResult{}, func(_ *csvpayments.Reader, chunk []csvpayments.Row) error {
-		clear := false
-		_, _, err := p.svc.AddPayments(r.Context(), org, batchID, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: csvpayments.Payments(chunk)})
-		var e *disburse.Error
-		if errors.As(err, &e) && e.Code == disburse.CodeInvalid {
-			res.add(csvpayments.Placed(e, chunk)...)
-			return errStop
+	prog.aside = true // from here the add's transaction holds the writer
+	defer func() { prog.aside = false }()
+	_, _, err := p.svc.AddPaymentChunks(r.Context(), org, batchID, func(yield func([]disburse.PaymentInput) error) error {
+		if _, err := spool.Seek(0, io.SeekStart); err != nil {
+			return err
 		}
-		if err == nil {
-			added += len(chunk)
-			prog.set(backoffice.UploadAdding, int64(added), int64(res.Rows), int64(res.Rows))
-		}
-		return err
+		handed := 0
+		prog.set(backoffice.UploadAdding, 0, int64(res.Rows), int64(res.Rows))
+		return eachChunk(spool, chunk, &uploadResult{}, func(_ *csvpayments.Reader, rows []csvpayments.Row) error {
+			last = rows
+			if err := yield(csvpayments.Payments(rows)); err != nil {
+				return err
+			}
+			handed += len(rows)
+			prog.set(backoffice.UploadAdding, int64(handed), int64(res.Rows), int64(res.Rows))
+			return nil
+		})
 	})
-	return added, err
+	var e *disburse.Error
+	if errors.As(err, &e) && e.Code == disburse.CodeInvalid {
+		res.add(csvpayments.Placed(e, last)...)
+		return errStop
+	}
+	return err
 }
 
 var errStop = errors.New("stop")
@@ -234,12 +246,21 @@ func (c *countingReader) Read(b []byte) (int, error) {
 // phase, and within a phase at most every progressEvery. It is only shown,
 // never relied on: a failure to write it stops the writing, not the
 // upload.
+//
+// While the payments go in, the upload's own transaction holds the
+// writer (on SQLite, the one writer connection), so the progress of that
+// phase is written aside (aside), one write at a time, never waited for
+// there: on SQLite it lands when the add commits.
 type progress struct {
 	p    *portal
 	ctx  context.Context
 	u    backoffice.Upload
 	on   bool
 	last time.Time
+
+	aside   bool           // write aside: the caller holds the writer
+	writing atomic.Bool    // a write aside is in flight
+	written sync.WaitGroup // the writes aside, which finish waits for
 }
 
 // start records the upload id, when it is one; an id the database holds
@@ -273,14 +294,32 @@ func (g *progress) set(phase backoffice.UploadPhase, done, total, rows int64) {
 
 func (g *progress) save() {
 	g.last = time.Now()
+	if g.aside {
+		if !g.writing.CompareAndSwap(false, true) {
+			return // one in flight already: the next save brings it up to date
+		}
+		u := g.u
+		g.written.Add(1)
+		go func() {
+			defer g.written.Done()
+			defer g.writing.Store(false)
+			if err := g.p.office.SaveUpload(g.ctx, &u); err != nil {
+				g.p.log.Warn("portal: upload progress", "err", err)
+			}
+		}()
+		return
+	}
 	if err := g.p.office.SaveUpload(g.ctx, &g.u); err != nil {
 		g.on = false
 		g.p.log.Warn("portal: upload progress", "err", err)
 	}
 }
 
-// finish marks the upload answered, whatever the answer.
+// finish marks the upload answered, whatever the answer, once the writes
+// aside are in: the last word is done.
 func (g *progress) finish() {
+	g.written.Wait()
+	g.aside = false
 	if g.on {
 		g.u.Phase = backoffice.UploadDone
 		g.save()

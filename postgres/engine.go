@@ -32,6 +32,8 @@ const (
 	checkViolation       = "23514"
 	serializationFailure = "40001"
 	deadlockDetected     = "40P01"
+	queryCanceled        = "57014" // statement_timeout, or a cancel
+	lockNotAvailable     = "55P03" // lock_timeout
 )
 
 // Violation reads the SQLSTATE.
@@ -84,6 +86,17 @@ func (Engine) Unreachable(err error) bool {
 	// message to read: pgx reports a closed conn or a cut stream.
 	return errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, io.EOF) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
+}
+
+// Busy: a statement ran past statement_timeout or waited past
+// lock_timeout (a table lock held by another session, say). Either rolls
+// the transaction back; running it again at once would wait again.
+func (Engine) Busy(err error) bool {
+	switch sqlState(err) {
+	case queryCanceled, lockNotAvailable:
+		return true
+	}
+	return false
 }
 
 // TxOptions: writes run at READ COMMITTED: the use cases lock the rows

@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net/url"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/testenv"
-	"github.com/disburse/disburse/postgres"
-	"github.com/disburse/disburse/postgres/pgtest"
 )
 
 // TestFaults drives submits, registrations and cancels through a proxy
@@ -25,23 +22,7 @@ import (
 func TestFaults(t *testing.T) {
 	testenv.SkipUnlessLong(t) // rounds of faults
 	ctx := t.Context()
-	u, err := url.Parse(pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	direct := u.String()
-	p := startProxy(t, u.Host)
-	u.Host = p.addr()
-	faulty, err := postgres.Open(ctx, u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer faulty.Close()
-	steady, err := postgres.Open(ctx, direct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer steady.Close()
+	p, direct, faulty, steady := openBehindProxy(t)
 	svc, check := disburse.NewService(faulty), disburse.NewService(steady)
 	svc.PageSize = 500 // many pages, so that a fault lands inside the submit
 

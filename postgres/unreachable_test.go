@@ -20,6 +20,7 @@ import (
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/postgres/pgtest"
+	"github.com/disburse/disburse/sqlstore"
 )
 
 // TestTerminatedConnectionsAreRetried: pooled connections that the server
@@ -178,17 +179,50 @@ func TestUnreachableDatabaseIs503(t *testing.T) {
 	}
 }
 
+// openBehindProxy opens a fresh database, at direct, twice: faulty
+// through a proxy the test breaks, steady straight, to check what the
+// faults left. Both close when the test ends.
+func openBehindProxy(t *testing.T) (p *proxy, direct string, faulty, steady *sqlstore.Store) {
+	t.Helper()
+	u, err := url.Parse(pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct = u.String()
+	p = startProxy(t, u.Host)
+	u.Host = p.addr()
+	if faulty, err = postgres.Open(t.Context(), u.String()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { faulty.Close() })
+	if steady, err = postgres.Open(t.Context(), direct); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { steady.Close() })
+	return p, direct, faulty, steady
+}
+
 // proxy forwards TCP connections to a target. cut refuses new ones and
 // breaks those open: the database is gone, as far as the store can tell.
 // breakAll breaks the open ones only, and cutAtCommit arms a cut of the
 // next connection that sends COMMIT, right after COMMIT has gone through:
 // the server may have committed, and the client cannot hear it.
+// cutAtCommitAfter arms a cut of its own (commitCut): after some COMMITs,
+// with that COMMIT dropped or sent, and the database then gone until up.
 type proxy struct {
-	ln       net.Listener
-	mu       sync.Mutex
-	conns    []net.Conn
-	gone     bool
-	atCommit bool
+	ln    net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+	gone  bool
+	down  bool       // new connections are refused until up
+	armed *commitCut // the cut at a COMMIT, while armed
+}
+
+// commitCut says where and how a connection is cut at its COMMIT.
+type commitCut struct {
+	skip int  // COMMITs to let through first
+	drop bool // the COMMIT never reaches the server: nothing commits
+	down bool // then every connection breaks and new ones are refused, until up
 }
 
 func startProxy(t *testing.T, target string) *proxy {
@@ -204,6 +238,10 @@ func startProxy(t *testing.T, target string) *proxy {
 			c, err := ln.Accept()
 			if err != nil {
 				return
+			}
+			if p.isDown() {
+				c.Close()
+				continue
 			}
 			d, err := net.Dial("tcp", target)
 			if err != nil {
@@ -228,10 +266,16 @@ func (p *proxy) forward(client, server net.Conn) {
 	for {
 		n, err := client.Read(buf)
 		if n > 0 {
-			if _, werr := server.Write(buf[:n]); werr != nil {
-				return
+			cut := p.commitSent(buf[:n])
+			if cut == nil || !cut.drop {
+				if _, werr := server.Write(buf[:n]); werr != nil {
+					return
+				}
 			}
-			if p.commitSent(buf[:n]) {
+			if cut != nil {
+				if cut.down { // down before the client hears of the cut
+					p.goDown()
+				}
 				client.Close()
 				return
 			}
@@ -242,20 +286,52 @@ func (p *proxy) forward(client, server net.Conn) {
 	}
 }
 
-func (p *proxy) commitSent(b []byte) bool {
+// commitSent returns the armed cut when b sends its COMMIT: the statement
+// itself, as pgx sends it (a simple query "commit", NUL-terminated), not a
+// BEGIN that names the READ COMMITTED isolation level.
+func (p *proxy) commitSent(b []byte) *commitCut {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.atCommit || !bytes.Contains(bytes.ToLower(b), []byte("commit")) {
-		return false
+	if p.armed == nil || !bytes.Contains(bytes.ToLower(b), []byte("commit\x00")) {
+		return nil
 	}
-	p.atCommit = false
-	return true
+	if p.armed.skip > 0 {
+		p.armed.skip--
+		return nil
+	}
+	cut := p.armed
+	p.armed = nil
+	return cut
 }
 
-func (p *proxy) cutAtCommit() {
+func (p *proxy) cutAtCommit() { p.cutAtCommitAfter(commitCut{}) }
+
+// cutAtCommitAfter arms cut.
+func (p *proxy) cutAtCommitAfter(cut commitCut) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.atCommit = true
+	p.armed = &cut
+}
+
+// goDown breaks every connection and refuses new ones until up.
+func (p *proxy) goDown() {
+	p.mu.Lock()
+	p.down = true
+	p.mu.Unlock()
+	p.breakAll()
+}
+
+// up takes connections again.
+func (p *proxy) up() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = false
+}
+
+func (p *proxy) isDown() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.down
 }
 
 func (p *proxy) addr() string { return p.ln.Addr().String() }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -16,6 +17,9 @@ import (
 // Engine is SQLite's sqlstore.Engine. The zero value is ready to use.
 type Engine struct {
 	bulkRows int // rows per bulk statement; 0 is maxBulkRows (tests make it small)
+	// busyTimeout is how long a connection waits for another's lock; 0
+	// is defaultBusyTimeout (tests make it short).
+	busyTimeout time.Duration
 }
 
 var _ sqlstore.Engine = Engine{}
@@ -42,6 +46,21 @@ func (Engine) Retryable(err error) bool { return false }
 
 // Unreachable is always false: the database is a file of this process.
 func (Engine) Unreachable(err error) bool { return false }
+
+// Busy: another connection (another process) held the database's lock
+// past busy_timeout (SQLITE_BUSY), or a table's lock (SQLITE_LOCKED), in
+// any of their extended forms.
+func (Engine) Busy(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return true
+	}
+	return false
+}
 
 // TxOptions: a read-only transaction begins DEFERRED on a query_only
 // connection; its first read fixes its snapshot (WAL).

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net/url"
 	"runtime"
+	"time"
 
 	"github.com/pressly/goose/v3"
 	"modernc.org/sqlite"
@@ -32,11 +33,11 @@ func open(ctx context.Context, path string, e Engine) (*sqlstore.Store, error) {
 	if _, err := Migrate(ctx, path); err != nil {
 		return nil, err
 	}
-	write, err := openDB(path, true, 1)
+	write, err := openDB(path, true, 1, e.busy())
 	if err != nil {
 		return nil, err
 	}
-	read, err := openDB(path, false, max(4, runtime.NumCPU()))
+	read, err := openDB(path, false, max(4, runtime.NumCPU()), e.busy())
 	if err != nil {
 		write.Close()
 		return nil, err
@@ -53,7 +54,7 @@ func open(ctx context.Context, path string, e Engine) (*sqlstore.Store, error) {
 // embedded migrations, creating the file if need be, and says what it
 // applied.
 func Migrate(ctx context.Context, path string) (sqlstore.Migrated, error) {
-	db, err := openDB(path, true, 1)
+	db, err := openDB(path, true, 1, defaultBusyTimeout)
 	if err != nil {
 		return sqlstore.Migrated{}, err
 	}
@@ -85,12 +86,24 @@ func Migrations() fs.FS {
 // Migrations returns the embedded migrations (sqlite.Migrations).
 func (Engine) Migrations() fs.FS { return Migrations() }
 
+// defaultBusyTimeout is how long a connection waits for another
+// process's writer before its statement fails with SQLITE_BUSY (503).
+const defaultBusyTimeout = 10 * time.Second
+
+// busy is e's busy timeout.
+func (e Engine) busy() time.Duration {
+	if e.busyTimeout > 0 {
+		return e.busyTimeout
+	}
+	return defaultBusyTimeout
+}
+
 // openDB opens a pool of at most conns connections to path. Every
 // connection gets its settings from the DSN, so that a connection the pool
 // opens later has them too.
-func openDB(path string, writer bool, conns int) (*sql.DB, error) {
+func openDB(path string, writer bool, conns int, busy time.Duration) (*sql.DB, error) {
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)") // wait for another process's writer
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds())) // wait for another process's writer
 	q.Add("_pragma", "foreign_keys(1)")
 	if writer {
 		q.Add("_pragma", "journal_mode(WAL)")            // readers do not block the writer, nor it them

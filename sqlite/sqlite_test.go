@@ -200,7 +200,7 @@ func TestTwoStoresOnOneFile(t *testing.T) {
 func TestAuditMigration00018(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := openDB(path, true, 1)
+	db, err := openDB(path, true, 1, defaultBusyTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 // while its rows are still open gets a statement of its own.
 func TestStatementCache(t *testing.T) {
 	ctx := t.Context()
-	db, err := openDB(filepath.Join(t.TempDir(), "cache.db"), true, 1)
+	db, err := openDB(filepath.Join(t.TempDir(), "cache.db"), true, 1, defaultBusyTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}

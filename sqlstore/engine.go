@@ -25,6 +25,11 @@ type Engine interface {
 	// or the connection was lost (refused, timed out, terminated by the
 	// server): nothing of a transaction that had not sent COMMIT is kept.
 	Unreachable(err error) bool
+	// Busy reports whether err says the database is there but a statement
+	// gave up waiting: for a lock another transaction holds, or past the
+	// statement's time limit. The transaction is rolled back: nothing of
+	// it is kept.
+	Busy(err error) bool
 	// TxOptions returns the options of a write or read-only transaction.
 	TxOptions(readOnly bool) *sql.TxOptions
 

@@ -103,14 +103,22 @@ func (s *Store) retrying(ctx context.Context, run func() error) error {
 }
 
 // unavailable marks err as disburse.ErrUnavailable when it says the
-// database cannot be reached and nothing was committed, so that the API
-// answers 503, not 500. A lost COMMIT stays what it is: an unknown outcome.
+// database cannot be reached and nothing was committed, and as
+// disburse.ErrBusy when the database gave up waiting (a statement or lock
+// timeout, SQLite's busy timeout) or a serialization failure or deadlock
+// outlasted its retries: the API answers 503, not 500 (docs/api.md
+// section 2). A lost COMMIT stays what it is: an unknown outcome.
 func (s *Store) unavailable(err error) error {
 	var commit *commitError
-	if err == nil || errors.As(err, &commit) || !s.e.Unreachable(err) {
+	switch {
+	case err == nil || errors.As(err, &commit):
 		return err
+	case s.e.Unreachable(err):
+		return fmt.Errorf("%w: %w", disburse.ErrUnavailable, err)
+	case s.e.Busy(err) || s.e.Retryable(err):
+		return fmt.Errorf("%w: %w", disburse.ErrBusy, err)
 	}
-	return fmt.Errorf("%w: %w", disburse.ErrUnavailable, err)
+	return err
 }
 
 // ranError is a failure of a read whose fn had run: not to be retried.

@@ -34,6 +34,9 @@ import (
 //     the first rows of the file, and the service refuses an external id
 //     twice, so no row can be added, or paid, twice.
 //  3. The rows go in requests of --request-size; --submit submits the batch.
+//     Each request is all or nothing, the file is not (README.md): a
+//     failure the service finds midway (the batch's limit) leaves the
+//     batch with the file's first rows, for a rerun to resume from.
 func upload(ctx context.Context, fs *flag.FlagSet, a *apiFlags, args []string) error {
 	u, err := parseUpload(fs, args)
 	if err != nil {
@@ -84,7 +87,7 @@ func parseUpload(fs *flag.FlagSet, args []string) (uploadArgs, error) {
 	name := fs.String("name", "", "the batch's name (required)")
 	externalID := fs.String("external-id", "", "the batch's external id (default: csv- and the file's hash)")
 	submit := fs.Bool("submit", false, "submit the batch once every row is in")
-	size := fs.Int("request-size", 10000, "payments per request, 1 to 100000")
+	size := fs.Int("request-size", 10000, "payments per request, 1 to 100000; each request is all or nothing, the file is not: a rerun resumes after the rows the batch holds")
 	if _, err := parseArgs(fs, args); err != nil {
 		return uploadArgs{}, err
 	}
