@@ -24,7 +24,7 @@ type DeliveryPolicy struct {
 	MaxBackoff  time.Duration
 	Lease       time.Duration // how long a claim holds before another process may take it
 	SendTimeout time.Duration // the most one send may take: the provider's context ends then
-	BatchSize   int           // rows one claim leases
+	BatchSize   int           // the most rows one claim leases; a claim takes no more than there are free sends
 	// Concurrency is how many sends one process has in flight at once;
 	// 0 or 1 sends one at a time.
 	Concurrency int
@@ -32,13 +32,14 @@ type DeliveryPolicy struct {
 	Rate int
 }
 
-// DefaultDeliveryPolicy: 8 attempts over about 20 minutes; a claim of 500
-// held for a minute and sent DefaultDeliveryConcurrency at a time, of which
-// a slow gateway (10 s a send) gets through five rounds before the rest is
-// handed back.
+// DefaultDeliveryPolicy: 8 attempts over about 20 minutes, sent
+// DefaultDeliveryConcurrency at a time; a claim takes only what starts at
+// once, under a lease just long enough for one send (SendTimeout plus
+// LeaseMargin), so that the rows of a process that dies are free again
+// within that.
 var DefaultDeliveryPolicy = DeliveryPolicy{
 	MaxAttempts: 8, BaseBackoff: 5 * time.Second, MaxBackoff: 10 * time.Minute,
-	Lease: time.Minute, SendTimeout: 10 * time.Second, BatchSize: 500, Concurrency: DefaultDeliveryConcurrency,
+	Lease: 15 * time.Second, SendTimeout: 10 * time.Second, BatchSize: 500, Concurrency: DefaultDeliveryConcurrency,
 }
 
 // DefaultDeliveryConcurrency is how many notification sends, and how many
@@ -77,16 +78,23 @@ func (p DeliveryPolicy) backoff(attempts int) time.Duration {
 }
 
 // DeliverNotifications claims the due notifications (a lease under owner's
-// name), sends them, up to p.Concurrency at once, and records the outcomes
-// in groups (fanout.Run): SENT, or another attempt after an exponential
-// backoff, or FAILED after the last one. It returns how many it attempted.
+// name), sends them, up to p.Concurrency at once, and records each outcome
+// as soon as it ends (fanout.Run): SENT, or another attempt after an
+// exponential backoff, or FAILED after the last one. It returns how many
+// it attempted, once nothing is due and no send is in flight.
+//
+// A claim takes no more rows than there are sends free to start, and
+// starts them at once, while the claims before it are still sending
+// (fanout.Dispatch): a send that hangs holds its own slot until
+// SendTimeout and nothing else, and a process that dies holds no more rows
+// than it had in flight, for no longer than one lease (docs/operations.md,
+// "Background delivery").
 //
 // A lease never ends while its holder may still be sending: a send starts
 // only while the lease has SendTimeout plus LeaseMargin left, and gets a
 // context that ends after SendTimeout; when the lease runs short the rest of
 // the claim is handed back. An outcome is written only while the lease is
-// still this owner's. A process that dies mid-way loses its lease when it
-// expires and another process takes the work over.
+// still this owner's.
 //
 // When ctx ends (shutdown), the sends in flight run to completion (bounded
 // by SendTimeout) and their outcomes are recorded, no new send starts, and
@@ -95,28 +103,45 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 	if err := p.check(); err != nil {
 		return 0, err
 	}
+	slots := fanout.NewSlots(p.Concurrency, 0)
+	turn := fanout.NewPace(p.Rate)
+	return fanout.Dispatch(ctx, slots, DeliveryPoll, func(free int, _ []string) (int, func() (int, error), error) {
+		return s.claimNotifications(ctx, n, owner, p, slots, turn, min(free, p.BatchSize))
+	})
+}
+
+// DeliveryPoll is how often a delivery worker with sends in flight looks
+// for work that fell due meanwhile.
+const DeliveryPoll = 200 * time.Millisecond
+
+// claimNotifications claims up to limit notifications, a slot each, and
+// returns how many and the run that sends them.
+func (s *Service) claimNotifications(ctx context.Context, n Notifier, owner string, p DeliveryPolicy, slots *fanout.Slots, turn fanout.Pace, limit int) (int, func() (int, error), error) {
 	var claimed []Notification
 	var leaseUntil time.Time
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		now := s.now()
 		leaseUntil = now.Add(p.Lease)
 		var err error
-		claimed, err = tx.ClaimNotifications(ctx, owner, now, leaseUntil, p.BatchSize)
+		claimed, err = tx.ClaimNotifications(ctx, owner, now, leaseUntil, limit)
 		return err
 	})
 	if err != nil || len(claimed) == 0 {
-		return 0, err
+		return 0, nil, err
+	}
+	for range claimed {
+		slots.Take("")
 	}
 	// Sends and outcomes are not cut short by shutdown, or a message the
 	// gateway got would be counted as failed and sent again.
 	bg := context.WithoutCancel(ctx)
-	turn := fanout.NewPace(p.Rate)
 	mayStart := func() bool {
 		// Shutting down, or too little lease left for one more send: the
 		// rest is handed back at once rather than at lease expiry.
 		return turn.Wait(ctx) && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil)
 	}
 	attempt := func(msg Notification) Notification {
+		defer slots.Give("")
 		sendErr := send(bg, n, msg, p.SendTimeout)
 		msg.Attempts++
 		now := s.now()
@@ -131,6 +156,9 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 		return msg // msg.LeaseOwner is still owner: the store writes only under that lease
 	}
 	record := func(outcomes, unattempted []Notification) (bool, error) {
+		for range unattempted {
+			slots.Give("")
+		}
 		written := 0
 		err := s.Store.Write(bg, func(tx Tx) error {
 			var err error
@@ -147,7 +175,7 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 		s.Log.WarnContext(ctx, "notification lease lost before its outcome was written", "lost", len(outcomes)-written, "owner", owner)
 		return true, nil
 	}
-	return fanout.Run(claimed, p.Concurrency, mayStart, attempt, record)
+	return len(claimed), func() (int, error) { return fanout.Run(claimed, len(claimed), mayStart, attempt, record) }, nil
 }
 
 // send gives the provider one attempt, bounded by timeout.
