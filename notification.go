@@ -34,12 +34,12 @@ type DeliveryPolicy struct {
 
 // DefaultDeliveryPolicy: 8 attempts over about 20 minutes, sent
 // DefaultDeliveryConcurrency at a time; a claim takes only what starts at
-// once, under a lease just long enough for one send (SendTimeout plus
-// LeaseMargin), so that the rows of a process that dies are free again
-// within that.
+// once, under a lease of one send (SendTimeout plus LeaseMargin) and a
+// few seconds for the claim to start its sends, so that the rows of a
+// process that dies are free again within that.
 var DefaultDeliveryPolicy = DeliveryPolicy{
 	MaxAttempts: 8, BaseBackoff: 5 * time.Second, MaxBackoff: 10 * time.Minute,
-	Lease: 15 * time.Second, SendTimeout: 10 * time.Second, BatchSize: 500, Concurrency: DefaultDeliveryConcurrency,
+	Lease: 20 * time.Second, SendTimeout: 10 * time.Second, BatchSize: 500, Concurrency: DefaultDeliveryConcurrency,
 }
 
 // DefaultDeliveryConcurrency is how many notification sends, and how many
@@ -62,8 +62,9 @@ func (p DeliveryPolicy) check() error {
 			p.MaxAttempts, p.BatchSize, p.Concurrency, p.Rate)
 	case p.SendTimeout <= 0:
 		return fmt.Errorf("delivery policy: SendTimeout must be positive")
-	case p.Lease < p.SendTimeout+LeaseMargin:
-		return fmt.Errorf("delivery policy: Lease %v must cover SendTimeout %v plus %v", p.Lease, p.SendTimeout, LeaseMargin)
+	case p.Lease <= p.SendTimeout+LeaseMargin:
+		// Equal would leave no time to start a send once claimed.
+		return fmt.Errorf("delivery policy: Lease %v must exceed SendTimeout %v plus %v", p.Lease, p.SendTimeout, LeaseMargin)
 	}
 	return nil
 }

@@ -73,7 +73,7 @@ type Policy struct {
 // integrators ("Retries, failure and disablement"): change both together.
 var DefaultPolicy = Policy{
 	RetryFor: 72 * time.Hour, BaseBackoff: 30 * time.Second, MaxBackoff: 6 * time.Hour,
-	Lease: 20 * time.Second, SendTimeout: 15 * time.Second, BatchSize: 500, Concurrency: disburse.DefaultDeliveryConcurrency,
+	Lease: 25 * time.Second, SendTimeout: 15 * time.Second, BatchSize: 500, Concurrency: disburse.DefaultDeliveryConcurrency,
 	PerEndpoint: disburse.DefaultDeliveryConcurrency / 4, DisableAfter: 5 * 24 * time.Hour,
 }
 
@@ -92,8 +92,9 @@ func (p Policy) check() error {
 	switch {
 	case p.BatchSize < 1 || p.SendTimeout <= 0 || p.RetryFor <= 0 || p.BaseBackoff <= 0 || p.Concurrency < 0 || p.Rate < 0 || p.PerEndpoint < 0:
 		return fmt.Errorf("webhook policy: BatchSize, SendTimeout, RetryFor and BaseBackoff must be positive, Concurrency, PerEndpoint and Rate not negative")
-	case p.Lease < p.SendTimeout+disburse.LeaseMargin:
-		return fmt.Errorf("webhook policy: Lease %v must cover SendTimeout %v plus %v", p.Lease, p.SendTimeout, disburse.LeaseMargin)
+	case p.Lease <= p.SendTimeout+disburse.LeaseMargin:
+		// Equal would leave no time to start an attempt once claimed.
+		return fmt.Errorf("webhook policy: Lease %v must exceed SendTimeout %v plus %v", p.Lease, p.SendTimeout, disburse.LeaseMargin)
 	}
 	return nil
 }
