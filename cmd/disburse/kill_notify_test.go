@@ -19,7 +19,9 @@ import (
 // in flight at the kill (docs/operations.md, "Background delivery"), and
 // the rows the dead process held sent again within seconds of the kill
 // (its lease), not a minute later. On SQLite and on PostgreSQL.
-func TestKill9NotificationDuplicates(t *testing.T) { killOnEachStore(t, testKill9NotificationDuplicates) }
+func TestKill9NotificationDuplicates(t *testing.T) {
+	killOnEachStore(t, testKill9NotificationDuplicates)
+}
 
 func testKill9NotificationDuplicates(t *testing.T, bin, url string) {
 	const admin, n = "kill-notify-test-admin-token", 2000
