@@ -89,7 +89,7 @@ func (p DeliveryPolicy) backoff(attempts int) time.Duration {
 // (fanout.Dispatch): a send that hangs holds its own slot until
 // SendTimeout and nothing else, and a process that dies holds no more rows
 // than it had in flight, for no longer than one lease (docs/operations.md,
-// "Background delivery").
+// "Background work and how it is claimed").
 //
 // A lease never ends while its holder may still be sending: a send starts
 // only while the lease has SendTimeout plus LeaseMargin left, and gets a

@@ -20,7 +20,7 @@ import (
 // (until the test ends) and has a backlog of deliveries; organisation B's
 // webhooks still arrive within a second of their event, p99 over 100
 // events, with the default policy's slots and a worker that looks every
-// 100 ms (docs/webhooks.md, "Delivery").
+// 100 ms (docs/webhooks.md, "The worker, on one process or several").
 func testWebhookHangingEndpoint(t *testing.T, s WebhookStore) {
 	testenv.SkipUnlessLong(t) // A's attempts hang for the whole send timeout
 	a := webhookFixture(t, s)

@@ -25,7 +25,7 @@ var nat64 = netip.MustParsePrefix("64:ff9b::/96")
 
 // PublicAddr reports whether a is an address on the public internet: in no
 // block of the IANA special-purpose registries (docs/webhooks.md,
-// "Endpoints"), which is where server-side request forgery aims. An IPv4
+// "Registering an endpoint"), which is where server-side request forgery aims. An IPv4
 // address written as IPv6 (mapped, or behind the NAT64 prefix) is judged by
 // the IPv4 address it carries; the other forms that carry one (6to4,
 // IPv4-compatible, local-use NAT64) are refused whatever they carry.

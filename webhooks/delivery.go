@@ -120,7 +120,7 @@ func (p Policy) backoff(attempts int) time.Duration {
 // failing. It returns how many it attempted, once nothing is due and no
 // attempt is in flight.
 //
-// Claims are fair to every endpoint (docs/webhooks.md, "Delivery"): one
+// Claims are fair to every endpoint (docs/webhooks.md, "The worker, on one process or several"): one
 // process has at most p.Concurrency attempts in flight, and at most
 // p.PerEndpoint to one endpoint; a claim takes no more rows than there are
 // free slots, none of an endpoint that holds its share, and starts them at

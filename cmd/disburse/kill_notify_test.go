@@ -16,7 +16,7 @@ import (
 // it sends 2,000 SMS notifications through an HTTP gateway, restarts it on
 // the same database, and counts what the gateway received: every
 // notification at least once, no more repeats than the sends that can be
-// in flight at the kill (docs/operations.md, "Background delivery"), and
+// in flight at the kill (docs/operations.md, "Background work and how it is claimed"), and
 // the rows the dead process held sent again within seconds of the kill
 // (its lease), not a minute later. On SQLite and on PostgreSQL.
 func TestKill9NotificationDuplicates(t *testing.T) {
