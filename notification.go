@@ -84,11 +84,11 @@ func (p DeliveryPolicy) backoff(attempts int) time.Duration {
 // exponential backoff, or FAILED after the last one. It returns how many
 // it attempted, once nothing is due and no send is in flight.
 //
-// A claim takes no more rows than there are sends free to start, and
-// starts them at once, while the claims before it are still sending
-// (fanout.Dispatch): a send that hangs holds its own slot until
-// SendTimeout and nothing else, and a process that dies holds no more rows
-// than it had in flight, for no longer than one lease (docs/operations.md,
+// A claim's rows are sent as slots free, and the worker claims again as
+// soon as half the slots are free, while the claims before it are still
+// sending (fanout.Dispatch): a send that hangs holds its own slot until
+// SendTimeout and nothing else. A process that dies holds its claim for
+// one lease, and sent again only what was in flight (docs/operations.md,
 // "Background work and how it is claimed").
 //
 // A lease never ends while its holder may still be sending: a send starts
@@ -106,8 +106,8 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 	}
 	slots := fanout.NewSlots(p.Concurrency, 0)
 	turn := fanout.NewPace(p.Rate)
-	return fanout.Dispatch(ctx, slots, DeliveryPoll, func(free int, _ []string) (int, func() (int, error), error) {
-		return s.claimNotifications(ctx, n, owner, p, slots, turn, min(free, p.BatchSize))
+	return fanout.Dispatch(ctx, slots, DeliveryPoll, func(int, []string) (int, func() (int, error), error) {
+		return s.claimNotifications(ctx, n, owner, p, slots, turn)
 	})
 }
 
@@ -115,31 +115,35 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 // for work that fell due meanwhile.
 const DeliveryPoll = 200 * time.Millisecond
 
-// claimNotifications claims up to limit notifications, a slot each, and
-// returns how many and the run that sends them.
-func (s *Service) claimNotifications(ctx context.Context, n Notifier, owner string, p DeliveryPolicy, slots *fanout.Slots, turn fanout.Pace, limit int) (int, func() (int, error), error) {
+// claimNotifications claims up to p.BatchSize notifications and returns
+// how many and the run that sends each as a slot frees.
+func (s *Service) claimNotifications(ctx context.Context, n Notifier, owner string, p DeliveryPolicy, slots *fanout.Slots, turn fanout.Pace) (int, func() (int, error), error) {
 	var claimed []Notification
 	var leaseUntil time.Time
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		now := s.now()
 		leaseUntil = now.Add(p.Lease)
 		var err error
-		claimed, err = tx.ClaimNotifications(ctx, owner, now, leaseUntil, limit)
+		claimed, err = tx.ClaimNotifications(ctx, owner, now, leaseUntil, p.BatchSize)
 		return err
 	})
 	if err != nil || len(claimed) == 0 {
 		return 0, nil, err
 	}
-	for range claimed {
-		slots.Take("")
-	}
 	// Sends and outcomes are not cut short by shutdown, or a message the
 	// gateway got would be counted as failed and sent again.
 	bg := context.WithoutCancel(ctx)
-	mayStart := func() bool {
+	mayStart := func(Notification) bool {
 		// Shutting down, or too little lease left for one more send: the
 		// rest is handed back at once rather than at lease expiry.
-		return turn.Wait(ctx) && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil)
+		if !slots.Wait(ctx, "") {
+			return false
+		}
+		if turn.Wait(ctx) && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil) {
+			return true
+		}
+		slots.Give("")
+		return false
 	}
 	attempt := func(msg Notification) Notification {
 		defer slots.Give("")
@@ -157,9 +161,6 @@ func (s *Service) claimNotifications(ctx context.Context, n Notifier, owner stri
 		return msg // msg.LeaseOwner is still owner: the store writes only under that lease
 	}
 	record := func(outcomes, unattempted []Notification) (bool, error) {
-		for range unattempted {
-			slots.Give("")
-		}
 		written := 0
 		err := s.Store.Write(bg, func(tx Tx) error {
 			var err error

@@ -120,13 +120,13 @@ func (p Policy) backoff(attempts int) time.Duration {
 // failing. It returns how many it attempted, once nothing is due and no
 // attempt is in flight.
 //
-// Claims are fair to every endpoint (docs/webhooks.md, "The worker, on one process or several"): one
-// process has at most p.Concurrency attempts in flight, and at most
-// p.PerEndpoint to one endpoint; a claim takes no more rows than there are
-// free slots, none of an endpoint that holds its share, and starts them at
-// once, while the claims before it are still sending (fanout.Dispatch). An
-// endpoint that never answers holds its own slots until SendTimeout, and
-// the others' deliveries go past it. Leases work as DeliverNotifications'
+// Claims are fair to every endpoint (docs/webhooks.md, "The worker, on one
+// process or several"): one process has at most p.Concurrency attempts in
+// flight, and at most p.PerEndpoint to one endpoint; a claim takes none of
+// an endpoint that holds its share, its rows start as their endpoints get
+// slots, and the worker claims again while the claims before it are still
+// sending (fanout.Dispatch). An endpoint that never answers holds its own
+// slots until SendTimeout, and the others' deliveries go past it. Leases work as DeliverNotifications'
 // do: an attempt starts only while the lease has SendTimeout plus
 // LeaseMargin left, so two replicas never send one delivery at once, and
 // on shutdown the attempts in flight complete and the rest is handed back.
@@ -136,23 +136,22 @@ func (s *Service) Deliver(ctx context.Context, sender Sender, render Renderer, o
 	}
 	slots := fanout.NewSlots(p.Concurrency, p.PerEndpoint)
 	turn := fanout.NewPace(p.Rate)
-	return fanout.Dispatch(ctx, slots, p.poll(), func(free int, full []string) (int, func() (int, error), error) {
-		return s.claimWebhooks(ctx, sender, render, owner, p, claimRoom{slots, turn, min(free, p.BatchSize), full})
+	return fanout.Dispatch(ctx, slots, p.poll(), func(_ int, full []string) (int, func() (int, error), error) {
+		return s.claimWebhooks(ctx, sender, render, owner, p, claimRoom{slots, turn, full})
 	})
 }
 
-// claimRoom is what one claim of Deliver may take: up to limit rows, none
-// of the endpoints in full, each with a slot; and the pace of the attempts.
+// claimRoom is what one claim of Deliver works within: the process's
+// slots, none of the endpoints in full, and the pace of the attempts.
 type claimRoom struct {
 	slots *fanout.Slots
 	turn  fanout.Pace
-	limit int
 	full  []string
 }
 
-// claimWebhooks claims what room allows, hands back at once the rows of
-// an endpoint that has no slot left, and returns how many it kept and the
-// run that attempts them.
+// claimWebhooks claims up to p.BatchSize deliveries, none of an endpoint
+// that holds its share of the slots, and returns how many and the run that
+// attempts each once its endpoint has a slot.
 func (s *Service) claimWebhooks(ctx context.Context, sender Sender, render Renderer, owner string, p Policy, room claimRoom) (int, func() (int, error), error) {
 	var claimed []Delivery
 	var leaseUntil time.Time
@@ -160,60 +159,36 @@ func (s *Service) claimWebhooks(ctx context.Context, sender Sender, render Rende
 		now := s.now()
 		leaseUntil = now.Add(p.Lease)
 		var err error
-		claimed, err = tx.ClaimWebhookDeliveries(ctx, owner, now, leaseUntil, room.limit, room.full)
+		claimed, err = tx.ClaimWebhookDeliveries(ctx, owner, now, leaseUntil, p.BatchSize, room.full)
 		return err
 	})
 	if err != nil || len(claimed) == 0 {
 		return 0, nil, err
 	}
 	bg := context.WithoutCancel(ctx)
-	var kept, over []Delivery
-	for _, d := range claimed {
-		if room.slots.Take(d.EndpointID) {
-			kept = append(kept, d)
-		} else {
-			over = append(over, d)
-		}
-	}
-	giveBack := func(ds []Delivery) {
-		for _, d := range ds {
-			room.slots.Give(d.EndpointID)
-		}
-	}
-	releaseAll := func(err error) (int, func() (int, error), error) {
+	attempts, err := s.webhookAttempts(bg, render, claimed)
+	if err != nil {
 		all := fanout.IDs(claimed, func(d Delivery) string { return d.ID })
 		return 0, nil, errors.Join(err, s.Store.Write(bg, func(tx Tx) error { return tx.ReleaseWebhookDeliveries(bg, owner, all) }))
 	}
-	attempts, err := s.webhookAttempts(bg, render, kept)
-	if err != nil {
-		giveBack(kept)
-		return releaseAll(err)
+	if len(attempts) == 0 { // every endpoint was deleted meanwhile, and its deliveries with it
+		return 0, nil, nil
 	}
-	giveBack(slices.DeleteFunc(kept, func(d Delivery) bool {
-		return slices.ContainsFunc(attempts, func(a webhookAttempt) bool { return a.d.ID == d.ID })
-	})) // their endpoint was deleted meanwhile
-	if len(over) > 0 {
-		err := s.Store.Write(bg, func(tx Tx) error {
-			return tx.ReleaseWebhookDeliveries(bg, owner, fanout.IDs(over, func(d Delivery) string { return d.ID }))
-		})
-		if err != nil {
-			for _, a := range attempts {
-				room.slots.Give(a.d.EndpointID)
-			}
-			return releaseAll(err)
+	mayStart := func(a webhookAttempt) bool {
+		if !room.slots.Wait(ctx, a.d.EndpointID) {
+			return false
 		}
-	}
-	mayStart := func() bool {
-		return room.turn.Wait(ctx) && !s.now().Add(p.SendTimeout+disburse.LeaseMargin).After(leaseUntil)
+		if room.turn.Wait(ctx) && !s.now().Add(p.SendTimeout+disburse.LeaseMargin).After(leaseUntil) {
+			return true
+		}
+		room.slots.Give(a.d.EndpointID)
+		return false
 	}
 	attempt := func(a webhookAttempt) webhookAttempt {
 		defer room.slots.Give(a.d.EndpointID)
 		return s.attemptWebhook(bg, sender, a, p)
 	}
 	record := func(outcomes, unattempted []webhookAttempt) (bool, error) {
-		for _, a := range unattempted {
-			room.slots.Give(a.d.EndpointID)
-		}
 		return s.recordWebhooks(ctx, owner, p, outcomes, unattempted)
 	}
 	return len(attempts), func() (int, error) { return fanout.Run(attempts, len(attempts), mayStart, attempt, record) }, nil

@@ -14,6 +14,7 @@ import (
 // above total is no limit of its own.
 type Slots struct {
 	mu     sync.Mutex
+	cond   *sync.Cond // signalled when a slot is given back
 	total  int
 	perKey int
 	busy   int
@@ -28,7 +29,9 @@ func NewSlots(total, perKey int) *Slots {
 	if perKey <= 0 || perKey > total {
 		perKey = total
 	}
-	return &Slots{total: total, perKey: perKey, byKey: map[string]int{}, freed: make(chan struct{}, 1)}
+	s := &Slots{total: total, perKey: perKey, byKey: map[string]int{}, freed: make(chan struct{}, 1)}
+	s.cond = sync.NewCond(&s.mu)
+	return s
 }
 
 // Free is how many slots no attempt holds.
@@ -57,11 +60,35 @@ func (s *Slots) Full() []string {
 func (s *Slots) Take(key string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.take(key)
+}
+
+func (s *Slots) take(key string) bool {
 	if s.busy >= s.total || s.byKey[key] >= s.perKey {
 		return false
 	}
 	s.busy++
 	s.byKey[key]++
+	return true
+}
+
+// Wait holds a slot for key as soon as one is free and key is under its
+// share; false, holding nothing, once ctx ends first.
+func (s *Slots) Wait(ctx context.Context, key string) bool {
+	stop := context.AfterFunc(ctx, func() {
+		s.mu.Lock()
+		s.cond.Broadcast()
+		s.mu.Unlock()
+	})
+	defer stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for !s.take(key) {
+		if ctx.Err() != nil {
+			return false
+		}
+		s.cond.Wait()
+	}
 	return true
 }
 
@@ -72,6 +99,7 @@ func (s *Slots) Give(key string) {
 	if s.byKey[key]--; s.byKey[key] <= 0 {
 		delete(s.byKey, key)
 	}
+	s.cond.Broadcast()
 	s.mu.Unlock()
 	select {
 	case s.freed <- struct{}{}:
@@ -82,15 +110,16 @@ func (s *Slots) Give(key string) {
 // Dispatch claims work while there are free slots and runs each claim on
 // its own, without waiting for the claims before it: an attempt that
 // hangs holds its slot and nothing else. claim is given how many slots are
-// free and which keys are full; it claims at most that many rows of other
-// keys, takes a slot for each row it keeps (Slots.Take), and returns how
-// many it kept and the run that attempts them, gives each slot back when
-// its attempt ends, and says how many it attempted. Dispatch claims again at once after a claim that
-// found work, when a quarter of the slots is free again, and every poll
-// while attempts are in flight (for work that fell due meanwhile). It
-// returns, with how many rows were attempted, once a claim finds nothing and
-// no run is left, or once ctx ends and the runs have ended; a run's error
-// stops new claims.
+// free and which keys are full; it claims rows of other keys and returns
+// how many, and the run that attempts them, each once it holds a slot of
+// its key (Slots.Wait), gives the slot back when the attempt ends, and
+// says how many it attempted. Rows of a key at its share wait in their
+// run, holding no slot, while later claims take other keys' rows.
+// Dispatch claims again at once after a claim that found work, when half
+// the slots are free again, and every poll while runs are going (for work
+// that fell due meanwhile). It returns, with how many rows were
+// attempted, once a claim finds nothing and no run is left, or once ctx
+// ends and the runs have ended; a run's error stops new claims.
 func Dispatch(ctx context.Context, slots *Slots, poll time.Duration,
 	claim func(free int, full []string) (n int, run func() (int, error), err error)) (int, error) {
 	var runs sync.WaitGroup
@@ -108,7 +137,7 @@ func Dispatch(ctx context.Context, slots *Slots, poll time.Duration,
 	defer ticker.Stop()
 	eager := true // claim whatever is free: at the start, after a claim that found work, at a poll
 	for ctx.Err() == nil && !failed() {
-		if free := slots.Free(); free > 0 && (eager || free >= max(slots.total/4, 1)) {
+		if free := slots.Free(); free > 0 && (eager || free >= max(slots.total/2, 1)) {
 			n, run, err := claim(free, slots.Full())
 			if err != nil {
 				mu.Lock()

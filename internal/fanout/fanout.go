@@ -14,7 +14,7 @@ import (
 )
 
 // Run attempts the claimed items with up to concurrency attempts in
-// flight (at least one), starting each only while mayStart allows (the
+// flight (at least one), starting each only if mayStart allows (the
 // lease has room for a whole attempt and the process is not shutting
 // down), and hands the outcomes to record as soon as they end: each group
 // is what ended while the group before it was being written, so that an
@@ -26,18 +26,30 @@ import (
 // that reports the lease lost (stop) or fails stops new attempts; the
 // attempts in flight end and their outcomes, with a failed group's, go to
 // the last record. It returns how many items were attempted.
-func Run[T any](claimed []T, concurrency int, mayStart func() bool, attempt func(T) T,
+//
+// mayStart is asked for each item before its attempt, and may wait (for a
+// slot of the item's key); an item it refuses is handed back, and the
+// sender goes on to the next.
+func Run[T any](claimed []T, concurrency int, mayStart func(T) bool, attempt func(T) T,
 	record func(outcomes, unattempted []T) (stop bool, err error)) (int, error) {
 	var next atomic.Int64
 	var halt atomic.Bool
+	var mu sync.Mutex
+	var refused []T
 	outcomes := make(chan T, max(concurrency, 1))
 	var senders sync.WaitGroup
 	for range min(max(concurrency, 1), len(claimed)) {
 		senders.Go(func() {
-			for !halt.Load() && mayStart() {
+			for !halt.Load() {
 				i := int(next.Add(1)) - 1
 				if i >= len(claimed) {
 					return
+				}
+				if !mayStart(claimed[i]) {
+					mu.Lock()
+					refused = append(refused, claimed[i])
+					mu.Unlock()
+					continue
 				}
 				outcomes <- attempt(claimed[i])
 			}
@@ -54,9 +66,14 @@ func Run[T any](claimed []T, concurrency int, mayStart func() bool, attempt func
 	flush := func(last bool) {
 		var unattempted []T
 		if last {
-			// Every item before next was taken by a sender and
-			// attempted; none after it was.
-			unattempted = claimed[min(int(next.Load()), len(claimed)):]
+			// Every item before next was taken by a sender, and
+			// attempted unless mayStart refused it; none after it was.
+			mu.Lock()
+			unattempted = append(refused, claimed[min(int(next.Load()), len(claimed)):]...)
+			mu.Unlock()
+			if unattempted == nil {
+				unattempted = []T{}
+			}
 		}
 		stop, err := record(group, unattempted)
 		switch {
