@@ -24,7 +24,7 @@ type DeliveryPolicy struct {
 	MaxBackoff  time.Duration
 	Lease       time.Duration // how long a claim holds before another process may take it
 	SendTimeout time.Duration // the most one send may take: the provider's context ends then
-	BatchSize   int           // the most rows one claim leases; a claim takes no more than there are free sends
+	BatchSize   int           // rows one claim leases
 	// Concurrency is how many sends one process has in flight at once;
 	// 0 or 1 sends one at a time.
 	Concurrency int
@@ -33,10 +33,10 @@ type DeliveryPolicy struct {
 }
 
 // DefaultDeliveryPolicy: 8 attempts over about 20 minutes, sent
-// DefaultDeliveryConcurrency at a time; a claim takes only what starts at
-// once, under a lease of one send (SendTimeout plus LeaseMargin) and a
-// few seconds for the claim to start its sends, so that the rows of a
-// process that dies are free again within that.
+// DefaultDeliveryConcurrency at a time, under a lease of one send
+// (SendTimeout plus LeaseMargin) and a few seconds for the claim to start
+// its sends, so that the rows of a process that dies are free again
+// within that.
 var DefaultDeliveryPolicy = DeliveryPolicy{
 	MaxAttempts: 8, BaseBackoff: 5 * time.Second, MaxBackoff: 10 * time.Minute,
 	Lease: 20 * time.Second, SendTimeout: 10 * time.Second, BatchSize: 500, Concurrency: DefaultDeliveryConcurrency,
