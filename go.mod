@@ -3,6 +3,7 @@ module github.com/disburse/disburse
 go 1.26.8
 
 require (
+	code.dny.dev/ssrf v0.3.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/getkin/kin-openapi v0.153.0

@@ -32,13 +32,14 @@ type DeliveryPolicy struct {
 	Rate int
 }
 
-// DefaultDeliveryPolicy: 8 attempts over about 20 minutes; a claim of 500
-// held for a minute and sent DefaultDeliveryConcurrency at a time, of which
-// a slow gateway (10 s a send) gets through five rounds before the rest is
-// handed back.
+// DefaultDeliveryPolicy: 8 attempts over about 20 minutes, sent
+// DefaultDeliveryConcurrency at a time, under a lease of one send
+// (SendTimeout plus LeaseMargin) and a few seconds for the claim to start
+// its sends, so that the rows of a process that dies are free again
+// within that.
 var DefaultDeliveryPolicy = DeliveryPolicy{
 	MaxAttempts: 8, BaseBackoff: 5 * time.Second, MaxBackoff: 10 * time.Minute,
-	Lease: time.Minute, SendTimeout: 10 * time.Second, BatchSize: 500, Concurrency: DefaultDeliveryConcurrency,
+	Lease: 20 * time.Second, SendTimeout: 10 * time.Second, BatchSize: 500, Concurrency: DefaultDeliveryConcurrency,
 }
 
 // DefaultDeliveryConcurrency is how many notification sends, and how many
@@ -61,8 +62,9 @@ func (p DeliveryPolicy) check() error {
 			p.MaxAttempts, p.BatchSize, p.Concurrency, p.Rate)
 	case p.SendTimeout <= 0:
 		return fmt.Errorf("delivery policy: SendTimeout must be positive")
-	case p.Lease < p.SendTimeout+LeaseMargin:
-		return fmt.Errorf("delivery policy: Lease %v must cover SendTimeout %v plus %v", p.Lease, p.SendTimeout, LeaseMargin)
+	case p.Lease <= p.SendTimeout+LeaseMargin:
+		// Equal would leave no time to start a send once claimed.
+		return fmt.Errorf("delivery policy: Lease %v must exceed SendTimeout %v plus %v", p.Lease, p.SendTimeout, LeaseMargin)
 	}
 	return nil
 }
@@ -77,16 +79,23 @@ func (p DeliveryPolicy) backoff(attempts int) time.Duration {
 }
 
 // DeliverNotifications claims the due notifications (a lease under owner's
-// name), sends them, up to p.Concurrency at once, and records the outcomes
-// in groups (fanout.Run): SENT, or another attempt after an exponential
-// backoff, or FAILED after the last one. It returns how many it attempted.
+// name), sends them, up to p.Concurrency at once, and records each outcome
+// as soon as it ends (fanout.Run): SENT, or another attempt after an
+// exponential backoff, or FAILED after the last one. It returns how many
+// it attempted, once nothing is due and no send is in flight.
+//
+// A claim's rows are sent as slots free, and the worker claims again as
+// soon as half the slots are free, while the claims before it are still
+// sending (fanout.Dispatch): a send that hangs holds its own slot until
+// SendTimeout and nothing else. A process that dies holds its claim for
+// one lease, and sent again only what was in flight (docs/operations.md,
+// "Background work and how it is claimed").
 //
 // A lease never ends while its holder may still be sending: a send starts
 // only while the lease has SendTimeout plus LeaseMargin left, and gets a
 // context that ends after SendTimeout; when the lease runs short the rest of
 // the claim is handed back. An outcome is written only while the lease is
-// still this owner's. A process that dies mid-way loses its lease when it
-// expires and another process takes the work over.
+// still this owner's.
 //
 // When ctx ends (shutdown), the sends in flight run to completion (bounded
 // by SendTimeout) and their outcomes are recorded, no new send starts, and
@@ -95,6 +104,20 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 	if err := p.check(); err != nil {
 		return 0, err
 	}
+	slots := fanout.NewSlots(p.Concurrency, 0)
+	turn := fanout.NewPace(p.Rate)
+	return fanout.Dispatch(ctx, slots, DeliveryPoll, func(int, []string) (int, func() (int, error), error) {
+		return s.claimNotifications(ctx, n, owner, p, slots, turn)
+	})
+}
+
+// DeliveryPoll is how often a delivery worker with sends in flight looks
+// for work that fell due meanwhile.
+const DeliveryPoll = 200 * time.Millisecond
+
+// claimNotifications claims up to p.BatchSize notifications and returns
+// how many and the run that sends each as a slot frees.
+func (s *Service) claimNotifications(ctx context.Context, n Notifier, owner string, p DeliveryPolicy, slots *fanout.Slots, turn fanout.Pace) (int, func() (int, error), error) {
 	var claimed []Notification
 	var leaseUntil time.Time
 	err := s.Store.Write(ctx, func(tx Tx) error {
@@ -105,18 +128,25 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 		return err
 	})
 	if err != nil || len(claimed) == 0 {
-		return 0, err
+		return 0, nil, err
 	}
 	// Sends and outcomes are not cut short by shutdown, or a message the
 	// gateway got would be counted as failed and sent again.
 	bg := context.WithoutCancel(ctx)
-	turn := fanout.NewPace(p.Rate)
-	mayStart := func() bool {
+	mayStart := func(Notification) bool {
 		// Shutting down, or too little lease left for one more send: the
 		// rest is handed back at once rather than at lease expiry.
-		return turn.Wait(ctx) && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil)
+		if !slots.Wait(ctx, "") {
+			return false
+		}
+		if turn.Wait(ctx) && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil) {
+			return true
+		}
+		slots.Give("")
+		return false
 	}
 	attempt := func(msg Notification) Notification {
+		defer slots.Give("")
 		sendErr := send(bg, n, msg, p.SendTimeout)
 		msg.Attempts++
 		now := s.now()
@@ -150,7 +180,7 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 		s.Log.WarnContext(ctx, "notification lease lost before its outcome was written", "lost", len(outcomes)-written, "owner", owner)
 		return true, nil
 	}
-	return fanout.Run(claimed, p.Concurrency, mayStart, attempt, record)
+	return len(claimed), func() (int, error) { return fanout.Run(claimed, len(claimed), mayStart, attempt, record) }, nil
 }
 
 // send gives the provider one attempt, bounded by timeout.

@@ -506,7 +506,7 @@ func testE2EIdempotentAnswerInTheWork(t *testing.T, store opener) {
 	toCancel := h.createBatch(a, "January")
 	// An address for documentation (RFC 5737): public, so no option is
 	// needed, and never sent to: no delivery runs here.
-	const hookURL = "https://192.0.2.10/hook"
+	const hookURL = "https://93.184.215.10/hook"
 	hook := ok[webhookWire](t, h.do("POST", "/webhooks", a.token, map[string]any{"url": hookURL}), 201)
 	// A cancel makes a delivery to the hook, to send again below.
 	ok[Batch](t, h.do("POST", "/batches/"+h.createBatch(a, "Cancelled").ID+"/cancel", a.token, nil), 200)

@@ -268,12 +268,12 @@ func TestE2EWebhookURLsMustBePublic(t *testing.T) { eachStore(t, testE2EWebhookU
 func testE2EWebhookURLsMustBePublic(t *testing.T, store opener) {
 	h := startDefaultOn(t, store)
 	a := h.createOrg("A", false, "")
-	for _, url := range []string{"http://203.0.113.7/hook", "https://127.0.0.1:8443/hook", "https://localhost/hook",
+	for _, url := range []string{"http://93.184.215.7/hook", "https://127.0.0.1:8443/hook", "https://localhost/hook",
 		"https://192.168.1.10/hook", "https://169.254.169.254/latest/meta-data", "https://[fe80::1]/hook", "https://100.64.0.1/"} {
 		wantFailures(t, h.do("POST", "/webhooks", a.token, map[string]string{"url": url}), failure{FieldName: "Url", FieldValue: url})
 	}
 	if list := ok[[]webhookWire](t, h.do("GET", "/webhooks", a.token, nil), 200); len(list) != 0 {
 		t.Errorf("refused endpoints were stored: %+v", list)
 	}
-	ok[webhookWire](t, h.do("POST", "/webhooks", a.token, map[string]string{"url": "https://203.0.113.7/hook"}), 201)
+	ok[webhookWire](t, h.do("POST", "/webhooks", a.token, map[string]string{"url": "https://93.184.215.7/hook"}), 201)
 }

@@ -182,7 +182,7 @@ func newFuzzTarget(f *testing.F, name string, open func(testing.TB) *sqlstore.St
 	// Webhook URLs' host names resolve to a public address without asking
 	// the network: tests send nothing beyond 127.0.0.1.
 	hooks.Config.LookupHost = func(context.Context, string) ([]netip.Addr, error) {
-		return []netip.Addr{netip.MustParseAddr("203.0.113.5")}, nil
+		return []netip.Addr{netip.MustParseAddr("93.184.215.5")}, nil
 	}
 	h := httpapi.New(svc, httpapi.Config{AdminToken: adminToken, MaxBodyBytes: 8192, Log: slog.New(slog.DiscardHandler),
 		Webhooks: hooks, IdempotencyStore: store.Idempotency()})

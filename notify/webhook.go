@@ -44,8 +44,9 @@ func NewWebhook(allowPrivate bool) *Webhook {
 	return w
 }
 
-// errPrivateAddress is a refused connection to a private address.
-var errPrivateAddress = errors.New("the endpoint resolves to a private, loopback or link-local address")
+// ErrPrivateAddress is a refused connection to an address that is not
+// public (webhooks.PublicAddr).
+var ErrPrivateAddress = errors.New("the endpoint resolves to a private, loopback or link-local address")
 
 // checkAddress runs before each connection, on the address actually dialled.
 func (w *Webhook) checkAddress(_, address string, _ syscall.RawConn) error {
@@ -54,7 +55,7 @@ func (w *Webhook) checkAddress(_, address string, _ syscall.RawConn) error {
 	}
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil || !webhooks.PublicAddr(ap.Addr()) {
-		return errPrivateAddress
+		return ErrPrivateAddress
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func TestWebhookRefusesPrivateAddresses(t *testing.T) {
 	msg := webhooks.Message{ID: disburse.NewID(), URL: rcv.URL, Timestamp: time.Now(), Signature: "v1,x", Body: []byte(`{}`)}
 
 	status, err := NewWebhook(false).Send(t.Context(), msg)
-	if !errors.Is(err, errPrivateAddress) || status != 0 || hits.Load() != 0 {
+	if !errors.Is(err, ErrPrivateAddress) || status != 0 || hits.Load() != 0 {
 		t.Errorf("private endpoint: status %d, err %v, %d requests; want refused before connecting", status, err, hits.Load())
 	}
 	if status, err := NewWebhook(true).Send(t.Context(), msg); err != nil || status != 200 || hits.Load() != 1 {

@@ -166,16 +166,27 @@ func scanDelivery(r *sql.Rows) (webhooks.Delivery, error) {
 // on the deliveries alone: a locked endpoint row would make every other
 // worker skip all its deliveries, and would hold up the use cases whose
 // new deliveries reference it.
-func (t *tx) ClaimWebhookDeliveries(ctx context.Context, owner string, now, leaseUntil time.Time, n int) ([]webhooks.Delivery, error) {
+//
+// The endpoints to skip are those whose share of the claimer's attempts is
+// in flight: a few, at most one per slot, so they are listed inline.
+func (t *tx) ClaimWebhookDeliveries(ctx context.Context, owner string, now, leaseUntil time.Time, n int, skip []string) ([]webhooks.Delivery, error) {
+	args := []any{owner, micros(leaseUntil), micros(now), micros(now), true}
+	notIn := ""
+	if len(skip) > 0 {
+		notIn = ` AND d.endpoint_id NOT IN (?` + strings.Repeat(", ?", len(skip)-1) + `)`
+		for _, id := range skip {
+			args = append(args, id)
+		}
+	}
 	ds, err := list(ctx, t, "claim webhook deliveries", scanDelivery,
 		`UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
 		WHERE id IN (
 			SELECT d.id FROM webhook_deliveries d
 			WHERE d.status = 'PENDING' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?)
-				AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled = ?)
+				AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled = ?)`+notIn+`
 			ORDER BY d.next_attempt_at, d.id LIMIT ?`+t.e.LockClause(true)+`)
 		RETURNING `+strings.ReplaceAll(deliveryColumns, "d.", ""),
-		owner, micros(leaseUntil), micros(now), micros(now), true, n)
+		append(args, n)...)
 	slices.SortFunc(ds, func(a, b webhooks.Delivery) int {
 		if c := a.NextAttemptAt.Compare(b.NextAttemptAt); c != 0 {
 			return c

@@ -27,7 +27,7 @@ func BenchWebhookEvents100k(b *testing.B, s WebhookStore) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := hooks.Create(ctx, org.ID, webhooks.Input{URL: "https://203.0.113.1/bench"}); err != nil {
+	if _, err := hooks.Create(ctx, org.ID, webhooks.Input{URL: "https://93.184.215.1/bench"}); err != nil {
 		b.Fatal(err)
 	}
 	events := make([]disburse.WebhookEvent, n)

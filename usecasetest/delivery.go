@@ -38,6 +38,7 @@ func RunDelivery(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"StopFinishesTheSendInFlight", testStopFinishesTheSendInFlight},
 		{"TwoConcurrentReplicasSendEachOnce", testTwoConcurrentReplicasSendEachOnce},
 		{"OutcomesRecordedWhileTheClaimSends", testOutcomesRecordedWhileTheClaimSends},
+		{"ASendThatHangsHoldsOnlyItsSlot", testASendThatHangsHoldsOnlyItsSlot},
 		{"RateSpacesTheSends", testRateSpacesTheSends},
 		{"PushForMembersWithTheApp", testPushForMembersWithTheApp},
 	}

@@ -52,6 +52,7 @@ func RunWebhooks[S WebhookStore](t *testing.T, open func(t *testing.T) S) {
 		{"FailuresCountedAndLogged", testWebhookFailuresCounted},
 		{"TwoWorkersNeverSendOneDeliveryAtOnce", func(t *testing.T, s WebhookStore) { testWebhookTwoWorkers(t, s, 12, 0) }},
 		{"TwoConcurrentWorkersSendEachOnce", func(t *testing.T, s WebhookStore) { testWebhookTwoWorkers(t, s, 40, 4) }},
+		{"AHangingEndpointHoldsOnlyItsOwnSlots", testWebhookHangingEndpoint},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -225,13 +226,13 @@ func testWebhookValidation(t *testing.T, s WebhookStore) {
 		{"", nil, []string{"Url"}},
 		{"/relative", nil, []string{"Url"}},
 		{"ftp://example.com/x", nil, []string{"Url"}},
-		{"http://203.0.113.9/hook", nil, []string{"Url"}}, // plain http
+		{"http://93.184.215.9/hook", nil, []string{"Url"}}, // plain http
 		{"https://127.0.0.1/hook", nil, []string{"Url"}},
 		{"https://10.1.2.3/hook", nil, []string{"Url"}},
 		{"https://169.254.169.254/latest", nil, []string{"Url"}},
 		{"https://[::1]/hook", nil, []string{"Url"}},
-		{"https://user:pw@203.0.113.9/hook", nil, []string{"Url"}},
-		{"https://203.0.113.9/hook", []string{"batch.closed", "batch.exploded", ""}, []string{"Events", "Events"}},
+		{"https://user:pw@93.184.215.9/hook", nil, []string{"Url"}},
+		{"https://93.184.215.9/hook", []string{"batch.closed", "batch.exploded", ""}, []string{"Events", "Events"}},
 		{"mailto:a@b.c", []string{"nope"}, []string{"Url", "Events"}},
 	} {
 		_, err := f.hooks.Create(f.ctx, f.org, webhooks.Input{URL: tc.url, Events: tc.events})
@@ -250,7 +251,7 @@ func testWebhookValidation(t *testing.T, s WebhookStore) {
 	if _, err := f.hooks.Create(f.ctx, f.org, webhooks.Input{URL: "https://nowhere.invalid/x"}); disburse.ErrorCode(err) != disburse.CodeInvalid {
 		t.Errorf("a host that does not resolve: %v, want invalid", err)
 	}
-	if e, err := f.hooks.Create(f.ctx, f.org, webhooks.Input{URL: "https://203.0.113.9/hook"}); err != nil || !e.Enabled {
+	if e, err := f.hooks.Create(f.ctx, f.org, webhooks.Input{URL: "https://93.184.215.9/hook"}); err != nil || !e.Enabled {
 		t.Errorf("a public https URL: %+v, %v", e, err)
 	}
 	if es, _ := f.hooks.Endpoints(f.ctx, f.org); len(es) != 1 {

@@ -56,6 +56,12 @@ type Policy struct {
 	// Concurrency is how many attempts one process has in flight at once,
 	// to any endpoints; 0 or 1 sends one at a time.
 	Concurrency int
+	// PerEndpoint is how many of those one endpoint may hold; 0 is no
+	// limit of its own. An endpoint that hangs holds no more.
+	PerEndpoint int
+	// Poll is how often Deliver looks for deliveries that fell due while
+	// attempts are in flight; 0 is DefaultPoll.
+	Poll time.Duration
 	// Rate is the most attempts one process starts a second; 0 is no limit.
 	Rate int
 	// DisableAfter: an endpoint that has answered nothing but failures
@@ -67,16 +73,28 @@ type Policy struct {
 // integrators ("Retries, failure and disablement"): change both together.
 var DefaultPolicy = Policy{
 	RetryFor: 72 * time.Hour, BaseBackoff: 30 * time.Second, MaxBackoff: 6 * time.Hour,
-	Lease: 2 * time.Minute, SendTimeout: 15 * time.Second, BatchSize: 500, Concurrency: disburse.DefaultDeliveryConcurrency,
-	DisableAfter: 5 * 24 * time.Hour,
+	Lease: 25 * time.Second, SendTimeout: 15 * time.Second, BatchSize: 500, Concurrency: disburse.DefaultDeliveryConcurrency,
+	PerEndpoint: disburse.DefaultDeliveryConcurrency / 4, DisableAfter: 5 * 24 * time.Hour,
+}
+
+// DefaultPoll is how often a delivery worker with attempts in flight
+// looks for work that fell due meanwhile.
+const DefaultPoll = 200 * time.Millisecond
+
+func (p Policy) poll() time.Duration {
+	if p.Poll <= 0 {
+		return DefaultPoll
+	}
+	return p.Poll
 }
 
 func (p Policy) check() error {
 	switch {
-	case p.BatchSize < 1 || p.SendTimeout <= 0 || p.RetryFor <= 0 || p.BaseBackoff <= 0 || p.Concurrency < 0 || p.Rate < 0:
-		return fmt.Errorf("webhook policy: BatchSize, SendTimeout, RetryFor and BaseBackoff must be positive, Concurrency and Rate not negative")
-	case p.Lease < p.SendTimeout+disburse.LeaseMargin:
-		return fmt.Errorf("webhook policy: Lease %v must cover SendTimeout %v plus %v", p.Lease, p.SendTimeout, disburse.LeaseMargin)
+	case p.BatchSize < 1 || p.SendTimeout <= 0 || p.RetryFor <= 0 || p.BaseBackoff <= 0 || p.Concurrency < 0 || p.Rate < 0 || p.PerEndpoint < 0:
+		return fmt.Errorf("webhook policy: BatchSize, SendTimeout, RetryFor and BaseBackoff must be positive, Concurrency, PerEndpoint and Rate not negative")
+	case p.Lease <= p.SendTimeout+disburse.LeaseMargin:
+		// Equal would leave no time to start an attempt once claimed.
+		return fmt.Errorf("webhook policy: Lease %v must exceed SendTimeout %v plus %v", p.Lease, p.SendTimeout, disburse.LeaseMargin)
 	}
 	return nil
 }
@@ -95,66 +113,112 @@ func (p Policy) backoff(attempts int) time.Duration {
 	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
 }
 
-// Deliver claims due deliveries under owner's name, signs and
-// sends them, up to p.Concurrency at once, and records the outcomes in
-// groups (fanout.Run): DELIVERED on a 2xx, else another attempt after a
-// backoff, or FAILED once the retry window has closed; and each endpoint's
-// failing time, which disables an endpoint that keeps failing. It returns
-// how many it attempted. Leases work as DeliverNotifications' do: an
-// attempt starts only while the lease has SendTimeout plus LeaseMargin
-// left, so two replicas never send one delivery at once, and on shutdown
-// the attempts in flight complete and the rest is handed back.
+// Deliver claims due deliveries under owner's name, signs and sends them,
+// and records the outcomes as they end: DELIVERED on a 2xx, else another
+// attempt after a backoff, or FAILED once the retry window has closed; and
+// each endpoint's failing time, which disables an endpoint that keeps
+// failing. It returns how many it attempted, once nothing is due and no
+// attempt is in flight.
+//
+// Claims are fair to every endpoint (docs/webhooks.md, "The worker, on one
+// process or several"): one process has at most p.Concurrency attempts in
+// flight, and at most p.PerEndpoint to one endpoint; a claim takes none of
+// an endpoint that holds its share, its rows start as their endpoints get
+// slots, and the worker claims again while the claims before it are still
+// sending (fanout.Dispatch). An endpoint that never answers holds its own
+// slots until SendTimeout, and the others' deliveries go past it. Leases work as DeliverNotifications'
+// do: an attempt starts only while the lease has SendTimeout plus
+// LeaseMargin left, so two replicas never send one delivery at once, and
+// on shutdown the attempts in flight complete and the rest is handed back.
 func (s *Service) Deliver(ctx context.Context, sender Sender, render Renderer, owner string, p Policy) (int, error) {
 	if err := p.check(); err != nil {
 		return 0, err
 	}
+	slots := fanout.NewSlots(p.Concurrency, p.PerEndpoint)
+	turn := fanout.NewPace(p.Rate)
+	return fanout.Dispatch(ctx, slots, p.poll(), func(_ int, full []string) (int, func() (int, error), error) {
+		return s.claimWebhooks(ctx, sender, render, owner, p, claimRoom{slots, turn, full})
+	})
+}
+
+// claimRoom is what one claim of Deliver works within: the process's
+// slots, none of the endpoints in full, and the pace of the attempts.
+type claimRoom struct {
+	slots *fanout.Slots
+	turn  fanout.Pace
+	full  []string
+}
+
+// claimWebhooks claims up to p.BatchSize deliveries, none of an endpoint
+// that holds its share of the slots, and returns how many and the run that
+// attempts each once its endpoint has a slot.
+func (s *Service) claimWebhooks(ctx context.Context, sender Sender, render Renderer, owner string, p Policy, room claimRoom) (int, func() (int, error), error) {
 	var claimed []Delivery
 	var leaseUntil time.Time
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		now := s.now()
 		leaseUntil = now.Add(p.Lease)
 		var err error
-		claimed, err = tx.ClaimWebhookDeliveries(ctx, owner, now, leaseUntil, p.BatchSize)
+		claimed, err = tx.ClaimWebhookDeliveries(ctx, owner, now, leaseUntil, p.BatchSize, room.full)
 		return err
 	})
 	if err != nil || len(claimed) == 0 {
-		return 0, err
+		return 0, nil, err
 	}
 	bg := context.WithoutCancel(ctx)
 	attempts, err := s.webhookAttempts(bg, render, claimed)
 	if err != nil {
 		all := fanout.IDs(claimed, func(d Delivery) string { return d.ID })
-		return 0, errors.Join(err, s.Store.Write(bg, func(tx Tx) error { return tx.ReleaseWebhookDeliveries(bg, owner, all) }))
+		return 0, nil, errors.Join(err, s.Store.Write(bg, func(tx Tx) error { return tx.ReleaseWebhookDeliveries(bg, owner, all) }))
 	}
-	turn := fanout.NewPace(p.Rate)
-	mayStart := func() bool {
-		return turn.Wait(ctx) && !s.now().Add(p.SendTimeout+disburse.LeaseMargin).After(leaseUntil)
+	if len(attempts) == 0 { // every endpoint was deleted meanwhile, and its deliveries with it
+		return 0, nil, nil
 	}
-	attempt := func(a webhookAttempt) webhookAttempt { return s.attemptWebhook(bg, sender, a, p) }
+	mayStart := func(a webhookAttempt) bool {
+		if !room.slots.Wait(ctx, a.d.EndpointID) {
+			return false
+		}
+		if room.turn.Wait(ctx) && !s.now().Add(p.SendTimeout+disburse.LeaseMargin).After(leaseUntil) {
+			return true
+		}
+		room.slots.Give(a.d.EndpointID)
+		return false
+	}
+	attempt := func(a webhookAttempt) webhookAttempt {
+		defer room.slots.Give(a.d.EndpointID)
+		return s.attemptWebhook(bg, sender, a, p)
+	}
 	record := func(outcomes, unattempted []webhookAttempt) (bool, error) {
-		ds := make([]Delivery, len(outcomes))
-		for i, a := range outcomes {
-			ds[i] = a.d
-		}
-		written := 0
-		err := s.Store.Write(bg, func(tx Tx) error {
-			var err error
-			if written, err = tx.UpdateWebhookDeliveries(bg, ds); err != nil {
-				return err
-			}
-			if err := s.recordEndpointOutcomes(bg, tx, outcomes, p); err != nil {
-				return err
-			}
-			return tx.ReleaseWebhookDeliveries(bg, owner, fanout.IDs(unattempted, func(a webhookAttempt) string { return a.d.ID }))
-		})
-		if err != nil || written == len(ds) {
-			return false, err
-		}
-		// Lost leases, or deliveries whose endpoint was deleted meanwhile.
-		s.Log.WarnContext(ctx, "webhook deliveries not recorded: their lease was lost or they were deleted", "lost", len(ds)-written, "owner", owner)
-		return true, nil
+		return s.recordWebhooks(ctx, owner, p, outcomes, unattempted)
 	}
-	return fanout.Run(attempts, p.Concurrency, mayStart, attempt, record)
+	return len(attempts), func() (int, error) { return fanout.Run(attempts, len(attempts), mayStart, attempt, record) }, nil
+}
+
+// recordWebhooks writes a group of outcomes and hands back what was never
+// attempted, in one transaction. It reports whether a lease was lost.
+func (s *Service) recordWebhooks(ctx context.Context, owner string, p Policy, outcomes, unattempted []webhookAttempt) (bool, error) {
+	bg := context.WithoutCancel(ctx)
+	ds := make([]Delivery, len(outcomes))
+	for i, a := range outcomes {
+		ds[i] = a.d
+	}
+	written := 0
+	err := s.Store.Write(bg, func(tx Tx) error {
+		var err error
+		if written, err = tx.UpdateWebhookDeliveries(bg, ds); err != nil {
+			return err
+		}
+		if err := s.recordEndpointOutcomes(bg, tx, outcomes, p); err != nil {
+			return err
+		}
+		return tx.ReleaseWebhookDeliveries(bg, owner, fanout.IDs(unattempted, func(a webhookAttempt) string { return a.d.ID }))
+	})
+	if err != nil || written == len(ds) {
+		return false, err
+	}
+	// Lost leases, or deliveries whose endpoint was deleted meanwhile.
+	s.Log.WarnContext(ctx, "webhook deliveries not recorded: their lease was lost or they were deleted", "lost", len(ds)-written, "owner", owner)
+	return true, nil
 }
 
 // webhookAttempt is one claimed delivery on its way: the endpoint and the

@@ -276,15 +276,3 @@ func (s *Service) lookupHost(ctx context.Context, host string) ([]netip.Addr, er
 	}
 	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 }
-
-// PublicAddr reports whether a is an address on the public internet: not
-// loopback, private, link-local, unspecified, multicast, or shared
-// (carrier-grade NAT), which is where server-side request forgery aims.
-func PublicAddr(a netip.Addr) bool {
-	a = a.Unmap()
-	return a.IsValid() && a.IsGlobalUnicast() && !a.IsPrivate() && !a.IsLoopback() &&
-		!a.IsLinkLocalUnicast() && !sharedAddressSpace.Contains(a)
-}
-
-// sharedAddressSpace is RFC 6598's carrier-grade NAT range: private in all but name.
-var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10")

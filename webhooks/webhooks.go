@@ -116,8 +116,9 @@ type Tx interface {
 	WebhookEndpoints(ctx context.Context, organisationID string) ([]Endpoint, error)
 	// ClaimWebhookDeliveries leases up to limit PENDING deliveries of
 	// enabled endpoints that are due at now and not leased by a live owner,
-	// and returns them. Rows locked by another transaction are skipped.
-	ClaimWebhookDeliveries(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]Delivery, error)
+	// none of the endpoints skip lists, and returns them. Rows locked by
+	// another transaction are skipped.
+	ClaimWebhookDeliveries(ctx context.Context, owner string, now, leaseUntil time.Time, limit int, skip []string) ([]Delivery, error)
 	// UpdateWebhookDeliveries writes attempts' outcomes in bulk and clears
 	// their leases, each only while its LeaseOwner still holds the lease.
 	// It returns how many it wrote, as UpdateNotifications does.

@@ -9,40 +9,47 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"golang.org/x/time/rate"
 )
 
-// recordEvery bounds how long an outcome waits to be written while the rest
-// of its claim is still being sent: a claim's outcomes are written together
-// when its last attempt ends, or in groups this often when a slow gateway
-// makes the claim take longer. An outcome not yet written when the process
-// dies is sent again once the lease expires: delivery is at least once.
-const recordEvery = time.Second
-
 // Run attempts the claimed items with up to concurrency attempts in
-// flight (at least one), starting each only while mayStart allows (the
+// flight (at least one), starting each only if mayStart allows (the
 // lease has room for a whole attempt and the process is not shutting
-// down), and hands the outcomes to record in groups, in the order the
-// attempts ended. The last call of record, when every attempt has ended,
+// down), and hands the outcomes to record as soon as they end: each group
+// is what ended while the group before it was being written, so that an
+// outcome waits for one write at most. An outcome not yet written when the
+// process dies is sent again once the lease expires (delivery is at least
+// once): only the attempts in flight and the group being written. The last call of record, when every attempt has ended,
 // is also given what was never attempted, to hand back in the same
 // transaction (unattempted is nil in the others). A record
 // that reports the lease lost (stop) or fails stops new attempts; the
 // attempts in flight end and their outcomes, with a failed group's, go to
 // the last record. It returns how many items were attempted.
-func Run[T any](claimed []T, concurrency int, mayStart func() bool, attempt func(T) T,
+//
+// mayStart is asked for each item before its attempt, and may wait (for a
+// slot of the item's key); an item it refuses is handed back, and the
+// sender goes on to the next.
+func Run[T any](claimed []T, concurrency int, mayStart func(T) bool, attempt func(T) T,
 	record func(outcomes, unattempted []T) (stop bool, err error)) (int, error) {
 	var next atomic.Int64
 	var halt atomic.Bool
+	var mu sync.Mutex
+	var refused []T
 	outcomes := make(chan T, max(concurrency, 1))
 	var senders sync.WaitGroup
 	for range min(max(concurrency, 1), len(claimed)) {
 		senders.Go(func() {
-			for !halt.Load() && mayStart() {
+			for !halt.Load() {
 				i := int(next.Add(1)) - 1
 				if i >= len(claimed) {
 					return
+				}
+				if !mayStart(claimed[i]) {
+					mu.Lock()
+					refused = append(refused, claimed[i])
+					mu.Unlock()
+					continue
 				}
 				outcomes <- attempt(claimed[i])
 			}
@@ -53,17 +60,20 @@ func Run[T any](claimed []T, concurrency int, mayStart func() bool, attempt func
 		close(outcomes)
 	}()
 
-	tick := time.NewTicker(recordEvery)
-	defer tick.Stop()
 	var group []T
 	var errs []error
 	attempted := 0
 	flush := func(last bool) {
 		var unattempted []T
 		if last {
-			// Every item before next was taken by a sender and
-			// attempted; none after it was.
-			unattempted = claimed[min(int(next.Load()), len(claimed)):]
+			// Every item before next was taken by a sender, and
+			// attempted unless mayStart refused it; none after it was.
+			mu.Lock()
+			unattempted = append(refused, claimed[min(int(next.Load()), len(claimed)):]...)
+			mu.Unlock()
+			if unattempted == nil {
+				unattempted = []T{}
+			}
 		}
 		stop, err := record(group, unattempted)
 		switch {
@@ -80,21 +90,28 @@ func Run[T any](claimed []T, concurrency int, mayStart func() bool, attempt func
 			group = group[:0]
 		}
 	}
-	for {
-		select {
-		case o, ok := <-outcomes:
-			if !ok {
-				flush(true)
-				return attempted, errors.Join(errs...)
-			}
-			attempted++
-			group = append(group, o)
-		case <-tick.C:
-			if len(group) > 0 && len(errs) == 0 {
-				flush(false)
+	for o := range outcomes {
+		attempted++
+		group = append(group, o)
+	drain: // what else has ended joins this group
+		for {
+			select {
+			case o, ok := <-outcomes:
+				if !ok {
+					break drain
+				}
+				attempted++
+				group = append(group, o)
+			default:
+				break drain
 			}
 		}
+		if len(errs) == 0 {
+			flush(false)
+		}
 	}
+	flush(true)
+	return attempted, errors.Join(errs...)
 }
 
 // Pace spaces the attempts of one claim so that at most perSecond start in
