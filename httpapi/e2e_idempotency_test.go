@@ -388,6 +388,39 @@ func testE2EIdempotencyInDoubt(t *testing.T, store opener) {
 	if _, err := h.svc.Batch(t.Context(), a.ID, created.ID); err != nil {
 		t.Errorf("the batch the retry created: %v", err)
 	}
+
+	// The same, retried on another server, which cannot know that the
+	// request is over: a submit that committed replays at once; a create
+	// that did not waits out the claim's expiry, which no one renews, not
+	// the lease, and then runs once.
+	replica := startReplica(t, h)
+	b2 := h.createBatch(a, "January")
+	ok[Batch](t, h.addPayments(a, b2.ID, false, pay(member, "50.00")), 200)
+	submit2 := "/batches/" + b2.ID + "/submit"
+	base = faulty.writes.Load()
+	faulty.lost = func(n int64) bool { return n == base+2 }
+	faulty.fail = func(n int64) bool { return n == base+3 }
+	problem(t, h.sendKey("POST", submit2, a.token, "submit-2", ``), 500, "internal")
+	faulty.lost, faulty.fail = nil, nil
+	replay = replica.sendKey("POST", submit2, a.token, "submit-2", ``)
+	if got := ok[Batch](t, replay, 200); replay.header.Get("Idempotent-Replayed") != "true" || got.StatusCode != "CLOSED" {
+		t.Errorf("retry on another server of a committed submit: %s %s, want its replay", replay.header, replay.body)
+	}
+	base = faulty.writes.Load()
+	faulty.fail = func(n int64) bool { return n == base+2 || n == base+3 }
+	problem(t, h.sendKey("POST", "/batches", a.token, "create-2", `{"name":"February"}`), 500, "internal")
+	faulty.fail = nil
+	problem(t, replica.sendKey("POST", "/batches", a.token, "create-2", `{"name":"February"}`), 409, "idempotency_in_progress")
+	h.clock.Advance(idempotency.ClaimExpiry + time.Second)
+	first = replica.sendKey("POST", "/batches", a.token, "create-2", `{"name":"February"}`)
+	ok[Batch](t, first, 201)
+	if first.header.Get("Idempotent-Replayed") != "" {
+		t.Errorf("the retry on another server of work that did not commit was a replay")
+	}
+	sameAnswer(t, first, h.sendKey("POST", "/batches", a.token, "create-2", `{"name":"February"}`))
+	if acc := h.account(a); acc.Balance != "800.00" {
+		t.Errorf("balance %s, want 800.00: each submit moved money once", acc.Balance)
+	}
 }
 
 // startReplica serves h's database from a second server, as another

@@ -41,8 +41,8 @@ type Config struct {
 	// means os.TempDir(). Where no file can be made, the answer is read
 	// back from the store instead.
 	SpoolDir string
-	// IdempotencyLease is how long a request holding an Idempotency-Key
-	// may run before a retry takes it for dead; 0 means
+	// IdempotencyLease is the longest a request of this process may hold
+	// its Idempotency-Key (its claim renewed while it runs); 0 means
 	// idempotency.DefaultLease.
 	IdempotencyLease time.Duration
 	// IdempotencyStore keeps the Idempotency-Keys, on the database of the

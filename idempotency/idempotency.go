@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -35,10 +36,21 @@ const OperatorScope = "operator"
 // Retention is how long a key is kept before the sweep deletes it.
 const Retention = 24 * time.Hour
 
-// DefaultLease is how long a claimed key counts as in flight when nothing
-// says otherwise: past it, the request that claimed it is taken for dead,
-// and a retry may run in its place.
+// DefaultLease is the longest a request may hold its key when nothing
+// says otherwise: past it, the request is taken for stalled, its claim is
+// no longer renewed, and a retry may run in its place.
 const DefaultLease = 10 * time.Minute
+
+// ClaimExpiry is how long a claim holds without being renewed: the
+// process that holds it renews the claims of its running requests every
+// third of it (Keys.Renew), so that a claim whose process died, or whose
+// request ended without writing its release, is free again on every
+// replica within about ClaimExpiry, while a request of a process that
+// lives keeps its key up to its lease.
+const ClaimExpiry = 15 * time.Second
+
+// renewBatch bounds the claims one statement of Keys.Renew renews.
+const renewBatch = 200
 
 // MaxKeyLen is the longest Idempotency-Key accepted.
 const MaxKeyLen = 255
@@ -74,8 +86,8 @@ type Request struct {
 	// RefKind and RefID, when set, name what a replay rebuilds the answer
 	// from instead of keeping it (a submit's: every payment of the batch).
 	RefKind, RefID string
-	// Lease is how long the request may run before a retry takes it for
-	// dead; 0 means DefaultLease.
+	// Lease is the longest the request may hold its key while its process
+	// renews the claim; 0 means DefaultLease.
 	Lease time.Duration
 	// Render, when set, makes the request's answer from what its
 	// transaction wrote, so that the answer is kept in that transaction:
@@ -156,44 +168,114 @@ type Keys struct {
 	// instance prefixes the owner of every claim these Keys make, so that
 	// a retry here can tell a claim of its own process from another's.
 	instance string
-	// running holds the owners of this process's claims whose request
-	// has not finished: a claim of this process that is not here belongs
-	// to a request that is over, and a retry need not wait out its lease.
+	// running holds this process's claims whose request has not
+	// finished, each until the end of its lease: a claim of this process
+	// that is not here belongs to a request that is over, and a retry
+	// need not wait out its expiry; one that is here is renewed.
 	mu      sync.Mutex
-	running map[string]bool
+	running map[string]runningClaim
+	// renewing reports that the loop renewing running's claims runs.
+	renewing bool
+}
+
+// runningClaim is a claim of this process whose request runs.
+type runningClaim struct {
+	hold  disburse.IdempotencyHold
+	until time.Time // the end of its lease: it is not renewed past it
 }
 
 // New returns the Keys of svc's requests, kept in store: the caller that
 // opened svc's store hands over its Idempotency-Key store with it.
 func New(svc *disburse.Service, store Store) *Keys {
-	return &Keys{svc: svc, store: store, instance: disburse.NewID(), running: map[string]bool{}}
+	return &Keys{svc: svc, store: store, instance: disburse.NewID(), running: map[string]runningClaim{}}
 }
 
 // ownerSep ends the instance part of a claim's owner.
 const ownerSep = "/"
 
-// holderGone reports whether owner's request is known to be over: it
-// claimed through these Keys and has finished. A claim of another
-// process, or of a request still running here, is not known to be over.
-func (k *Keys) holderGone(owner string) bool {
+// holder is what these Keys know of the request of owner at now: over
+// (it claimed here and has finished), or alive (it runs here, within its
+// lease), or neither (another process's, known only by its expiry).
+func (k *Keys) holder(owner string, now time.Time) (over, alive bool) {
 	inst, _, ok := strings.Cut(owner, ownerSep)
 	if !ok || inst != k.instance {
-		return false
+		return false, false
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return !k.running[owner]
+	r, running := k.running[owner]
+	return !running, running && r.until.After(now)
 }
 
-// setRunning notes that owner's request runs, or has finished.
-func (k *Keys) setRunning(owner string, running bool) {
+// setRunning notes that h's request runs until the end of its lease, and
+// starts the loop that renews its claim when none runs.
+func (k *Keys) setRunning(h disburse.IdempotencyHold, until time.Time) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if running {
-		k.running[owner] = true
-	} else {
-		delete(k.running, owner)
+	k.running[h.Owner] = runningClaim{hold: h, until: until}
+	if !k.renewing {
+		k.renewing = true
+		go k.renewLoop()
 	}
+}
+
+// setFinished notes that owner's request has finished.
+func (k *Keys) setFinished(owner string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.running, owner)
+}
+
+// renewLoop renews the running claims every third of ClaimExpiry, and
+// ends when none is left. A renewal that fails (the database out of
+// reach) is tried again at the next tick; meanwhile the claims expire as
+// a dead process's would, and their requests' marks then fail if a retry
+// took them over.
+func (k *Keys) renewLoop() {
+	tick := time.NewTicker(ClaimExpiry / 3)
+	defer tick.Stop()
+	for range tick.C {
+		k.mu.Lock()
+		if len(k.running) == 0 {
+			k.renewing = false
+			k.mu.Unlock()
+			return
+		}
+		k.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), ClaimExpiry/3)
+		if err := k.Renew(ctx); err != nil && k.svc.Log != nil {
+			k.svc.Log.WarnContext(ctx, "renewing idempotency claims failed", "err", err)
+		}
+		cancel()
+	}
+}
+
+// Renew extends the expiry of this process's running claims to
+// ClaimExpiry from now, in one transaction, but not past the end of a
+// claim's lease: a request that runs past its lease loses its key within
+// ClaimExpiry. The renewal loop calls it; a test may call it for a tick.
+func (k *Keys) Renew(ctx context.Context) error {
+	now := k.now()
+	leaseUntil := now.Add(ClaimExpiry)
+	var holds []disburse.IdempotencyHold
+	k.mu.Lock()
+	for _, r := range k.running {
+		if !r.until.Before(leaseUntil) {
+			holds = append(holds, r.hold)
+		}
+	}
+	k.mu.Unlock()
+	if len(holds) == 0 {
+		return nil
+	}
+	return k.store.Write(ctx, func(tx Tx) error {
+		for part := range slices.Chunk(holds, renewBatch) {
+			if err := tx.RenewIdempotencyKeys(ctx, part, leaseUntil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // now is the time of one use of a key, as the Service reads its own: in
@@ -220,15 +302,16 @@ func (k *Keys) Begin(ctx context.Context, req Request) (*Claim, *Replay, error) 
 	fingerprint := hashed("request", req.Method+"\x00"+req.Path+"\x00"+req.Scope+"\x00"+hex.EncodeToString(bodyHash[:]))
 	now := k.now()
 	c.claimedAt = now
-	fresh := Key{Scope: c.hold.Scope, KeyHash: c.hold.KeyHash, Fingerprint: fingerprint, Owner: c.hold.Owner, LeaseUntil: now.Add(lease), CreatedAt: now}
+	expiry := now.Add(min(lease, ClaimExpiry))
+	fresh := Key{Scope: c.hold.Scope, KeyHash: c.hold.KeyHash, Fingerprint: fingerprint, Owner: c.hold.Owner, LeaseUntil: expiry, CreatedAt: now}
 	// Running from before the claim commits: a claim in the database is
 	// never taken for a finished request's while its request runs.
-	k.setRunning(c.hold.Owner, true)
+	k.setRunning(c.hold, now.Add(lease))
 	for attempt := 1; ; attempt++ {
 		var replay *Replay
 		err := k.store.Write(ctx, func(tx Tx) error {
 			var err error
-			replay, err = c.claim(ctx, tx, fresh, fingerprint, now.Add(lease), k.holderGone)
+			replay, err = c.claim(ctx, tx, fresh, fingerprint, expiry, k.holder)
 			return err
 		})
 		// Two first requests raced to insert the key: look again, to tell
@@ -237,7 +320,7 @@ func (k *Keys) Begin(ctx context.Context, req Request) (*Claim, *Replay, error) 
 			continue
 		}
 		if err != nil || replay != nil {
-			k.setRunning(c.hold.Owner, false)
+			k.setFinished(c.hold.Owner)
 			return nil, replay, err
 		}
 		return c, nil, nil
@@ -246,12 +329,14 @@ func (k *Keys) Begin(ctx context.Context, req Request) (*Claim, *Replay, error) 
 
 // claim takes c's key in tx: fresh when no one holds it, or a dead
 // request's, until leaseUntil; or returns the answer it already has.
-// A key whose work committed (done) answers at once, whatever its lease:
-// the work is there to replay. A key whose work has not committed waits
-// out its lease only while its holder may still be running: gone reports
-// the holders known to be over (a request of this process that failed, its
-// outcome in doubt, and whose release could not be written).
-func (c *Claim) claim(ctx context.Context, tx Tx, fresh Key, fingerprint string, leaseUntil time.Time, gone func(owner string) bool) (*Replay, error) {
+// A key whose work committed (done) answers at once, whatever its expiry:
+// the work is there to replay. A key whose work has not committed is in
+// flight while its holder may still be running: holder says what this
+// process knows of it (a request of its own that is over, its outcome in
+// doubt and its release not written; or one still running, within its
+// lease, whose renewal may be late); another process's holds until its
+// claim's expiry, which that process renews while the request runs.
+func (c *Claim) claim(ctx context.Context, tx Tx, fresh Key, fingerprint string, leaseUntil time.Time, holder func(owner string, now time.Time) (over, alive bool)) (*Replay, error) {
 	now := fresh.CreatedAt
 	k, err := tx.LockIdempotencyKey(ctx, c.hold.Scope, c.hold.KeyHash)
 	switch {
@@ -270,11 +355,17 @@ func (c *Claim) claim(ctx context.Context, tx Tx, fresh Key, fingerprint string,
 		return c.open(k)
 	case k.Done:
 		return nil, errDoneUnanswered
-	case k.LeaseUntil.After(now) && !gone(k.Owner):
+	case inFlight(k, now, holder):
 		return nil, disburse.Errorf(CodeInProgress, "a request with this Idempotency-Key is still running; retry once it has answered")
 	default: // its request ended before its work committed: run it here
 		return nil, tx.TakeOverIdempotencyKey(ctx, c.hold, leaseUntil)
 	}
+}
+
+// inFlight reports whether the request holding k, not done, may still run.
+func inFlight(k Key, now time.Time, holder func(owner string, now time.Time) (over, alive bool)) bool {
+	over, alive := holder(k.Owner, now)
+	return alive || k.LeaseUntil.After(now) && !over
 }
 
 // Claimed returns a copy of the Service whose every write transaction
@@ -439,7 +530,7 @@ func (w *writtenTx) InsertAPIKey(ctx context.Context, k disburse.APIKey) error {
 func (k *Keys) Finish(ctx context.Context, c *Claim, a Answer) error {
 	// The request is over, whatever becomes of its answer: a retry here
 	// may take a claim whose release below cannot be written.
-	k.setRunning(c.hold.Owner, false)
+	k.setFinished(c.hold.Owner)
 	now := k.now()
 	var sealed []byte
 	if a.Status < 500 {

@@ -2,9 +2,13 @@ package idempotency
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -131,9 +135,96 @@ func TestBegin(t *testing.T) {
 	}
 }
 
+// TestRenewedClaim, on synctest's clock: the process holding a claim
+// renews it while its request runs, so that a retry from another process
+// gets 409 across many expiries; once the holder stops renewing (here its
+// database is out of reach, as a dead process's would be), the retry
+// takes the key over within about one ClaimExpiry, and a request that
+// runs past its lease loses its key the same way though its process lives.
+func TestRenewedClaim(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		s := newMemStore()
+		cut := &cutStore{memStore: s}
+		holder := New(&disburse.Service{Clock: time.Now}, cut)
+		other := New(&disburse.Service{Clock: time.Now}, s)
+		req := Request{Scope: "org-a", Key: "k", Method: "POST", Path: "/batches/b1/submit", RefKind: "submit", RefID: "b1", Lease: time.Hour}
+		first, _, err := holder.Begin(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 8 { // two minutes: eight expiries
+			time.Sleep(ClaimExpiry)
+			if _, _, err := other.Begin(ctx, req); disburse.ErrorCode(err) != CodeInProgress {
+				t.Fatalf("a retry while the holder lives and renews: %v, want %s", err, CodeInProgress)
+			}
+		}
+		cut.down.Store(true)
+		died := time.Now()
+		retry := takeOver(t, other, req)
+		if waited := time.Since(died); waited > ClaimExpiry+time.Second {
+			t.Errorf("the retry took the key over %v after its holder stopped renewing, want within %v", waited, ClaimExpiry)
+		}
+		t.Logf("a dead holder's key taken over after %v", time.Since(died))
+		_ = holder.Finish(ctx, first, Answer{Status: 500}) // its release cannot be written: the database is out of reach
+		if err := other.Finish(ctx, retry, Answer{Status: 200, Rebuilt: true}); err != nil {
+			t.Fatal(err)
+		}
+
+		// A request that runs past its lease is no longer renewed.
+		cut.down.Store(false)
+		long := req
+		long.Key, long.Lease = "k-long", time.Minute
+		stalled, _, err := holder.Begin(ctx, long)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		late := takeOver(t, other, long)
+		if held := time.Since(start); held < time.Minute-ClaimExpiry || held > time.Minute+time.Second {
+			t.Errorf("a request of a live process held its key %v, want about its lease of %v", held, time.Minute)
+		}
+		_ = holder.Finish(ctx, stalled, Answer{Status: 500})
+		_ = other.Finish(ctx, late, Answer{Status: 500})
+		time.Sleep(ClaimExpiry) // the renewal loops end once no claim runs
+		synctest.Wait()
+	})
+}
+
+// takeOver retries req on keys every second until it claims the key.
+func takeOver(t *testing.T, keys *Keys, req Request) *Claim {
+	t.Helper()
+	for range 600 {
+		c, _, err := keys.Begin(t.Context(), req)
+		if err == nil {
+			return c
+		}
+		if disburse.ErrorCode(err) != CodeInProgress {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+	}
+	t.Fatal("the key was never taken over")
+	return nil
+}
+
+// cutStore is a memStore that refuses every write while down.
+type cutStore struct {
+	*memStore
+	down atomic.Bool
+}
+
+func (s *cutStore) Write(ctx context.Context, fn func(Tx) error) error {
+	if s.down.Load() {
+		return errors.New("database out of reach")
+	}
+	return s.memStore.Write(ctx, fn)
+}
+
 // memStore is a Store in memory: one transaction at a time, rolled back
 // when fn fails.
 type memStore struct {
+	mu    sync.Mutex // the renewal loop writes beside the test
 	clock time.Time
 	keys  map[[2]string]Key
 }
@@ -145,6 +236,8 @@ func newMemStore() *memStore {
 func (s *memStore) now() time.Time { return s.clock }
 
 func (s *memStore) Write(ctx context.Context, fn func(Tx) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	before := maps.Clone(s.keys)
 	if err := fn(memTx{s}); err != nil {
 		s.keys = before
@@ -180,6 +273,17 @@ func (t memTx) TakeOverIdempotencyKey(_ context.Context, h disburse.IdempotencyH
 	}
 	k.Owner, k.LeaseUntil = h.Owner, leaseUntil
 	t.s.keys[id] = k
+	return nil
+}
+
+func (t memTx) RenewIdempotencyKeys(_ context.Context, holds []disburse.IdempotencyHold, leaseUntil time.Time) error {
+	for _, h := range holds {
+		id := [2]string{h.Scope, h.KeyHash}
+		if k, ok := t.s.keys[id]; ok && k.Owner == h.Owner {
+			k.LeaseUntil = leaseUntil
+			t.s.keys[id] = k
+		}
+	}
 	return nil
 }
 

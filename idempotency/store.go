@@ -28,6 +28,12 @@ type Tx interface {
 	// TakeOverIdempotencyKey gives a key that is not done to h.Owner: its
 	// previous owner's request died before its work committed.
 	TakeOverIdempotencyKey(ctx context.Context, h disburse.IdempotencyHold, leaseUntil time.Time) error
+	// RenewIdempotencyKeys sets the expiry of the keys that holds name,
+	// each only while its Owner still holds it, to leaseUntil: the claims
+	// of the requests its process still runs. A key whose row another
+	// transaction has locked (the work marking it done) is left as it is,
+	// rather than waited for.
+	RenewIdempotencyKeys(ctx context.Context, holds []disburse.IdempotencyHold, leaseUntil time.Time) error
 	// DeleteIdempotencyKey forgets a key: one past its retention, before
 	// the same key is claimed again.
 	DeleteIdempotencyKey(ctx context.Context, scope, keyHash string) error

@@ -7,10 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/internal/faulttest"
 )
 
@@ -20,7 +23,10 @@ import (
 // key stays as the cut left it. Once the database is back, the first
 // retry settles it, with the default lease of ten minutes still running:
 // a submit whose COMMIT reached the server is replayed; a create whose
-// COMMIT never did runs anew, once.
+// COMMIT never did runs anew, once. Retried on a second server, which
+// cannot know the request is over, the create runs once the claim's
+// expiry has passed unrenewed (that server's clock moved past it), still
+// long before the lease ends.
 func TestInDoubtKeySettlesAtOnce(t *testing.T) {
 	ctx := t.Context()
 	p, _, faulty, steady := openBehindProxy(t)
@@ -31,7 +37,13 @@ func TestInDoubtKeySettlesAtOnce(t *testing.T) {
 	srv := httptest.NewServer(httpapi.New(disburse.NewService(faulty),
 		httpapi.Config{Log: slog.New(slog.DiscardHandler), IdempotencyStore: faulty.Idempotency()}))
 	defer srv.Close()
-	send := func(path, key, body string) (int, http.Header, map[string]any) {
+	var ahead atomic.Int64 // how far the second server's clock runs ahead
+	second := disburse.NewService(steady)
+	second.Clock = func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
+	srv2 := httptest.NewServer(httpapi.New(second,
+		httpapi.Config{Log: slog.New(slog.DiscardHandler), IdempotencyStore: steady.Idempotency()}))
+	defer srv2.Close()
+	sendTo := func(srv *httptest.Server, path, key, body string) (int, http.Header, map[string]any) {
 		t.Helper()
 		req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -45,6 +57,10 @@ func TestInDoubtKeySettlesAtOnce(t *testing.T) {
 		data, _ := io.ReadAll(resp.Body)
 		_ = json.Unmarshal(data, &got)
 		return resp.StatusCode, resp.Header, got
+	}
+	send := func(path, key, body string) (int, http.Header, map[string]any) {
+		t.Helper()
+		return sendTo(srv, path, key, body)
 	}
 
 	// The claim's COMMIT goes through; the submit's reaches the server,
@@ -83,5 +99,22 @@ func TestInDoubtKeySettlesAtOnce(t *testing.T) {
 	}
 	if status, header, _ := send("/batches", "create-1", `{"name":"December"}`); status != 201 || header.Get("Idempotent-Replayed") != "true" {
 		t.Errorf("the create's next retry: %d %v, want its replay", status, header)
+	}
+
+	p.cutAtCommitAfter(commitCut{skip: 1, drop: true, down: true})
+	if status, _, got := send("/batches", "create-2", `{"name":"January"}`); status != 500 {
+		t.Fatalf("create cut at its COMMIT: %d %v, want 500", status, got)
+	}
+	p.up()
+	if status, _, got := sendTo(srv2, "/batches", "create-2", `{"name":"January"}`); status != 409 {
+		t.Errorf("retry on the second server within the claim's expiry: %d %v, want 409", status, got)
+	}
+	ahead.Store(int64(idempotency.ClaimExpiry + time.Second))
+	status, header, got = sendTo(srv2, "/batches", "create-2", `{"name":"January"}`)
+	if status != 201 || header.Get("Idempotent-Replayed") != "" {
+		t.Errorf("retry on the second server after the claim's expiry: %d %v %v, want it run anew", status, header, got)
+	}
+	if status, header, _ := send("/batches", "create-2", `{"name":"January"}`); status != 201 || header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("the create's next retry on the first server: %d %v, want its replay", status, header)
 	}
 }

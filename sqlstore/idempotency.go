@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/disburse/disburse"
@@ -45,6 +46,27 @@ func (t *tx) LockIdempotencyKey(ctx context.Context, scope, keyHash string) (ide
 func (t *tx) TakeOverIdempotencyKey(ctx context.Context, h disburse.IdempotencyHold, leaseUntil time.Time) error {
 	return t.update(ctx, "idempotency key", `UPDATE idempotency_keys SET owner = ?, lease_until = ?
 		WHERE scope = ? AND key_hash = ? AND NOT done`, h.Owner, micros(leaseUntil), h.Scope, h.KeyHash)
+}
+
+// RenewIdempotencyKeys updates the holds' rows in one statement, by
+// primary key; rows another transaction has locked are skipped where the
+// engine has row locks (the work's mark holds one until it commits).
+func (t *tx) RenewIdempotencyKeys(ctx context.Context, holds []disburse.IdempotencyHold, leaseUntil time.Time) error {
+	if len(holds) == 0 {
+		return nil
+	}
+	args := []any{micros(leaseUntil)}
+	match := make([]string, len(holds))
+	for i, h := range holds {
+		match[i] = "(scope = ? AND key_hash = ? AND owner = ?)"
+		args = append(args, h.Scope, h.KeyHash, h.Owner)
+	}
+	_, err := t.exec(ctx, `UPDATE idempotency_keys SET lease_until = ? WHERE (scope, key_hash) IN
+		(SELECT scope, key_hash FROM idempotency_keys WHERE `+strings.Join(match, " OR ")+t.e.LockClause(true)+`)`, args...)
+	if err != nil {
+		return fmt.Errorf("renew idempotency keys: %w", err)
+	}
+	return nil
 }
 
 func (t *tx) DeleteIdempotencyKey(ctx context.Context, scope, keyHash string) error {

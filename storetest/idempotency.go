@@ -85,6 +85,27 @@ func testIdempotencyKeys(t *testing.T, s disburse.Store, ks idempotency.Store) {
 	b.Owner, b.Done, b.RefKind, b.RefID, b.Status, b.Answer, b.LeaseUntil = "retry", true, "submit", "batch-1", 200, []byte{0, 1, 2, 0xff}, at(2*time.Minute)
 	same(t, "a done and answered key", b, lockedKey(t, ks, "org-a", "k2"))
 
+	// A renewal extends the expiry of the keys its holds still own, all
+	// in one statement, and leaves a key another owner holds as it is.
+	r1, r2 := key("org-r", "r1", t0), key("org-r", "r2", t0)
+	writeKeys(t, ks, func(tx idempotency.Tx) error { return tx.InsertIdempotencyKey(ctx, r1) })
+	writeKeys(t, ks, func(tx idempotency.Tx) error { return tx.InsertIdempotencyKey(ctx, r2) })
+	writeKeys(t, ks, func(tx idempotency.Tx) error {
+		return tx.RenewIdempotencyKeys(ctx, []disburse.IdempotencyHold{
+			hold("org-r", "r1", r1.Owner), hold("org-r", "r2", "taken-over-from"), hold("org-r", "absent", "x")}, at(5*time.Minute))
+	})
+	r1.LeaseUntil = at(5 * time.Minute)
+	same(t, "a renewed key", r1, lockedKey(t, ks, "org-r", "r1"))
+	same(t, "a key renewed by a holder that no longer owns it", r2, lockedKey(t, ks, "org-r", "r2"))
+	writeKeys(t, ks, func(tx idempotency.Tx) error {
+		for _, k := range []idempotency.Key{r1, r2} {
+			if err := tx.DeleteIdempotencyKey(ctx, k.Scope, k.KeyHash); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+
 	// The sweep: three old keys (org-b's k1, org-a's k2 and one more), one new.
 	writeKeys(t, ks, func(tx idempotency.Tx) error { return tx.InsertIdempotencyKey(ctx, key("org-c", "k3", t0)) })
 	writeKeys(t, ks, func(tx idempotency.Tx) error {

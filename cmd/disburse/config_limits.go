@@ -12,7 +12,7 @@ import (
 // (docs/idempotency.md, docs/operations.md "Rate limits").
 func (c *config) limitFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.IdempotencyLease, "idempotency-lease", idempotency.DefaultLease,
-		"how long a request holding an Idempotency-Key may run before a retry takes it for dead (DISBURSE_IDEMPOTENCY_LEASE)")
+		"the longest a running request may hold its Idempotency-Key; a dead process's claims free within 15s (DISBURSE_IDEMPOTENCY_LEASE)")
 	c.RateLimits = httpapi.DefaultRateLimits
 	fs.Var(policyValue{&c.RateLimits.Organisation}, "rate-limit-organisation",
 		"requests per window of each organisation, all its access tokens together, `QUOTA/WINDOW` or off (DISBURSE_RATE_LIMIT_ORGANISATION)")
