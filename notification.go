@@ -10,8 +10,8 @@ import (
 
 // Notifier delivers one notification through a provider (SMS gateway, push
 // service). An error means "try again later"; it never touches money. Send
-// must return once ctx is done: the delivery worker relies on it to finish
-// every send inside the lease it holds.
+// must return once ctx is done: the delivery worker relies on it to bound
+// how long a send holds its slot and its lease.
 type Notifier interface {
 	Send(ctx context.Context, n Notification) error
 }
@@ -22,7 +22,10 @@ type DeliveryPolicy struct {
 	MaxAttempts int           // after this many failures a notification is FAILED
 	BaseBackoff time.Duration // wait after the first failure; doubles each time
 	MaxBackoff  time.Duration
-	Lease       time.Duration // how long a claim holds before another process may take it
+	// Lease is how long a claim holds unless its process renews it (every
+	// Lease/3 while it lives): how soon another process takes over the
+	// rows of one that died.
+	Lease       time.Duration
 	SendTimeout time.Duration // the most one send may take: the provider's context ends then
 	BatchSize   int           // rows one claim leases
 	// Concurrency is how many sends one process has in flight at once;
@@ -33,14 +36,20 @@ type DeliveryPolicy struct {
 }
 
 // DefaultDeliveryPolicy: 8 attempts over about 20 minutes, sent
-// DefaultDeliveryConcurrency at a time, under a lease of one send
-// (SendTimeout plus LeaseMargin) and a few seconds for the claim to start
-// its sends, so that the rows of a process that dies are free again
-// within that.
+// DefaultDeliveryConcurrency at a time, under a lease of DefaultLease
+// renewed while the process lives.
 var DefaultDeliveryPolicy = DeliveryPolicy{
 	MaxAttempts: 8, BaseBackoff: 5 * time.Second, MaxBackoff: 10 * time.Minute,
-	Lease: 20 * time.Second, SendTimeout: 10 * time.Second, BatchSize: 500, Concurrency: DefaultDeliveryConcurrency,
+	Lease: DefaultLease, SendTimeout: 10 * time.Second, BatchSize: 500, Concurrency: DefaultDeliveryConcurrency,
 }
+
+// DefaultLease is the lease of a claim of notifications or webhook
+// deliveries: short, so that the rows of a process that dies are sent by
+// another within seconds, and long enough for a heartbeat or two to be
+// late (a busy database) without losing it. Replicas' clocks must agree to
+// well within a third of it (docs/operations.md, "Background work and how
+// it is claimed").
+const DefaultLease = 5 * time.Second
 
 // DefaultDeliveryConcurrency is how many notification sends, and how many
 // webhook attempts, one process has in flight at once unless configured:
@@ -48,23 +57,14 @@ var DefaultDeliveryPolicy = DeliveryPolicy{
 // connections.
 const DefaultDeliveryConcurrency = 32
 
-// LeaseMargin is the part of a lease no send may start in: time to record the
-// outcome of the last send before the lease ends, and slack for replicas
-// whose clocks disagree by a few seconds.
-const LeaseMargin = 5 * time.Second
-
-// check rejects a policy under which a lease could end while a send is in
-// flight, or nothing could ever be sent.
+// check rejects a policy under which nothing could ever be sent.
 func (p DeliveryPolicy) check() error {
 	switch {
 	case p.MaxAttempts < 1 || p.BatchSize < 1 || p.Concurrency < 0 || p.Rate < 0:
 		return fmt.Errorf("delivery policy: MaxAttempts %d and BatchSize %d must be at least 1, Concurrency %d and Rate %d not negative",
 			p.MaxAttempts, p.BatchSize, p.Concurrency, p.Rate)
-	case p.SendTimeout <= 0:
-		return fmt.Errorf("delivery policy: SendTimeout must be positive")
-	case p.Lease <= p.SendTimeout+LeaseMargin:
-		// Equal would leave no time to start a send once claimed.
-		return fmt.Errorf("delivery policy: Lease %v must exceed SendTimeout %v plus %v", p.Lease, p.SendTimeout, LeaseMargin)
+	case p.SendTimeout <= 0 || p.Lease <= 0:
+		return fmt.Errorf("delivery policy: SendTimeout and Lease must be positive")
 	}
 	return nil
 }
@@ -87,15 +87,17 @@ func (p DeliveryPolicy) backoff(attempts int) time.Duration {
 // A claim's rows are sent as slots free, and the worker claims again as
 // soon as half the slots are free, while the claims before it are still
 // sending (fanout.Dispatch): a send that hangs holds its own slot until
-// SendTimeout and nothing else. A process that dies holds its claim for
-// one lease, and sent again only what was in flight (docs/operations.md,
-// "Background work and how it is claimed").
+// SendTimeout and nothing else.
 //
-// A lease never ends while its holder may still be sending: a send starts
-// only while the lease has SendTimeout plus LeaseMargin left, and gets a
-// context that ends after SendTimeout; when the lease runs short the rest of
-// the claim is handed back. An outcome is written only while the lease is
-// still this owner's.
+// A heartbeat renews the lease of every row the process still holds, in
+// one statement every p.Lease/3 (fanout.Leases), so a send may outlast the
+// lease; a process that dies holds its rows for one lease at most, and
+// sent again only what was in flight (docs/operations.md, "Background work
+// and how it is claimed"). A send starts only while the heartbeat keeps
+// its claim; a claim whose lease ran out first (a stalled process, an
+// unreachable database) starts nothing more and is handed back. An outcome
+// is written only while the row is still this owner's, so a late one never
+// overwrites what another process recorded.
 //
 // When ctx ends (shutdown), the sends in flight run to completion (bounded
 // by SendTimeout) and their outcomes are recorded, no new send starts, and
@@ -104,10 +106,19 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 	if err := p.check(); err != nil {
 		return 0, err
 	}
+	bg := context.WithoutCancel(ctx)
+	leases := fanout.NewLeases(p.Lease, s.now, func(ids []string, now, until time.Time) error {
+		err := s.Store.Write(bg, func(tx Tx) error { return tx.ExtendNotificationLeases(bg, owner, ids, now, until) })
+		if err != nil {
+			s.Log.WarnContext(ctx, "notification leases not renewed", "err", err, "owner", owner)
+		}
+		return err
+	})
+	defer leases.Start()()
 	slots := fanout.NewSlots(p.Concurrency, 0)
 	turn := fanout.NewPace(p.Rate)
 	return fanout.Dispatch(ctx, slots, DeliveryPoll, func(int, []string) (int, func() (int, error), error) {
-		return s.claimNotifications(ctx, n, owner, p, slots, turn)
+		return s.claimNotifications(ctx, n, owner, p, claimRoom{slots, turn, leases})
 	})
 }
 
@@ -115,9 +126,17 @@ func (s *Service) DeliverNotifications(ctx context.Context, n Notifier, owner st
 // for work that fell due meanwhile.
 const DeliveryPoll = 200 * time.Millisecond
 
+// claimRoom is what one claim of DeliverNotifications works within: the
+// process's slots, the pace of its sends, and the heartbeat of its leases.
+type claimRoom struct {
+	slots  *fanout.Slots
+	turn   fanout.Pace
+	leases *fanout.Leases
+}
+
 // claimNotifications claims up to p.BatchSize notifications and returns
 // how many and the run that sends each as a slot frees.
-func (s *Service) claimNotifications(ctx context.Context, n Notifier, owner string, p DeliveryPolicy, slots *fanout.Slots, turn fanout.Pace) (int, func() (int, error), error) {
+func (s *Service) claimNotifications(ctx context.Context, n Notifier, owner string, p DeliveryPolicy, room claimRoom) (int, func() (int, error), error) {
 	var claimed []Notification
 	var leaseUntil time.Time
 	err := s.Store.Write(ctx, func(tx Tx) error {
@@ -130,23 +149,24 @@ func (s *Service) claimNotifications(ctx context.Context, n Notifier, owner stri
 	if err != nil || len(claimed) == 0 {
 		return 0, nil, err
 	}
+	hold := room.leases.Hold(fanout.IDs(claimed, func(n Notification) string { return n.ID }), leaseUntil)
 	// Sends and outcomes are not cut short by shutdown, or a message the
 	// gateway got would be counted as failed and sent again.
 	bg := context.WithoutCancel(ctx)
 	mayStart := func(Notification) bool {
-		// Shutting down, or too little lease left for one more send: the
-		// rest is handed back at once rather than at lease expiry.
-		if !slots.Wait(ctx, "") {
+		// Shutting down, or the lease is no longer kept: the rest is
+		// handed back at once rather than at lease expiry.
+		if !room.slots.Wait(ctx, "") {
 			return false
 		}
-		if turn.Wait(ctx) && !s.now().Add(p.SendTimeout+LeaseMargin).After(leaseUntil) {
+		if room.turn.Wait(ctx) && hold.MayStart(s.now()) {
 			return true
 		}
-		slots.Give("")
+		room.slots.Give("")
 		return false
 	}
 	attempt := func(msg Notification) Notification {
-		defer slots.Give("")
+		defer room.slots.Give("")
 		sendErr := send(bg, n, msg, p.SendTimeout)
 		msg.Attempts++
 		now := s.now()
@@ -175,12 +195,15 @@ func (s *Service) claimNotifications(ctx context.Context, n Notifier, owner stri
 		if err != nil || written == len(outcomes) {
 			return false, err
 		}
-		// Only a provider that overran its deadline or a stalled process
-		// gets here; the rest of the claim is likely lost too.
+		// Only a stalled process, or a database out of reach for longer
+		// than a lease, gets here; the rest of the claim is likely lost too.
 		s.Log.WarnContext(ctx, "notification lease lost before its outcome was written", "lost", len(outcomes)-written, "owner", owner)
 		return true, nil
 	}
-	return len(claimed), func() (int, error) { return fanout.Run(claimed, len(claimed), mayStart, attempt, record) }, nil
+	return len(claimed), func() (int, error) {
+		defer room.leases.Drop(hold)
+		return fanout.Run(claimed, len(claimed), mayStart, attempt, record)
+	}, nil
 }
 
 // send gives the provider one attempt, bounded by timeout.

@@ -196,6 +196,9 @@ type Tx interface {
 	// the lease. It returns how many it wrote; one it did not write was
 	// taken over by another process (or no longer exists).
 	UpdateNotifications(ctx context.Context, ns []Notification) (int, error)
+	// ExtendNotificationLeases sets to until the lease of the notifications
+	// ids names that owner holds and whose lease has not ended at now.
+	ExtendNotificationLeases(ctx context.Context, owner string, ids []string, now, until time.Time) error
 	// ReleaseNotifications clears the leases owner holds on the
 	// notifications ids names, so another process can take them at once.
 	ReleaseNotifications(ctx context.Context, owner string, ids []string) error

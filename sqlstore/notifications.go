@@ -96,6 +96,14 @@ func (t *tx) UpdateNotifications(ctx context.Context, ns []disburse.Notification
 	return int(n), nil
 }
 
+// ExtendNotificationLeases names the rows, as ReleaseNotifications does.
+func (t *tx) ExtendNotificationLeases(ctx context.Context, owner string, ids []string, now, until time.Time) error {
+	if err := t.extend(ctx, "notifications", owner, ids, now, until); err != nil {
+		return fmt.Errorf("extend notification leases: %w", err)
+	}
+	return nil
+}
+
 // ReleaseNotifications names the rows: a release by owner alone would
 // read every index entry the owner ever had, dead ones included until a
 // vacuum, and one process keeps its owner name for its whole life.

@@ -224,6 +224,14 @@ func (t *tx) UpdateWebhookDeliveries(ctx context.Context, ds []webhooks.Delivery
 	return int(n), nil
 }
 
+// ExtendWebhookLeases names the rows, as ReleaseNotifications does.
+func (t *tx) ExtendWebhookLeases(ctx context.Context, owner string, ids []string, now, until time.Time) error {
+	if err := t.extend(ctx, "webhook_deliveries", owner, ids, now, until); err != nil {
+		return fmt.Errorf("extend webhook leases: %w", err)
+	}
+	return nil
+}
+
 // ReleaseWebhookDeliveries names the rows, as ReleaseNotifications does.
 func (t *tx) ReleaseWebhookDeliveries(ctx context.Context, owner string, ids []string) error {
 	if err := t.release(ctx, "webhook_deliveries", owner, ids); err != nil {
@@ -234,6 +242,20 @@ func (t *tx) ReleaseWebhookDeliveries(ctx context.Context, owner string, ids []s
 
 // release clears the leases owner still holds on the rows of an outbox
 // table that ids names, in bulk.
+// extend sets to until the lease of the rows ids names that owner holds
+// and whose lease has not ended at now, in one statement (per chunk of
+// MaxBulkRows): a row whose lease ended may have been taken by another
+// process, and is not taken back.
+func (t *tx) extend(ctx context.Context, table, owner string, ids []string, now, until time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := t.bulk(ctx, `UPDATE `+table+` SET lease_until = ?
+		FROM @rows AS r WHERE `+table+`.id = r.id AND `+table+`.lease_owner = ? AND `+table+`.lease_until >= ?`,
+		[]any{micros(until), owner, micros(now)}, len(ids), []Column{IDCol("id", func(i int) string { return ids[i] })}, nil)
+	return err
+}
+
 func (t *tx) release(ctx context.Context, table, owner string, ids []string) error {
 	if len(ids) == 0 {
 		return nil

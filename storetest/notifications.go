@@ -161,3 +161,34 @@ func updateNotifications(t *testing.T, s disburse.Store, want int, ns ...disburs
 		t.Errorf("UpdateNotifications wrote %d, want %d", written, want)
 	}
 }
+
+// testExtendNotificationLeases: a renewal moves the lease of the named rows
+// the owner holds, in one call; not another owner's, not one whose lease
+// has ended (another process may be taking it).
+func testExtendNotificationLeases(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	a, b, c := notification(msisdnKE, t0), notification(msisdnKE, at(time.Second)), notification(msisdnKE, at(2*time.Second))
+	insertNotifications(t, s, a, b, c)
+	now := at(time.Minute)
+	claim(t, s, "one", now, 2) // a and b, until now+1m
+	claim(t, s, "two", now, 1) // c
+	extend := func(owner string, now, until time.Time, ids ...string) {
+		t.Helper()
+		write(t, s, func(tx disburse.Tx) error { return tx.ExtendNotificationLeases(ctx, owner, ids, now, until) })
+	}
+	extend("one", now.Add(30*time.Second), now.Add(2*time.Minute), a.ID, b.ID, c.ID)
+	a.LeaseOwner, a.LeaseUntil = "one", now.Add(2*time.Minute)
+	b.LeaseOwner, b.LeaseUntil = "one", now.Add(2*time.Minute)
+	c.LeaseOwner, c.LeaseUntil = "two", now.Add(time.Minute)
+	got := get(t, s, func(tx disburse.Tx) ([]disburse.Notification, error) { return tx.Notifications(ctx, "") })
+	same(t, "after one's renewal", []disburse.Notification{a, b, c}, got)
+
+	if got := claim(t, s, "three", now.Add(90*time.Second), 10); len(got) != 1 || got[0].ID != c.ID {
+		t.Errorf("claim after the renewed leases' first end = %v, want only c", got)
+	}
+	c.LeaseOwner, c.LeaseUntil = "three", now.Add(150*time.Second)
+	// one's leases ended at now+2m: a late renewal does not take them back.
+	extend("one", now.Add(3*time.Minute), now.Add(4*time.Minute), a.ID, b.ID)
+	got = get(t, s, func(tx disburse.Tx) ([]disburse.Notification, error) { return tx.Notifications(ctx, "") })
+	same(t, "after a renewal too late", []disburse.Notification{a, b, c}, got)
+}

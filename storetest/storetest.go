@@ -58,6 +58,7 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"ClaimDueLegs", testClaimDueLegs},
 		{"Notifications", testNotifications},
 		{"ClaimNotifications", testClaimNotifications},
+		{"ExtendNotificationLeases", testExtendNotificationLeases},
 		{"UpdateNotifications", testUpdateNotifications},
 		{"WriteRollsBack", testWriteRollsBack},
 		{"WriteSurvivesPanic", testWriteSurvivesPanic},

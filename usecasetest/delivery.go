@@ -39,6 +39,7 @@ func RunDelivery(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"TwoConcurrentReplicasSendEachOnce", testTwoConcurrentReplicasSendEachOnce},
 		{"OutcomesRecordedWhileTheClaimSends", testOutcomesRecordedWhileTheClaimSends},
 		{"ASendThatHangsHoldsOnlyItsSlot", testASendThatHangsHoldsOnlyItsSlot},
+		{"ASendLongerThanTheLeaseIsSentOnce", testASendLongerThanTheLeaseIsSentOnce},
 		{"RateSpacesTheSends", testRateSpacesTheSends},
 		{"PushForMembersWithTheApp", testPushForMembersWithTheApp},
 	}

@@ -53,6 +53,7 @@ func RunWebhooks[S WebhookStore](t *testing.T, open func(t *testing.T) S) {
 		{"TwoWorkersNeverSendOneDeliveryAtOnce", func(t *testing.T, s WebhookStore) { testWebhookTwoWorkers(t, s, 12, 0) }},
 		{"TwoConcurrentWorkersSendEachOnce", func(t *testing.T, s WebhookStore) { testWebhookTwoWorkers(t, s, 40, 4) }},
 		{"AHangingEndpointHoldsOnlyItsOwnSlots", testWebhookHangingEndpoint},
+		{"AnAttemptLongerThanTheLeaseIsSentOnce", testWebhookAttemptLongerThanTheLease},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

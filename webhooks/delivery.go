@@ -50,7 +50,9 @@ type Policy struct {
 	RetryFor    time.Duration
 	BaseBackoff time.Duration // wait after the first failure; doubles each time, with jitter
 	MaxBackoff  time.Duration
-	Lease       time.Duration // how long a claim holds before another process may take it
+	// Lease is how long a claim holds unless its process renews it, as
+	// disburse.DeliveryPolicy's does.
+	Lease       time.Duration
 	SendTimeout time.Duration // the most one attempt may take
 	BatchSize   int           // deliveries one claim leases
 	// Concurrency is how many attempts one process has in flight at once,
@@ -73,7 +75,7 @@ type Policy struct {
 // integrators ("Retries, failure and disablement"): change both together.
 var DefaultPolicy = Policy{
 	RetryFor: 72 * time.Hour, BaseBackoff: 30 * time.Second, MaxBackoff: 6 * time.Hour,
-	Lease: 25 * time.Second, SendTimeout: 15 * time.Second, BatchSize: 500, Concurrency: disburse.DefaultDeliveryConcurrency,
+	Lease: disburse.DefaultLease, SendTimeout: 15 * time.Second, BatchSize: 500, Concurrency: disburse.DefaultDeliveryConcurrency,
 	PerEndpoint: disburse.DefaultDeliveryConcurrency / 4, DisableAfter: 5 * 24 * time.Hour,
 }
 
@@ -90,11 +92,8 @@ func (p Policy) poll() time.Duration {
 
 func (p Policy) check() error {
 	switch {
-	case p.BatchSize < 1 || p.SendTimeout <= 0 || p.RetryFor <= 0 || p.BaseBackoff <= 0 || p.Concurrency < 0 || p.Rate < 0 || p.PerEndpoint < 0:
-		return fmt.Errorf("webhook policy: BatchSize, SendTimeout, RetryFor and BaseBackoff must be positive, Concurrency, PerEndpoint and Rate not negative")
-	case p.Lease <= p.SendTimeout+disburse.LeaseMargin:
-		// Equal would leave no time to start an attempt once claimed.
-		return fmt.Errorf("webhook policy: Lease %v must exceed SendTimeout %v plus %v", p.Lease, p.SendTimeout, disburse.LeaseMargin)
+	case p.BatchSize < 1 || p.SendTimeout <= 0 || p.Lease <= 0 || p.RetryFor <= 0 || p.BaseBackoff <= 0 || p.Concurrency < 0 || p.Rate < 0 || p.PerEndpoint < 0:
+		return fmt.Errorf("webhook policy: BatchSize, SendTimeout, Lease, RetryFor and BaseBackoff must be positive, Concurrency, PerEndpoint and Rate not negative")
 	}
 	return nil
 }
@@ -126,27 +125,40 @@ func (p Policy) backoff(attempts int) time.Duration {
 // an endpoint that holds its share, its rows start as their endpoints get
 // slots, and the worker claims again while the claims before it are still
 // sending (fanout.Dispatch). An endpoint that never answers holds its own
-// slots until SendTimeout, and the others' deliveries go past it. Leases work as DeliverNotifications'
-// do: an attempt starts only while the lease has SendTimeout plus
-// LeaseMargin left, so two replicas never send one delivery at once, and
-// on shutdown the attempts in flight complete and the rest is handed back.
+// slots until SendTimeout, and the others' deliveries go past it. Leases
+// work as DeliverNotifications' do: a heartbeat renews them while the
+// process lives, an attempt starts only while it keeps the claim, so two
+// replicas never send one delivery at once, an outcome is written only
+// while the row is still this owner's, and on shutdown the attempts in
+// flight complete and the rest is handed back.
 func (s *Service) Deliver(ctx context.Context, sender Sender, render Renderer, owner string, p Policy) (int, error) {
 	if err := p.check(); err != nil {
 		return 0, err
 	}
+	bg := context.WithoutCancel(ctx)
+	leases := fanout.NewLeases(p.Lease, s.now, func(ids []string, now, until time.Time) error {
+		err := s.Store.Write(bg, func(tx Tx) error { return tx.ExtendWebhookLeases(bg, owner, ids, now, until) })
+		if err != nil {
+			s.Log.WarnContext(ctx, "webhook leases not renewed", "err", err, "owner", owner)
+		}
+		return err
+	})
+	defer leases.Start()()
 	slots := fanout.NewSlots(p.Concurrency, p.PerEndpoint)
 	turn := fanout.NewPace(p.Rate)
 	return fanout.Dispatch(ctx, slots, p.poll(), func(_ int, full []string) (int, func() (int, error), error) {
-		return s.claimWebhooks(ctx, sender, render, owner, p, claimRoom{slots, turn, full})
+		return s.claimWebhooks(ctx, sender, render, owner, p, claimRoom{slots, turn, leases, full})
 	})
 }
 
 // claimRoom is what one claim of Deliver works within: the process's
-// slots, none of the endpoints in full, and the pace of the attempts.
+// slots, the pace of the attempts, the heartbeat of its leases, and none
+// of the endpoints in full.
 type claimRoom struct {
-	slots *fanout.Slots
-	turn  fanout.Pace
-	full  []string
+	slots  *fanout.Slots
+	turn   fanout.Pace
+	leases *fanout.Leases
+	full   []string
 }
 
 // claimWebhooks claims up to p.BatchSize deliveries, none of an endpoint
@@ -165,8 +177,12 @@ func (s *Service) claimWebhooks(ctx context.Context, sender Sender, render Rende
 	if err != nil || len(claimed) == 0 {
 		return 0, nil, err
 	}
+	hold := room.leases.Hold(fanout.IDs(claimed, func(d Delivery) string { return d.ID }), leaseUntil)
 	bg := context.WithoutCancel(ctx)
 	attempts, err := s.webhookAttempts(bg, render, claimed)
+	if err != nil || len(attempts) == 0 {
+		room.leases.Drop(hold)
+	}
 	if err != nil {
 		all := fanout.IDs(claimed, func(d Delivery) string { return d.ID })
 		return 0, nil, errors.Join(err, s.Store.Write(bg, func(tx Tx) error { return tx.ReleaseWebhookDeliveries(bg, owner, all) }))
@@ -178,7 +194,7 @@ func (s *Service) claimWebhooks(ctx context.Context, sender Sender, render Rende
 		if !room.slots.Wait(ctx, a.d.EndpointID) {
 			return false
 		}
-		if room.turn.Wait(ctx) && !s.now().Add(p.SendTimeout+disburse.LeaseMargin).After(leaseUntil) {
+		if room.turn.Wait(ctx) && hold.MayStart(s.now()) {
 			return true
 		}
 		room.slots.Give(a.d.EndpointID)
@@ -191,7 +207,10 @@ func (s *Service) claimWebhooks(ctx context.Context, sender Sender, render Rende
 	record := func(outcomes, unattempted []webhookAttempt) (bool, error) {
 		return s.recordWebhooks(ctx, owner, p, outcomes, unattempted)
 	}
-	return len(attempts), func() (int, error) { return fanout.Run(attempts, len(attempts), mayStart, attempt, record) }, nil
+	return len(attempts), func() (int, error) {
+		defer room.leases.Drop(hold)
+		return fanout.Run(attempts, len(attempts), mayStart, attempt, record)
+	}, nil
 }
 
 // recordWebhooks writes a group of outcomes and hands back what was never

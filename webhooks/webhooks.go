@@ -123,6 +123,9 @@ type Tx interface {
 	// their leases, each only while its LeaseOwner still holds the lease.
 	// It returns how many it wrote, as UpdateNotifications does.
 	UpdateWebhookDeliveries(ctx context.Context, ds []Delivery) (int, error)
+	// ExtendWebhookLeases sets to until the lease of the deliveries ids
+	// names that owner holds and whose lease has not ended at now.
+	ExtendWebhookLeases(ctx context.Context, owner string, ids []string, now, until time.Time) error
 	// ReleaseWebhookDeliveries clears the leases owner holds on the
 	// deliveries ids names.
 	ReleaseWebhookDeliveries(ctx context.Context, owner string, ids []string) error

@@ -60,8 +60,8 @@ func TestPolicyBackoff(t *testing.T) {
 		t.Errorf("DefaultPolicy: %v", err)
 	}
 	short := DefaultPolicy
-	short.Lease = short.SendTimeout
+	short.Lease = 0
 	if short.check() == nil {
-		t.Error("a lease no longer than one attempt was accepted")
+		t.Error("a lease of 0 was accepted")
 	}
 }

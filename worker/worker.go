@@ -95,7 +95,7 @@ func Reversal(svc *disburse.Service, interval time.Duration, log *slog.Logger) L
 
 // Delivery is the loop that sends due notifications through n, claiming
 // them under owner's name. A run claims again until a claim finds nothing
-// due, since a claim may end early when its lease runs short. When ctx ends
+// due, since a claim may end early when its lease is lost. When ctx ends
 // the send in flight still completes and the rest of its claim is released
 // (DeliverNotifications), so Group.Stop returns with no work held.
 func Delivery(svc *disburse.Service, n disburse.Notifier, owner string, p disburse.DeliveryPolicy, interval time.Duration, log *slog.Logger) Loop {
