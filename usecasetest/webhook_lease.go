@@ -15,8 +15,8 @@ type senderFunc func(ctx context.Context, m webhooks.Message) (int, error)
 
 func (s senderFunc) Send(ctx context.Context, m webhooks.Message) (int, error) { return s(ctx, m) }
 
-// testWebhookAttemptLongerThanTheLease: under a lease of 500 ms, "a"'s
-// attempts are held for four leases while "b" delivers beside it, round
+// testWebhookAttemptLongerThanTheLease: under a short lease (leaseUnderTest), "a"'s
+// attempts are held for three leases while "b" delivers beside it, round
 // after round; a's heartbeat keeps renewing the lease, so each delivery is
 // sent once, by a (docs/webhooks.md, "The worker, on one process or
 // several"). On the wall clock: the heartbeat ticks on it.
@@ -30,7 +30,7 @@ func testWebhookAttemptLongerThanTheLease(t *testing.T, s WebhookStore) {
 	}
 	f.hooks.Clock = time.Now
 	p := webhookPolicy
-	p.Lease = 500 * time.Millisecond
+	p.Lease = leaseUnderTest
 	var mu sync.Mutex
 	sends := map[string][]string{} // delivery id -> the owners that sent it
 	record := func(owner string, m webhooks.Message) {
@@ -54,7 +54,7 @@ func testWebhookAttemptLongerThanTheLease(t *testing.T, s WebhookStore) {
 	for range 3 {
 		<-started
 	}
-	for from := time.Now(); time.Since(from) < 4*p.Lease; time.Sleep(p.Lease / 3) {
+	for from := time.Now(); time.Since(from) < 3*p.Lease; time.Sleep(p.Lease / 3) {
 		if _, err := f.hooks.Deliver(f.ctx, b, httpapi.WebhookRenderer{}, "b", p); err != nil {
 			t.Fatalf("deliver b: %v", err)
 		}
