@@ -18,6 +18,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/internal/testenv"
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlstore"
@@ -89,7 +90,8 @@ func terminateBackends(t *testing.T, u string) int {
 // never answers fails the start-up within the default connect timeout,
 // instead of holding it for ever.
 func TestOpenGivesUpOnASilentServer(t *testing.T) {
-	t.Parallel() // it waits out the connect timeout; the others need not
+	testenv.SkipUnlessLong(t) // five seconds of waiting out the connect timeout
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

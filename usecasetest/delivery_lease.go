@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/testenv"
 )
 
 // leaseUnderTest is the lease of the tests that run the heartbeat on the
@@ -22,6 +23,7 @@ const leaseUnderTest = 1500 * time.Millisecond
 // (docs/operations.md, "Background work and how it is claimed"). On the
 // wall clock: the heartbeat ticks on it.
 func testASendLongerThanTheLeaseIsSentOnce(t *testing.T, store disburse.Store) {
+	testenv.SkipUnlessLong(t) // three leases of waiting on the wall clock
 	f := newFixture(t, store)
 	if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 3)); err != nil {
 		t.Fatal(err)

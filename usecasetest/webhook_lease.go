@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/internal/testenv"
 	"github.com/disburse/disburse/webhooks"
 )
 
@@ -21,6 +22,7 @@ func (s senderFunc) Send(ctx context.Context, m webhooks.Message) (int, error) {
 // sent once, by a (docs/webhooks.md, "The worker, on one process or
 // several"). On the wall clock: the heartbeat ticks on it.
 func testWebhookAttemptLongerThanTheLease(t *testing.T, s WebhookStore) {
+	testenv.SkipUnlessLong(t) // three leases of waiting on the wall clock
 	f := webhookFixture(t, s)
 	e := f.endpoint(t, "http://127.0.0.1:9/hook", "batch.submitted")
 	for range 3 {
