@@ -1,45 +1,26 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"log/slog"
 	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/internal/clientaddr"
+	"github.com/disburse/disburse/internal/logs"
 	"github.com/disburse/disburse/internal/ratelimit"
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
-// lockedBuffer is a log sink several requests write at once.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // edgeServer serves the API inside Edge with the trusted proxies, an
 // address budget of 2 a minute, and its log in the returned buffer.
-func edgeServer(t *testing.T, trusted string) (string, *lockedBuffer) {
+func edgeServer(t *testing.T, trusted string) (string, *logs.Buffer) {
 	t.Helper()
 	proxies, err := clientaddr.ParseProxies(trusted)
 	if err != nil {
@@ -48,12 +29,12 @@ func edgeServer(t *testing.T, trusted string) (string, *lockedBuffer) {
 	store := openSQLite(t)
 	svc := disburse.NewService(store)
 	svc.Log = slog.New(slog.DiscardHandler)
-	logs := &lockedBuffer{}
-	api := httpapi.New(svc, httpapi.Config{IdempotencyStore: store.Idempotency(), Log: slog.New(slog.NewTextHandler(logs, nil)),
+	logged := &logs.Buffer{}
+	api := httpapi.New(svc, httpapi.Config{IdempotencyStore: store.Idempotency(), Log: slog.New(slog.NewTextHandler(logged, nil)),
 		RateLimits: httpapi.RateLimits{Address: ratelimit.Policy{Name: "address", Quota: 2, Window: time.Minute}}})
 	srv := httptest.NewServer(httpapi.Edge(api, proxies))
 	t.Cleanup(srv.Close)
-	return srv.URL, logs
+	return srv.URL, logged
 }
 
 // fromProxy sends GET /batches without a token, as a proxy on 127.0.0.1
@@ -80,7 +61,7 @@ func fromProxy(t *testing.T, base, xff string) int {
 // other peer X-Forwarded-For is ignored and the budget is the peer's.
 func TestE2ETrustedProxies(t *testing.T) {
 	t.Run("trusted", func(t *testing.T) {
-		base, logs := edgeServer(t, "127.0.0.1/32")
+		base, logged := edgeServer(t, "127.0.0.1/32")
 		for range 2 {
 			if got := fromProxy(t, base, "198.51.100.1"); got != http.StatusUnauthorized {
 				t.Fatalf("198.51.100.1 within its budget: %d", got)
@@ -92,12 +73,12 @@ func TestE2ETrustedProxies(t *testing.T) {
 		if got := fromProxy(t, base, "198.51.100.2"); got != http.StatusUnauthorized {
 			t.Errorf("another client behind the same proxy: %d, want its own budget (401)", got)
 		}
-		if !strings.Contains(logs.String(), "client=198.51.100.1") || !strings.Contains(logs.String(), "client=198.51.100.2") {
-			t.Errorf("the access log does not name the forwarded clients:\n%s", logs)
+		if !strings.Contains(logged.String(), "client=198.51.100.1") || !strings.Contains(logged.String(), "client=198.51.100.2") {
+			t.Errorf("the access log does not name the forwarded clients:\n%s", logged)
 		}
 	})
 	t.Run("untrusted", func(t *testing.T) {
-		base, logs := edgeServer(t, "10.0.0.0/8")
+		base, logged := edgeServer(t, "10.0.0.0/8")
 		for range 2 {
 			if got := fromProxy(t, base, "198.51.100.1"); got != http.StatusUnauthorized {
 				t.Fatalf("within the peer's budget: %d", got)
@@ -106,8 +87,8 @@ func TestE2ETrustedProxies(t *testing.T) {
 		if got := fromProxy(t, base, "198.51.100.2"); got != http.StatusTooManyRequests {
 			t.Errorf("a new X-Forwarded-For from an untrusted peer: %d, want 429 (the peer's budget)", got)
 		}
-		if strings.Contains(logs.String(), "198.51.100") || !strings.Contains(logs.String(), "client=127.0.0.1") {
-			t.Errorf("the access log believed an untrusted X-Forwarded-For:\n%s", logs)
+		if strings.Contains(logged.String(), "198.51.100") || !strings.Contains(logged.String(), "client=127.0.0.1") {
+			t.Errorf("the access log believed an untrusted X-Forwarded-For:\n%s", logged)
 		}
 	})
 }

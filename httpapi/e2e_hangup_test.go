@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,24 +37,6 @@ func (s hangingStore) Write(ctx context.Context, fn func(disburse.Tx) error) err
 	return ctx.Err()
 }
 
-// syncBuffer is a log destination the server's goroutines share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // jsonLines decodes a JSON log, one record a line.
 func jsonLines(t *testing.T, text string) []map[string]any {
 	t.Helper()
@@ -77,7 +58,7 @@ func jsonLines(t *testing.T, text string) []map[string]any {
 func TestClientHangUpIs499(t *testing.T) {
 	eachStore(t, func(t *testing.T, open opener) {
 		store := open(t)
-		var logged syncBuffer
+		var logged logs.Buffer
 		handler, err := logs.NewHandler(&logged, "json", "debug")
 		if err != nil {
 			t.Fatal(err)

@@ -1,14 +1,12 @@
 package portal_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,27 +16,10 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/internal/logs"
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/portal/backoffice"
 )
-
-// lockedBuffer is a log the server's goroutines share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestPortalRequestsLoggedAndCounted: the portal's requests go through the
 // API's request log and its metrics, by the portal's route patterns
@@ -49,7 +30,7 @@ func TestPortalRequestsLoggedAndCounted(t *testing.T) {
 	store := openSQLite(t)
 	svc, office := disburse.NewService(store), backoffice.NewService(store)
 	svc.Log = slog.New(slog.DiscardHandler)
-	var logged lockedBuffer
+	var logged logs.Buffer
 	log := slog.New(slog.NewJSONHandler(&logged, nil))
 	reg := prometheus.NewRegistry()
 	metrics := httpapi.NewMetrics(reg)

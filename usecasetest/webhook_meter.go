@@ -1,7 +1,6 @@
 package usecasetest
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"net"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/disburse/disburse/internal/logs"
 	"github.com/disburse/disburse/webhooks"
 )
 
@@ -49,36 +49,6 @@ func (m *hookMeter) check(t *testing.T, want map[webhooks.AttemptOutcome]int, di
 	}
 }
 
-// lockedLog is a JSON log the delivery's goroutines share.
-type lockedLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// records are the log's lines with the message msg.
-func (l *lockedLog) records(t *testing.T, msg string) []map[string]any {
-	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for line := range strings.Lines(l.b.String()) {
-		var rec map[string]any
-		if err := json.Unmarshal([]byte(line), &rec); err != nil {
-			t.Fatal(err)
-		}
-		if rec["msg"] == msg {
-			out = append(out, rec)
-		}
-	}
-	return out
-}
-
 // testWebhookFailuresCounted: an endpoint on 127.0.0.1 that answers 500,
 // and one that refuses the connection, each with a secret in its URL's
 // query: every attempt is counted by its outcome (retrying, then gave_up
@@ -88,7 +58,7 @@ func (l *lockedLog) records(t *testing.T, msg string) []map[string]any {
 func testWebhookFailuresCounted(t *testing.T, s WebhookStore) {
 	f := webhookFixture(t, s)
 	meter := &hookMeter{}
-	var logged lockedLog
+	var logged logs.Buffer
 	f.hooks.Meter, f.hooks.Log = meter, slog.New(slog.NewJSONHandler(&logged, nil))
 	down := newReceiver(t, func(int) int { return http.StatusInternalServerError })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -111,7 +81,7 @@ func testWebhookFailuresCounted(t *testing.T, s WebhookStore) {
 	f.sendWebhooks(t, "a", 2)
 	meter.check(t, map[webhooks.AttemptOutcome]int{webhooks.AttemptRetrying: 2, webhooks.AttemptGaveUp: 2}, 0)
 
-	warned := logged.records(t, "webhook attempt failed")
+	warned := logRecords(t, logged.String(), "webhook attempt failed")
 	if len(warned) != 4 {
 		t.Fatalf("%d failure lines, want 4", len(warned))
 	}
@@ -129,12 +99,26 @@ func testWebhookFailuresCounted(t *testing.T, s WebhookStore) {
 	if diff := cmp.Diff(want, statuses); diff != "" {
 		t.Errorf("status and outcome by endpoint (-want +got):\n%s", diff)
 	}
-	logged.mu.Lock()
-	text := logged.b.String()
-	logged.mu.Unlock()
+	text := logged.String()
 	// The dial error names the host and port, which is no secret; the
 	// path and query are the URL's own.
 	if strings.Contains(text, "s3cret") || strings.Contains(text, "/hook") {
 		t.Errorf("the log holds an endpoint's URL:\n%s", text)
 	}
+}
+
+// logRecords are the JSON log's lines with the message msg.
+func logRecords(t *testing.T, log, msg string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for line := range strings.Lines(log) {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec["msg"] == msg {
+			out = append(out, rec)
+		}
+	}
+	return out
 }
