@@ -65,41 +65,54 @@ func describe(err error) string {
 	return b.String()
 }
 
+// commands maps each command's name to what runs it with the arguments
+// after the name.
+var commands = map[string]func(ctx context.Context, args []string) error{
+	"serve":       serve,
+	"migrate":     migrate,
+	"backup":      backup,
+	"healthcheck": healthcheck,
+	"bench":       benchmark,
+	"org": func(ctx context.Context, args []string) error {
+		if len(args) < 1 || args[0] != "create" {
+			return fmt.Errorf("usage: disburse org create --name NAME [--deposit AMOUNT]")
+		}
+		return orgCreate(ctx, args[1:])
+	},
+	"batches": func(ctx context.Context, args []string) error {
+		return batches(ctx, args, os.Stdout, os.Stderr)
+	},
+	"accounts": func(ctx context.Context, args []string) error {
+		return accounts(ctx, args, os.Stdout, os.Stderr)
+	},
+	"version":   printVersionCommand,
+	"--version": printVersionCommand,
+	"user":      runUser,
+	"operator-token": func(ctx context.Context, args []string) error {
+		return runOperatorToken(ctx, args, os.Stdout)
+	},
+	"help":   printUsage,
+	"-h":     printUsage,
+	"--help": printUsage,
+}
+
+func printVersionCommand(context.Context, []string) error {
+	printVersion(os.Stdout)
+	return nil
+}
+
+func printUsage(context.Context, []string) error {
+	fmt.Print(usage)
+	return nil
+}
+
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		fmt.Fprint(os.Stderr, usage)
 		return fmt.Errorf("no command given")
 	}
-	switch args[0] {
-	case "serve":
-		return serve(ctx, args[1:])
-	case "migrate":
-		return migrate(ctx, args[1:])
-	case "backup":
-		return backup(ctx, args[1:])
-	case "healthcheck":
-		return healthcheck(ctx, args[1:])
-	case "bench":
-		return benchmark(ctx, args[1:])
-	case "org":
-		if len(args) < 2 || args[1] != "create" {
-			return fmt.Errorf("usage: disburse org create --name NAME [--deposit AMOUNT]")
-		}
-		return orgCreate(ctx, args[2:])
-	case "batches":
-		return batches(ctx, args[1:], os.Stdout, os.Stderr)
-	case "accounts":
-		return accounts(ctx, args[1:], os.Stdout, os.Stderr)
-	case "version", "--version":
-		printVersion(os.Stdout)
-		return nil
-	case "user":
-		return runUser(ctx, args[1:])
-	case "operator-token":
-		return runOperatorToken(ctx, args[1:], os.Stdout)
-	case "help", "-h", "--help":
-		fmt.Print(usage)
-		return nil
+	if command, ok := commands[args[0]]; ok {
+		return command(ctx, args[1:])
 	}
 	fmt.Fprint(os.Stderr, usage)
 	return fmt.Errorf("unknown command %q", args[0])

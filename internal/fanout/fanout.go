@@ -20,38 +20,69 @@ import (
 // is what ended while the group before it was being written, so that an
 // outcome waits for one write at most. An outcome not yet written when the
 // process dies is sent again once the lease expires (delivery is at least
-// once): only the attempts in flight and the group being written. The last call of record, when every attempt has ended,
-// is also given what was never attempted, to hand back in the same
-// transaction (unattempted is nil in the others). A record
-// that reports the lease lost (stop) or fails stops new attempts; the
-// attempts in flight end and their outcomes, with a failed group's, go to
-// the last record. It returns how many items were attempted.
+// once): only the attempts in flight and the group being written. The
+// last call of record, when every attempt has ended, is also given what
+// was never attempted, to hand back in the same transaction (unattempted
+// is nil in the others). A record that reports the lease lost (stop) or
+// fails stops new attempts; the attempts in flight end and their
+// outcomes, with a failed group's, go to the last record. It returns how
+// many items were attempted.
 //
 // mayStart is asked for each item before its attempt, and may wait (for a
 // slot of the item's key); an item it refuses is handed back, and the
 // sender goes on to the next.
 func Run[T any](claimed []T, concurrency int, mayStart func(T) bool, attempt func(T) T,
 	record func(outcomes, unattempted []T) (stop bool, err error)) (int, error) {
-	var next atomic.Int64
-	var halt atomic.Bool
-	var mu sync.Mutex
-	var refused []T
-	outcomes := make(chan T, max(concurrency, 1))
+	r := &run[T]{claimed: claimed, record: record}
+	outcomes := r.send(max(concurrency, 1), mayStart, attempt)
+	attempted := 0
+	for o := range outcomes {
+		attempted++
+		r.group = append(r.group, o)
+		attempted += r.gather(outcomes)
+		if len(r.errs) == 0 {
+			r.flush(false)
+		}
+	}
+	r.flush(true)
+	return attempted, errors.Join(r.errs...)
+}
+
+// run is one call of Run: the claim, the senders' shared place in it, and
+// the group of outcomes waiting for record.
+type run[T any] struct {
+	claimed []T
+	record  func(outcomes, unattempted []T) (stop bool, err error)
+	next    atomic.Int64 // the index of the next item a sender takes
+	halt    atomic.Bool  // set once a record stops or fails: no new attempts
+
+	mu      sync.Mutex
+	refused []T // items mayStart refused
+
+	group []T // outcomes not yet recorded
+	errs  []error
+}
+
+// send starts up to concurrency senders, each taking the next item of the
+// claim, and returns the channel of their outcomes, closed once every
+// sender has stopped.
+func (r *run[T]) send(concurrency int, mayStart func(T) bool, attempt func(T) T) <-chan T {
+	outcomes := make(chan T, concurrency)
 	var senders sync.WaitGroup
-	for range min(max(concurrency, 1), len(claimed)) {
+	for range min(concurrency, len(r.claimed)) {
 		senders.Go(func() {
-			for !halt.Load() {
-				i := int(next.Add(1)) - 1
-				if i >= len(claimed) {
+			for !r.halt.Load() {
+				i := int(r.next.Add(1)) - 1
+				if i >= len(r.claimed) {
 					return
 				}
-				if !mayStart(claimed[i]) {
-					mu.Lock()
-					refused = append(refused, claimed[i])
-					mu.Unlock()
+				if !mayStart(r.claimed[i]) {
+					r.mu.Lock()
+					r.refused = append(r.refused, r.claimed[i])
+					r.mu.Unlock()
 					continue
 				}
-				outcomes <- attempt(claimed[i])
+				outcomes <- attempt(r.claimed[i])
 			}
 		})
 	}
@@ -59,59 +90,55 @@ func Run[T any](claimed []T, concurrency int, mayStart func(T) bool, attempt fun
 		senders.Wait()
 		close(outcomes)
 	}()
+	return outcomes
+}
 
-	var group []T
-	var errs []error
-	attempted := 0
-	flush := func(last bool) {
-		var unattempted []T
-		if last {
-			// Every item before next was taken by a sender, and
-			// attempted unless mayStart refused it; none after it was.
-			mu.Lock()
-			unattempted = append(refused, claimed[min(int(next.Load()), len(claimed)):]...)
-			mu.Unlock()
-			if unattempted == nil {
-				unattempted = []T{}
+// gather adds to the group what else has ended, without waiting, and
+// returns how many it added.
+func (r *run[T]) gather(outcomes <-chan T) int {
+	n := 0
+	for {
+		select {
+		case o, ok := <-outcomes:
+			if !ok {
+				return n
 			}
-		}
-		stop, err := record(group, unattempted)
-		switch {
-		case err != nil:
-			// The group stays for the last record: the database may
-			// be back by then, and a row written twice under one lease
-			// is written once (the second finds the lease cleared).
-			errs = append(errs, err)
-			halt.Store(true)
-		case stop:
-			group = group[:0]
-			halt.Store(true)
+			n++
+			r.group = append(r.group, o)
 		default:
-			group = group[:0]
+			return n
 		}
 	}
-	for o := range outcomes {
-		attempted++
-		group = append(group, o)
-	drain: // what else has ended joins this group
-		for {
-			select {
-			case o, ok := <-outcomes:
-				if !ok {
-					break drain
-				}
-				attempted++
-				group = append(group, o)
-			default:
-				break drain
-			}
-		}
-		if len(errs) == 0 {
-			flush(false)
+}
+
+// flush hands the group to record; the last flush also hands back what
+// was never attempted.
+func (r *run[T]) flush(last bool) {
+	var unattempted []T
+	if last {
+		// Every item before next was taken by a sender, and attempted
+		// unless mayStart refused it; none after it was.
+		r.mu.Lock()
+		unattempted = append(r.refused, r.claimed[min(int(r.next.Load()), len(r.claimed)):]...)
+		r.mu.Unlock()
+		if unattempted == nil {
+			unattempted = []T{}
 		}
 	}
-	flush(true)
-	return attempted, errors.Join(errs...)
+	stop, err := r.record(r.group, unattempted)
+	switch {
+	case err != nil:
+		// The group stays for the last record: the database may be back
+		// by then, and a row written twice under one lease is written
+		// once (the second finds the lease cleared).
+		r.errs = append(r.errs, err)
+		r.halt.Store(true)
+	case stop:
+		r.group = r.group[:0]
+		r.halt.Store(true)
+	default:
+		r.group = r.group[:0]
+	}
 }
 
 // Pace spaces the attempts of one claim so that at most perSecond start in
