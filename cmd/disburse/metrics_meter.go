@@ -11,9 +11,9 @@ import (
 // meter counts what the use cases report (disburse.Meter) and what the
 // notification and webhook delivery do (notifications.Meter,
 // webhooks.Meter), so that the root and those packages stay free of
-// prometheus. Every label comes from a fixed list
-// but currency, an organisation's ISO code the operator sets; none names
-// a payee, an organisation or an endpoint.
+// prometheus. Every label comes from a fixed list but currency, an
+// organisation's ISO code the operator sets; none names a payee, an
+// organisation or an endpoint.
 type meter struct {
 	money         *prometheus.CounterVec
 	payments      *prometheus.CounterVec
