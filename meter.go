@@ -4,11 +4,10 @@ package disburse
 // (docs/operations.md, "Metrics"). A Service whose Meter is nil counts
 // nothing. Moved is called once a money transaction has committed, never
 // for one that rolled back, with what it moved summed (one call per
-// transaction, not per payment); NotificationAttempt once per attempt to
-// send a notification. Neither may block.
+// transaction, not per payment). It may not block. The attempts to send
+// notifications are counted by their delivery (notifications.Meter).
 type Meter interface {
 	Moved(moves []Movement)
-	NotificationAttempt(ch Channel, outcome AttemptOutcome)
 }
 
 // MoveKind says where a committed transaction moved money to.
@@ -36,19 +35,6 @@ type Movement struct {
 	Amount   Money
 	Payments int64
 }
-
-// AttemptOutcome is how one attempt to send a notification ended.
-type AttemptOutcome string
-
-// The outcomes of a notification's attempt.
-const (
-	AttemptSent     AttemptOutcome = "sent"
-	AttemptRetrying AttemptOutcome = "retrying" // failed; another attempt follows after a backoff
-	AttemptGaveUp   AttemptOutcome = "gave_up"  // failed, the last attempt allowed: the notification is FAILED
-)
-
-// AttemptOutcomes lists every AttemptOutcome.
-var AttemptOutcomes = []AttemptOutcome{AttemptSent, AttemptRetrying, AttemptGaveUp}
 
 // moves sums a transaction's Movements as its use case fills a writeBuffer.
 type moves []Movement
@@ -91,12 +77,5 @@ func (ms *moves) add(kind MoveKind, currency string, amount Money, leg Leg) {
 func (s *Service) report(ms moves) {
 	if s.Meter != nil && len(ms) > 0 {
 		s.Meter.Moved(ms)
-	}
-}
-
-// attempted tells the Meter how a notification's attempt ended.
-func (s *Service) attempted(ch Channel, outcome AttemptOutcome) {
-	if s.Meter != nil {
-		s.Meter.NotificationAttempt(ch, outcome)
 	}
 }

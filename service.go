@@ -36,8 +36,8 @@ type Service struct {
 	Limits   Limits
 	TokenTTL time.Duration
 	Log      *slog.Logger
-	// Meter counts money moved and notifications' attempts for the
-	// operator's metrics (meter.go); nil counts nothing.
+	// Meter counts money moved for the operator's metrics (meter.go);
+	// nil counts nothing.
 	Meter Meter
 	// PageSize is how many payments Submit moves, and a submit's answer
 	// reads, at a time: memory follows a page, not a batch of up to a

@@ -186,22 +186,10 @@ type Tx interface {
 	// (webhook_events.go). It returns how many deliveries it wrote.
 	InsertWebhookEvents(ctx context.Context, events []WebhookEvent) (int, error)
 
+	// InsertNotifications writes the outbox rows of the payees a money
+	// transaction told; package notifications delivers them through its
+	// own port.
 	InsertNotifications(ctx context.Context, ns []Notification) error
-	// ClaimNotifications leases up to limit PENDING notifications that are due
-	// at now and not leased by a live owner: sets LeaseOwner and LeaseUntil and
-	// returns them. Rows locked by another transaction are skipped.
-	ClaimNotifications(ctx context.Context, owner string, now, leaseUntil time.Time, limit int) ([]Notification, error)
-	// UpdateNotifications writes the outcomes of delivery attempts in bulk
-	// and clears their leases: each only while its LeaseOwner still holds
-	// the lease. It returns how many it wrote; one it did not write was
-	// taken over by another process (or no longer exists).
-	UpdateNotifications(ctx context.Context, ns []Notification) (int, error)
-	// ExtendNotificationLeases sets to until the lease of the notifications
-	// ids names that owner holds and whose lease has not ended at now.
-	ExtendNotificationLeases(ctx context.Context, owner string, ids []string, now, until time.Time) error
-	// ReleaseNotifications clears the leases owner holds on the
-	// notifications ids names, so another process can take them at once.
-	ReleaseNotifications(ctx context.Context, owner string, ids []string) error
 	// Notifications lists notifications oldest first, only recipient's when it is not empty.
 	Notifications(ctx context.Context, recipient string) ([]Notification, error)
 }

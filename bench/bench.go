@@ -21,7 +21,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/fanout"
 	"github.com/disburse/disburse/sqlstore"
 )
 
@@ -87,7 +87,7 @@ type Config struct {
 // Defaults are the issue's: 100,000 payments in requests of 10,000, three
 // pairs; 64 connections for 30 s per endpoint under load.
 var Defaults = Config{Payments: 100_000, Chunk: 10_000, Pairs: 3, Duration: 30 * time.Second, Connections: 64, ProfilePhase: "submit",
-	Orgs: 8, Clients: []int{8, 64}, DeliveryConcurrency: disburse.DefaultDeliveryConcurrency, Rate: 1000}
+	Orgs: 8, Clients: []int{8, 64}, DeliveryConcurrency: fanout.DefaultConcurrency, Rate: 1000}
 
 // Run runs the benchmark cfg describes and writes its report to cfg.Out.
 func Run(ctx context.Context, cfg Config) error {

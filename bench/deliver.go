@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/notifications"
 	"github.com/disburse/disburse/notify"
 	"github.com/disburse/disburse/webhooks"
 )
@@ -57,8 +57,8 @@ func newGateway() *gateway {
 func (g *gateway) webhookURL(i int) string { return fmt.Sprintf("%s%s%d", g.srv.URL, webhookPath, i) }
 
 // deliveryPolicies are serve's defaults with the bench's concurrency and rate.
-func (e *env) deliveryPolicies() (disburse.DeliveryPolicy, webhooks.Policy) {
-	n, w := disburse.DefaultDeliveryPolicy, webhooks.DefaultPolicy
+func (e *env) deliveryPolicies() (notifications.Policy, webhooks.Policy) {
+	n, w := notifications.DefaultPolicy, webhooks.DefaultPolicy
 	n.Concurrency, w.Concurrency = e.cfg.DeliveryConcurrency, e.cfg.DeliveryConcurrency
 	n.Rate, w.Rate = e.cfg.DeliveryRate, e.cfg.DeliveryRate
 	return n, w
@@ -72,7 +72,7 @@ func deliverNotifications(ctx context.Context, e *env, want int) (int, time.Dura
 	p, _ := e.deliveryPolicies()
 	provider := notify.NewHTTP(e.gateway.srv.URL+smsPath, p.Concurrency)
 	return drain("notifications", &e.gateway.notifications, want, func() (int, error) {
-		return e.svc.DeliverNotifications(ctx, provider, "bench", p)
+		return e.notes.Deliver(ctx, provider, "bench", p)
 	})
 }
 

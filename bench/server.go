@@ -16,6 +16,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/notifications"
 	"github.com/disburse/disburse/notify"
 	"github.com/disburse/disburse/webhooks"
 )
@@ -26,6 +27,7 @@ type env struct {
 	cfg      Config
 	store    disburse.Store
 	svc      *disburse.Service
+	notes    *notifications.Service
 	hooks    *webhooks.Service
 	clock    *clock
 	srv      *http.Server
@@ -69,6 +71,7 @@ func start(ctx context.Context, cfg Config) (*env, error) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// A day: a token must outlive the longest run and the clock's jumps.
 	e.svc.Log, e.svc.TokenTTL = log, 24*time.Hour
+	e.notes = notifications.New(store.Notifications(), e.svc)
 	e.hooks = webhooks.New(store.Webhooks(), e.svc)
 	// The webhook endpoints are the local gateway: plain http on loopback.
 	e.hooks.Config.AllowPrivate = true

@@ -18,7 +18,7 @@ type HTTP struct {
 	URL    string
 	Client *http.Client
 	// Timeout caps one attempt besides the deadline of Send's context (the
-	// delivery worker's DeliveryPolicy.SendTimeout), whichever ends first.
+	// delivery worker's notifications.Policy.SendTimeout), whichever ends first.
 	// Zero: the context's deadline alone, or DefaultTimeout if it has none.
 	Timeout time.Duration
 }

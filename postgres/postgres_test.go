@@ -46,6 +46,17 @@ func TestPortalStoreInChunks(t *testing.T) {
 	storetest.RunPortal(t, func(t *testing.T) storetest.PortalStore { return openInChunksSQL(t) })
 }
 
+// TestNotificationStore and TestNotificationStoreInChunks run the suite
+// of the notification delivery's port, notifications.Tx, as TestStore and
+// TestStoreInChunks do.
+func TestNotificationStore(t *testing.T) {
+	storetest.RunNotifications(t, func(t *testing.T) storetest.NotificationStore { return pgtest.OpenSQL(t) })
+}
+
+func TestNotificationStoreInChunks(t *testing.T) {
+	storetest.RunNotifications(t, func(t *testing.T) storetest.NotificationStore { return openInChunksSQL(t) })
+}
+
 // TestOperatorStore runs the suite of the operators' port, operators.Tx.
 func TestOperatorStore(t *testing.T) {
 	storetest.RunOperators(t, func(t *testing.T) storetest.OperatorStore { return pgtest.OpenSQL(t) })
@@ -73,7 +84,7 @@ func TestConcurrency(t *testing.T) {
 
 func TestDelivery(t *testing.T) {
 	t.Parallel()
-	usecasetest.RunDelivery(t, pgtest.Open)
+	usecasetest.RunDelivery(t, pgtest.OpenSQL)
 }
 
 func TestWebhooks(t *testing.T) { usecasetest.RunWebhooks(t, pgtest.OpenSQL) }

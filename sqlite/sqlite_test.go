@@ -53,7 +53,7 @@ func TestConcurrency(t *testing.T) {
 
 func TestDelivery(t *testing.T) {
 	t.Parallel()
-	usecasetest.RunDelivery(t, openStore)
+	usecasetest.RunDelivery(t, openSQL)
 }
 
 func TestWebhooks(t *testing.T) { usecasetest.RunWebhooks(t, openSQL) }
@@ -71,6 +71,12 @@ func TestPortalStore(t *testing.T) {
 	storetest.RunPortal(t, func(t *testing.T) storetest.PortalStore { return openTest(t, Engine{}) })
 }
 
+// TestNotificationStore runs the suite of the notification delivery's
+// port, notifications.Tx.
+func TestNotificationStore(t *testing.T) {
+	storetest.RunNotifications(t, func(t *testing.T) storetest.NotificationStore { return openTest(t, Engine{}) })
+}
+
 // TestOperatorStore runs the suite of the operators' port, operators.Tx.
 func TestOperatorStore(t *testing.T) {
 	storetest.RunOperators(t, func(t *testing.T) storetest.OperatorStore { return openTest(t, Engine{}) })
@@ -82,6 +88,12 @@ func openSQL(t *testing.T) *sqlstore.Store { return openTest(t, Engine{}) }
 func TestStoreInSmallChunks(t *testing.T) {
 	t.Parallel()
 	storetest.Run(t, func(t *testing.T) disburse.Store { return openTest(t, Engine{bulkRows: 3}) })
+}
+
+// TestNotificationStoreInSmallChunks is TestStoreInSmallChunks for the
+// notification delivery's port.
+func TestNotificationStoreInSmallChunks(t *testing.T) {
+	storetest.RunNotifications(t, func(t *testing.T) storetest.NotificationStore { return openTest(t, Engine{bulkRows: 3}) })
 }
 
 // TestPortalStoreInSmallChunks is TestStoreInSmallChunks for the portal's port.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/notifications"
 )
 
 const notificationColumns = `n.id, n.channel, n.recipient, n.message, n.status, n.attempts, n.next_attempt_at,
@@ -120,4 +121,19 @@ func (t *tx) Notifications(ctx context.Context, recipient string) ([]disburse.No
 		query, args = query+` WHERE n.recipient = ?`, append(args, recipient)
 	}
 	return list(ctx, t, "notifications", scanNotification, query+` ORDER BY n.created_at, n.id`, args...)
+}
+
+// Notifications hands over the notification delivery's port: write
+// transactions on the same pools, with Write's retries, over
+// notifications.Tx.
+func (s *Store) Notifications() notifications.Store { return notificationStore{s} }
+
+// notificationStore is a Store seen through the notifications package's port.
+type notificationStore struct{ s *Store }
+
+var _ notifications.Tx = (*tx)(nil)
+
+// Write is Store.Write for the delivery.
+func (n notificationStore) Write(ctx context.Context, fn func(notifications.Tx) error) error {
+	return n.s.writeTx(ctx, func(t *tx) error { return fn(t) })
 }

@@ -6,7 +6,43 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/notifications"
 )
+
+// NotificationStore is a store that also hands over the notification
+// delivery's port, as sqlstore.Store does: the suite writes the outbox
+// through the one, as a money transaction does, and claims it through the
+// other.
+type NotificationStore interface {
+	disburse.Store
+	Notifications() notifications.Store
+}
+
+// RunNotifications runs the suite of notifications.Tx, each test in
+// parallel on a store of its own. open returns a new, empty, migrated
+// store and arranges its closing with t.Cleanup.
+func RunNotifications(t *testing.T, open func(t *testing.T) NotificationStore) {
+	tests := []struct {
+		name string
+		run  func(*testing.T, NotificationStore)
+	}{
+		{"ClaimNotifications", testClaimNotifications},
+		{"ExtendNotificationLeases", testExtendNotificationLeases},
+		{"UpdateNotifications", testUpdateNotifications},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t, open(t))
+		})
+	}
+}
+
+// writeNotifications runs fn in a write transaction of the delivery's port.
+func writeNotifications(t *testing.T, s NotificationStore, fn func(notifications.Tx) error) {
+	t.Helper()
+	writeIn(t, s.Notifications().Write, fn)
+}
 
 // notification returns a new PENDING notification, due at created.
 func notification(recipient string, created time.Time) disburse.Notification {
@@ -20,10 +56,10 @@ func insertNotifications(t *testing.T, s disburse.Store, ns ...disburse.Notifica
 }
 
 // claim runs ClaimNotifications in a transaction of its own.
-func claim(t *testing.T, s disburse.Store, owner string, now time.Time, limit int) []disburse.Notification {
+func claim(t *testing.T, s NotificationStore, owner string, now time.Time, limit int) []disburse.Notification {
 	t.Helper()
 	var got []disburse.Notification
-	write(t, s, func(tx disburse.Tx) (err error) {
+	writeNotifications(t, s, func(tx notifications.Tx) (err error) {
 		got, err = tx.ClaimNotifications(t.Context(), owner, now, now.Add(time.Minute), limit)
 		return err
 	})
@@ -44,7 +80,7 @@ func testNotifications(t *testing.T, s disburse.Store) {
 	same(t, "Notifications of a recipient", []disburse.Notification{a, c}, mine)
 }
 
-func testClaimNotifications(t *testing.T, s disburse.Store) {
+func testClaimNotifications(t *testing.T, s NotificationStore) {
 	early := notification(msisdnKE, t0)
 	due := notification(msisdnKE, at(time.Second))
 	future := notification(msisdnKE, at(time.Hour))
@@ -76,7 +112,7 @@ func testClaimNotifications(t *testing.T, s disburse.Store) {
 	// Released leases are free at once. A release names rows and frees
 	// only those the owner still holds: early, which three holds now and
 	// which would be claimed first, stays leased.
-	write(t, s, func(tx disburse.Tx) error {
+	writeNotifications(t, s, func(tx notifications.Tx) error {
 		return tx.ReleaseNotifications(t.Context(), "two", []string{due.ID, early.ID, future.ID})
 	})
 	got = claim(t, s, "four", now, 10)
@@ -84,7 +120,7 @@ func testClaimNotifications(t *testing.T, s disburse.Store) {
 	same(t, "claim after release", []disburse.Notification{due}, got)
 }
 
-func testUpdateNotifications(t *testing.T, s disburse.Store) {
+func testUpdateNotifications(t *testing.T, s NotificationStore) {
 	ctx := t.Context()
 	n := notification(msisdnKE, t0)
 	insertNotifications(t, s, n)
@@ -149,10 +185,10 @@ func testUpdateNotifications(t *testing.T, s disburse.Store) {
 
 // updateNotifications runs UpdateNotifications in a transaction of its own and checks
 // how many it wrote.
-func updateNotifications(t *testing.T, s disburse.Store, want int, ns ...disburse.Notification) {
+func updateNotifications(t *testing.T, s NotificationStore, want int, ns ...disburse.Notification) {
 	t.Helper()
 	var written int
-	write(t, s, func(tx disburse.Tx) error {
+	writeNotifications(t, s, func(tx notifications.Tx) error {
 		var err error
 		written, err = tx.UpdateNotifications(t.Context(), ns)
 		return err
@@ -165,7 +201,7 @@ func updateNotifications(t *testing.T, s disburse.Store, want int, ns ...disburs
 // testExtendNotificationLeases: a renewal moves the lease of the named rows
 // the owner holds, in one call; not another owner's, not one whose lease
 // has ended (another process may be taking it).
-func testExtendNotificationLeases(t *testing.T, s disburse.Store) {
+func testExtendNotificationLeases(t *testing.T, s NotificationStore) {
 	ctx := t.Context()
 	a, b, c := notification(msisdnKE, t0), notification(msisdnKE, at(time.Second)), notification(msisdnKE, at(2*time.Second))
 	insertNotifications(t, s, a, b, c)
@@ -174,7 +210,7 @@ func testExtendNotificationLeases(t *testing.T, s disburse.Store) {
 	claim(t, s, "two", now, 1) // c
 	extend := func(owner string, now, until time.Time, ids ...string) {
 		t.Helper()
-		write(t, s, func(tx disburse.Tx) error { return tx.ExtendNotificationLeases(ctx, owner, ids, now, until) })
+		writeNotifications(t, s, func(tx notifications.Tx) error { return tx.ExtendNotificationLeases(ctx, owner, ids, now, until) })
 	}
 	extend("one", now.Add(30*time.Second), now.Add(2*time.Minute), a.ID, b.ID, c.ID)
 	a.LeaseOwner, a.LeaseUntil = "one", now.Add(2*time.Minute)

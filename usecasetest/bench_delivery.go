@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/notifications"
 	"github.com/disburse/disburse/notify"
 )
 
@@ -17,20 +18,20 @@ import (
 // a gateway on 127.0.0.1, claim by claim as the delivery loop does: 5,000
 // to a gateway that answers 200 at once, and 1,000 to one that takes 5 ms. It reports notifications per second
 // (docs/benchmarks.md, "Delivery").
-func BenchNotificationDelivery(b *testing.B, s disburse.Store) {
+func BenchNotificationDelivery(b *testing.B, s NotificationStore) {
 	b.Run("instant", func(b *testing.B) { benchNotificationDelivery(b, s, 5_000, 0) })
 	b.Run("gateway-5ms", func(b *testing.B) { benchNotificationDelivery(b, s, 1_000, 5*time.Millisecond) })
 }
 
-func benchNotificationDelivery(b *testing.B, s disburse.Store, n int, latency time.Duration) {
+func benchNotificationDelivery(b *testing.B, s NotificationStore, n int, latency time.Duration) {
 	ctx := b.Context()
-	svc := disburse.NewService(s)
+	notes := notifications.New(s.Notifications(), disburse.NewService(s))
 	gateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		time.Sleep(latency)
 	}))
 	defer gateway.Close()
-	provider := notify.NewHTTP(gateway.URL, disburse.DefaultDeliveryPolicy.Concurrency)
+	provider := notify.NewHTTP(gateway.URL, notifications.DefaultPolicy.Concurrency)
 	var took time.Duration
 	sent := 0
 	for b.Loop() {
@@ -45,7 +46,7 @@ func benchNotificationDelivery(b *testing.B, s disburse.Store, n int, latency ti
 		}
 		start := time.Now()
 		sent += drain(b, func() (int, error) {
-			return svc.DeliverNotifications(ctx, provider, "bench", disburse.DefaultDeliveryPolicy)
+			return notes.Deliver(ctx, provider, "bench", notifications.DefaultPolicy)
 		})
 		took += time.Since(start)
 	}

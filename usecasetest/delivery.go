@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/notifications"
 	"github.com/disburse/disburse/notify"
 	"github.com/disburse/disburse/worker"
 	"github.com/google/go-cmp/cmp"
@@ -24,11 +25,12 @@ import (
 // message sent twice by two processes when the gateway is slow or when two
 // replicas each send many at once, outcomes written while a claim is still
 // sending, and a shutdown that finishes the send in flight and hands the
-// rest back. Each test runs in parallel on a store of its own.
-func RunDelivery(t *testing.T, open func(t *testing.T) disburse.Store) {
+// rest back; and each attempt counted by its outcome (notifications.Meter).
+// Each test runs in parallel on a store of its own.
+func RunDelivery[S NotificationStore](t *testing.T, open func(t *testing.T) S) {
 	tests := []struct {
 		name string
-		run  func(*testing.T, disburse.Store)
+		run  func(*testing.T, NotificationStore)
 	}{
 		{"RetriesUntilTheGatewayAccepts", testRetriesUntilTheGatewayAccepts},
 		{"FailedAfterTheLastAttempt", testFailedAfterTheLastAttempt},
@@ -42,6 +44,7 @@ func RunDelivery(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"ASendLongerThanTheLeaseIsSentOnce", testASendLongerThanTheLeaseIsSentOnce},
 		{"RateSpacesTheSends", testRateSpacesTheSends},
 		{"PushForMembersWithTheApp", testPushForMembersWithTheApp},
+		{"NotificationAttempts", testNotificationAttempts},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,14 +54,35 @@ func RunDelivery(t *testing.T, open func(t *testing.T) disburse.Store) {
 	}
 }
 
+// NotificationStore is a store that also hands over the notification
+// delivery's port, as sqlstore.Store does.
+type NotificationStore interface {
+	disburse.Store
+	Notifications() notifications.Store
+}
+
+// noteFixture is a fixture with the notification delivery beside the
+// domain's service, on its clock.
+type noteFixture struct {
+	*fixture
+	notes  *notifications.Service
+	outbox notifications.Store
+}
+
+func newNoteFixture(t *testing.T, s NotificationStore) *noteFixture {
+	t.Helper()
+	f := newFixture(t, s)
+	return &noteFixture{fixture: f, notes: notifications.New(s.Notifications(), f.svc), outbox: s.Notifications()}
+}
+
 // policy is the delivery policy of the tests here, unless one says otherwise.
-var policy = disburse.DeliveryPolicy{MaxAttempts: 3, BaseBackoff: time.Second, MaxBackoff: time.Minute,
+var policy = notifications.Policy{MaxAttempts: 3, BaseBackoff: time.Second, MaxBackoff: time.Minute,
 	Lease: 30 * time.Second, SendTimeout: 10 * time.Second, BatchSize: 10}
 
 // testRetriesUntilTheGatewayAccepts: a send the gateway refuses is retried
 // after a backoff that doubles, until it is accepted.
-func testRetriesUntilTheGatewayAccepts(t *testing.T, store disburse.Store) {
-	f := newFixture(t, store)
+func testRetriesUntilTheGatewayAccepts(t *testing.T, store NotificationStore) {
+	f := newNoteFixture(t, store)
 	var calls atomic.Int32
 	gateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if calls.Add(1) <= 2 {
@@ -88,8 +112,8 @@ func testRetriesUntilTheGatewayAccepts(t *testing.T, store disburse.Store) {
 
 // testFailedAfterTheLastAttempt: a send that times out on every attempt
 // ends FAILED after the last one.
-func testFailedAfterTheLastAttempt(t *testing.T, store disburse.Store) {
-	f := newFixture(t, store)
+func testFailedAfterTheLastAttempt(t *testing.T, store NotificationStore) {
+	f := newNoteFixture(t, store)
 	hung := make(chan struct{})
 	gateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select { // no answer before the provider gives up
@@ -114,11 +138,11 @@ func testFailedAfterTheLastAttempt(t *testing.T, store disburse.Store) {
 
 // testALeaseHeldByADeadProcessExpires: a claim whose owner died is taken
 // over once its lease has run out, not before.
-func testALeaseHeldByADeadProcessExpires(t *testing.T, store disburse.Store) {
-	f := newFixture(t, store)
+func testALeaseHeldByADeadProcessExpires(t *testing.T, store NotificationStore) {
+	f := newNoteFixture(t, store)
 	f.submitOne(t)
 	var claimed []disburse.Notification
-	err := f.svc.Store.Write(f.ctx, func(tx disburse.Tx) error {
+	err := f.outbox.Write(f.ctx, func(tx notifications.Tx) error {
 		var err error
 		claimed, err = tx.ClaimNotifications(f.ctx, "dead", f.now, f.now.Add(policy.Lease), 10)
 		return err
@@ -140,8 +164,8 @@ func testALeaseHeldByADeadProcessExpires(t *testing.T, store disburse.Store) {
 // a second replica would. Before the fix "a" kept sending past its lease
 // while "b" took the same messages over; now "a" stops while a send still
 // fits and hands the rest back.
-func testNoDoubleSendWhenTheGatewayIsSlow(t *testing.T, store disburse.Store) {
-	f := newFixture(t, store)
+func testNoDoubleSendWhenTheGatewayIsSlow(t *testing.T, store NotificationStore) {
+	f := newNoteFixture(t, store)
 	if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 10)); err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +176,7 @@ func testNoDoubleSendWhenTheGatewayIsSlow(t *testing.T, store disburse.Store) {
 		defer mu.Unlock()
 		sends[n.ID] = append(sends[n.ID], owner)
 	}
-	var b disburse.Notifier = sender(func(ctx context.Context, n disburse.Notification) error {
+	var b notifications.Notifier = sender(func(ctx context.Context, n disburse.Notification) error {
 		record("b", n)
 		return nil
 	})
@@ -162,13 +186,13 @@ func testNoDoubleSendWhenTheGatewayIsSlow(t *testing.T, store disburse.Store) {
 		}
 		record("a", n)
 		f.advance(8 * time.Second) // a slow gateway
-		if _, err := f.svc.DeliverNotifications(f.ctx, b, "b", policy); err != nil {
+		if _, err := f.notes.Deliver(f.ctx, b, "b", policy); err != nil {
 			t.Errorf("deliver b: %v", err)
 		}
 		return nil
 	})
 	for range 10 {
-		if _, err := f.svc.DeliverNotifications(f.ctx, a, "a", policy); err != nil {
+		if _, err := f.notes.Deliver(f.ctx, a, "a", policy); err != nil {
 			t.Fatalf("deliver a: %v", err)
 		}
 	}
@@ -189,11 +213,11 @@ func testNoDoubleSendWhenTheGatewayIsSlow(t *testing.T, store disburse.Store) {
 // testALateOutcomeDoesNotOverwrite: "a" claims and stalls past its lease;
 // "b" takes over and sends. The outcome "a" then writes must be refused,
 // not overwrite SENT.
-func testALateOutcomeDoesNotOverwrite(t *testing.T, store disburse.Store) {
-	f := newFixture(t, store)
+func testALateOutcomeDoesNotOverwrite(t *testing.T, store NotificationStore) {
+	f := newNoteFixture(t, store)
 	f.submitOne(t)
 	var claimed []disburse.Notification
-	err := f.svc.Store.Write(f.ctx, func(tx disburse.Tx) error {
+	err := f.outbox.Write(f.ctx, func(tx notifications.Tx) error {
 		var err error
 		claimed, err = tx.ClaimNotifications(f.ctx, "a", f.now, f.now.Add(policy.Lease), 10)
 		return err
@@ -206,7 +230,7 @@ func testALateOutcomeDoesNotOverwrite(t *testing.T, store disburse.Store) {
 	late := claimed[0]
 	late.Attempts, late.LastError, late.NextAttemptAt = 1, "timeout", f.now.Add(time.Minute)
 	written := -1
-	err = f.svc.Store.Write(f.ctx, func(tx disburse.Tx) error {
+	err = f.outbox.Write(f.ctx, func(tx notifications.Tx) error {
 		var err error
 		written, err = tx.UpdateNotifications(f.ctx, []disburse.Notification{late})
 		return err
@@ -223,8 +247,8 @@ func testALateOutcomeDoesNotOverwrite(t *testing.T, store disburse.Store) {
 // cancels the delivery loop while the gateway holds a send. Stop waits for
 // it; the send completes and counts as sent; nothing else is sent; the
 // rest is unleased at once.
-func testStopFinishesTheSendInFlight(t *testing.T, store disburse.Store) {
-	f := newFixture(t, store)
+func testStopFinishesTheSendInFlight(t *testing.T, store NotificationStore) {
+	f := newNoteFixture(t, store)
 	if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 3)); err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +262,7 @@ func testStopFinishesTheSendInFlight(t *testing.T, store disburse.Store) {
 		return ctx.Err() // a transport aborts a send whose context ended
 	})
 	// The loop, told when Stop cancels its context and when its run ends.
-	loop := worker.Delivery(f.svc, gateway, "stopping", policy, time.Hour, f.svc.Log)
+	loop := worker.Delivery(f.notes, gateway, "stopping", policy, time.Hour, f.svc.Log)
 	cancelled, returned := make(chan struct{}), make(chan struct{})
 	runOnce := loop.RunOnce
 	var first sync.Once
@@ -300,8 +324,8 @@ func testStopFinishesTheSendInFlight(t *testing.T, store disburse.Store) {
 // each sending up to 8 at once from claims of 25, drain one outbox
 // together through a real gateway: every notification is sent once, by one
 // of them, and recorded; neither has more than its bound in flight.
-func testTwoConcurrentReplicasSendEachOnce(t *testing.T, store disburse.Store) {
-	f := newFixture(t, store)
+func testTwoConcurrentReplicasSendEachOnce(t *testing.T, store NotificationStore) {
+	f := newNoteFixture(t, store)
 	const n = 300
 	if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, n)); err != nil {
 		t.Fatal(err)
@@ -321,8 +345,7 @@ func testTwoConcurrentReplicasSendEachOnce(t *testing.T, store disburse.Store) {
 	owners := []string{"replica-a", "replica-b"}
 	var inFlight, most [2]atomic.Int32
 	errs := f.race(2, func(i int) error {
-		replica := disburse.NewService(f.svc.Store)
-		replica.Clock, replica.Log = f.svc.Clock, f.svc.Log
+		replica := notifications.New(store.Notifications(), f.svc)
 		provider := notify.NewHTTP(gateway.URL, p.Concurrency)
 		counting := sender(func(ctx context.Context, m disburse.Notification) error {
 			k := inFlight[i].Add(1)
@@ -334,7 +357,7 @@ func testTwoConcurrentReplicasSendEachOnce(t *testing.T, store disburse.Store) {
 			mu.Unlock()
 			return provider.Send(ctx, m)
 		})
-		_, err := worker.Delivery(replica, counting, owners[i], p, time.Hour, replica.Log).RunOnce(f.ctx)
+		_, err := worker.Delivery(replica, counting, owners[i], p, time.Hour, f.svc.Log).RunOnce(f.ctx)
 		return err
 	})
 	if err := errors.Join(errs...); err != nil {
@@ -366,8 +389,8 @@ func testTwoConcurrentReplicasSendEachOnce(t *testing.T, store disburse.Store) {
 // testOutcomesRecordedWhileTheClaimSends: one send of a claim hangs; the
 // others' outcomes are written in the meantime, not only when the whole
 // claim is done.
-func testOutcomesRecordedWhileTheClaimSends(t *testing.T, store disburse.Store) {
-	f := newFixture(t, store)
+func testOutcomesRecordedWhileTheClaimSends(t *testing.T, store NotificationStore) {
+	f := newNoteFixture(t, store)
 	if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 5)); err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +405,7 @@ func testOutcomesRecordedWhileTheClaimSends(t *testing.T, store disburse.Store) 
 	p := policy
 	p.Concurrency = 2
 	done := make(chan error, 1)
-	go func() { _, err := f.svc.DeliverNotifications(f.ctx, gateway, "a", p); done <- err }()
+	go func() { _, err := f.notes.Deliver(f.ctx, gateway, "a", p); done <- err }()
 	sent := 0
 	for deadline := time.Now().Add(10 * time.Second); sent < 4 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		list, err := f.svc.Notifications(f.ctx, "")
@@ -417,8 +440,8 @@ func testOutcomesRecordedWhileTheClaimSends(t *testing.T, store disburse.Store) 
 // testRateSpacesTheSends: at most 50 sends a second. The six of one
 // claim, sent 4 at a time, start no closer than 20 ms apart (a bound from
 // below, which a slow machine only widens).
-func testRateSpacesTheSends(t *testing.T, store disburse.Store) {
-	f := newFixture(t, store)
+func testRateSpacesTheSends(t *testing.T, store NotificationStore) {
+	f := newNoteFixture(t, store)
 	if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 6)); err != nil {
 		t.Fatal(err)
 	}
@@ -440,8 +463,8 @@ func testRateSpacesTheSends(t *testing.T, store disburse.Store) {
 
 // testPushForMembersWithTheApp: a non-member is told of a payment by SMS;
 // once registered with the app, of its settlement by push.
-func testPushForMembersWithTheApp(t *testing.T, store disburse.Store) {
-	f := newFixture(t, store)
+func testPushForMembersWithTheApp(t *testing.T, store NotificationStore) {
+	f := newNoteFixture(t, store)
 	b := f.batchOf(t, 2)
 	if _, err := f.svc.Submit(f.ctx, f.org, b); err != nil {
 		t.Fatal(err)
@@ -463,7 +486,7 @@ func testPushForMembersWithTheApp(t *testing.T, store disburse.Store) {
 	}
 }
 
-// sender is a Notifier made of a function.
+// sender is a notifications.Notifier made of a function.
 type sender func(ctx context.Context, n disburse.Notification) error
 
 func (s sender) Send(ctx context.Context, n disburse.Notification) error { return s(ctx, n) }
@@ -482,9 +505,9 @@ func (f *fixture) submitOne(t *testing.T) {
 	}
 }
 
-func (f *fixture) deliver(t *testing.T, n disburse.Notifier, owner string, p disburse.DeliveryPolicy, want int) {
+func (f *noteFixture) deliver(t *testing.T, n notifications.Notifier, owner string, p notifications.Policy, want int) {
 	t.Helper()
-	got, err := f.svc.DeliverNotifications(context.Background(), n, owner, p)
+	got, err := f.notes.Deliver(context.Background(), n, owner, p)
 	if err != nil || got != want {
 		t.Fatalf("deliver: attempted %d, %v; want %d", got, err, want)
 	}

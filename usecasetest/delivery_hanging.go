@@ -13,8 +13,8 @@ import (
 // until the test ends; notifications that fall due meanwhile are claimed
 // and sent while it hangs, not after it (docs/operations.md, "Background
 // work and how it is claimed").
-func testASendThatHangsHoldsOnlyItsSlot(t *testing.T, store disburse.Store) {
-	f := newFixture(t, store)
+func testASendThatHangsHoldsOnlyItsSlot(t *testing.T, store NotificationStore) {
+	f := newNoteFixture(t, store)
 	f.submitOne(t)
 	hang, started := make(chan struct{}), make(chan struct{})
 	var calls, later atomic.Int32
@@ -34,7 +34,7 @@ func testASendThatHangsHoldsOnlyItsSlot(t *testing.T, store disburse.Store) {
 	p := policy
 	p.Concurrency = 4
 	done := make(chan error, 1)
-	go func() { _, err := f.svc.DeliverNotifications(f.ctx, gateway, "a", p); done <- err }()
+	go func() { _, err := f.notes.Deliver(f.ctx, gateway, "a", p); done <- err }()
 	<-started
 	if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 3)); err != nil {
 		t.Fatal(err)

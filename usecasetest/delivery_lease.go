@@ -22,13 +22,13 @@ const leaseUnderTest = 1500 * time.Millisecond
 // so b takes none of the rows and each notification is sent once, by a
 // (docs/operations.md, "Background work and how it is claimed"). On the
 // wall clock: the heartbeat ticks on it.
-func testASendLongerThanTheLeaseIsSentOnce(t *testing.T, store disburse.Store) {
+func testASendLongerThanTheLeaseIsSentOnce(t *testing.T, store NotificationStore) {
 	testenv.SkipUnlessLong(t) // three leases of waiting on the wall clock
-	f := newFixture(t, store)
+	f := newNoteFixture(t, store)
 	if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 3)); err != nil {
 		t.Fatal(err)
 	}
-	f.svc.Clock = time.Now
+	f.svc.Clock, f.notes.Clock = time.Now, time.Now
 	p := policy
 	p.Lease, p.Concurrency = leaseUnderTest, 3
 	var mu sync.Mutex
@@ -50,14 +50,14 @@ func testASendLongerThanTheLeaseIsSentOnce(t *testing.T, store disburse.Store) {
 		return nil
 	})
 	done := make(chan error, 1)
-	go func() { _, err := f.svc.DeliverNotifications(f.ctx, a, "a", p); done <- err }()
+	go func() { _, err := f.notes.Deliver(f.ctx, a, "a", p); done <- err }()
 	for range 3 {
 		<-started
 	}
 	// b comes round every third of a lease until three leases have passed
 	// since a's sends started, while they are still in flight.
 	for from := time.Now(); time.Since(from) < 3*p.Lease; time.Sleep(p.Lease / 3) {
-		if _, err := f.svc.DeliverNotifications(f.ctx, b, "b", p); err != nil {
+		if _, err := f.notes.Deliver(f.ctx, b, "b", p); err != nil {
 			t.Fatalf("deliver b: %v", err)
 		}
 	}

@@ -13,13 +13,12 @@ import (
 )
 
 // RunMeter checks what the use cases tell the Meter (disburse.Meter, the
-// operator's money and notification counters, docs/operations.md
-// "Metrics"): the money each committed transaction moved, by kind and
-// currency, and its payments by outcome, across a submit to members and
-// non-members with a referral, a registration, a cancel of an OPEN batch
-// and of a DRAFT one, and a reversal; nothing for a transaction that
-// rolled back, once for one the store ran twice; and each notification
-// attempt by its outcome.
+// operator's money counters, docs/operations.md "Metrics"): the money each
+// committed transaction moved, by kind and currency, and its payments by
+// outcome, across a submit to members and non-members with a referral, a
+// registration, a cancel of an OPEN batch and of a DRAFT one, and a
+// reversal; nothing for a transaction that rolled back, once for one the
+// store ran twice. RunDelivery counts the notifications' attempts.
 func RunMeter(t *testing.T, open func(t *testing.T) disburse.Store) {
 	tests := []struct {
 		name string
@@ -27,7 +26,6 @@ func RunMeter(t *testing.T, open func(t *testing.T) disburse.Store) {
 	}{
 		{"MoneyMovedByKind", testMoneyMovedByKind},
 		{"OnlyWhatCommitted", testOnlyWhatCommitted},
-		{"NotificationAttempts", testNotificationAttempts},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -39,15 +37,14 @@ func RunMeter(t *testing.T, open func(t *testing.T) disburse.Store) {
 
 // meterRecord is a disburse.Meter that sums what it is told.
 type meterRecord struct {
-	mu            sync.Mutex
-	calls         int
-	money         map[string]disburse.Money // "kind currency"
-	payments      map[disburse.MoveKind]int64
-	notifications map[string]int // "channel outcome"
+	mu       sync.Mutex
+	calls    int
+	money    map[string]disburse.Money // "kind currency"
+	payments map[disburse.MoveKind]int64
 }
 
 func newMeterRecord() *meterRecord {
-	return &meterRecord{money: map[string]disburse.Money{}, payments: map[disburse.MoveKind]int64{}, notifications: map[string]int{}}
+	return &meterRecord{money: map[string]disburse.Money{}, payments: map[disburse.MoveKind]int64{}}
 }
 
 func (m *meterRecord) Moved(moves []disburse.Movement) {
@@ -62,12 +59,6 @@ func (m *meterRecord) Moved(moves []disburse.Movement) {
 			m.payments[mv.Kind] += mv.Payments
 		}
 	}
-}
-
-func (m *meterRecord) NotificationAttempt(ch disburse.Channel, outcome disburse.AttemptOutcome) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.notifications[string(ch)+" "+string(outcome)]++
 }
 
 // check compares the sums with want, and the number of Moved calls.
@@ -239,27 +230,4 @@ func testOnlyWhatCommitted(t *testing.T, store disburse.Store) {
 	m.check(t, 4, map[string]disburse.Money{"settled KES": 1500, "held KES": 1500, "reversed KES": 1000},
 		map[disburse.MoveKind]int64{disburse.MoveSettled: 2, disburse.MoveHeld: 2, disburse.MoveReversed: 1})
 	f.checkLedger(t)
-}
-
-func testNotificationAttempts(t *testing.T, store disburse.Store) {
-	f := newFixture(t, store)
-	m := newMeterRecord()
-	f.svc.Meter = m
-	p := policy
-	p.MaxAttempts = 2
-	refuse := sender(func(context.Context, disburse.Notification) error { return errors.New("gateway down") })
-	accept := sender(func(context.Context, disburse.Notification) error { return nil })
-	f.submitOne(t)
-	f.deliver(t, refuse, "a", p, 1)
-	f.advance(time.Hour)
-	f.deliver(t, refuse, "a", p, 1) // the last attempt: FAILED
-	f.submitOne(t)
-	f.advance(time.Hour)
-	f.deliver(t, accept, "a", p, 1)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	want := map[string]int{"SMS retrying": 1, "SMS gave_up": 1, "SMS sent": 1}
-	if diff := cmp.Diff(want, m.notifications); diff != "" {
-		t.Errorf("notification attempts (-want +got):\n%s", diff)
-	}
 }

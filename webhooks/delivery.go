@@ -51,7 +51,7 @@ type Policy struct {
 	BaseBackoff time.Duration // wait after the first failure; doubles each time, with jitter
 	MaxBackoff  time.Duration
 	// Lease is how long a claim holds unless its process renews it, as
-	// disburse.DeliveryPolicy's does.
+	// notifications.Policy's does.
 	Lease       time.Duration
 	SendTimeout time.Duration // the most one attempt may take
 	BatchSize   int           // deliveries one claim leases
@@ -75,8 +75,8 @@ type Policy struct {
 // integrators ("Retries, failure and disablement"): change both together.
 var DefaultPolicy = Policy{
 	RetryFor: 72 * time.Hour, BaseBackoff: 30 * time.Second, MaxBackoff: 6 * time.Hour,
-	Lease: disburse.DefaultLease, SendTimeout: 15 * time.Second, BatchSize: 500, Concurrency: disburse.DefaultDeliveryConcurrency,
-	PerEndpoint: disburse.DefaultDeliveryConcurrency / 4, DisableAfter: 5 * 24 * time.Hour,
+	Lease: fanout.DefaultLease, SendTimeout: 15 * time.Second, BatchSize: 500, Concurrency: fanout.DefaultConcurrency,
+	PerEndpoint: fanout.DefaultConcurrency / 4, DisableAfter: 5 * 24 * time.Hour,
 }
 
 // DefaultPoll is how often a delivery worker with attempts in flight
@@ -126,11 +126,11 @@ func (p Policy) backoff(attempts int) time.Duration {
 // slots, and the worker claims again while the claims before it are still
 // sending (fanout.Dispatch). An endpoint that never answers holds its own
 // slots until SendTimeout, and the others' deliveries go past it. Leases
-// work as DeliverNotifications' do: a heartbeat renews them while the
-// process lives, an attempt starts only while it keeps the claim, so two
-// replicas never send one delivery at once, an outcome is written only
-// while the row is still this owner's, and on shutdown the attempts in
-// flight complete and the rest is handed back.
+// work as notifications.Service.Deliver's do: a heartbeat renews them
+// while the process lives, an attempt starts only while it keeps the
+// claim, so two replicas never send one delivery at once, an outcome is
+// written only while the row is still this owner's, and on shutdown the
+// attempts in flight complete and the rest is handed back.
 func (s *Service) Deliver(ctx context.Context, sender Sender, render Renderer, owner string, p Policy) (int, error) {
 	if err := p.check(); err != nil {
 		return 0, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/idempotency"
+	"github.com/disburse/disburse/notifications"
 	"github.com/disburse/disburse/webhooks"
 )
 
@@ -97,12 +98,12 @@ func Reversal(svc *disburse.Service, interval time.Duration, log *slog.Logger) L
 // them under owner's name. A run claims again until a claim finds nothing
 // due, since a claim may end early when its lease is lost. When ctx ends
 // the send in flight still completes and the rest of its claim is released
-// (DeliverNotifications), so Group.Stop returns with no work held.
-func Delivery(svc *disburse.Service, n disburse.Notifier, owner string, p disburse.DeliveryPolicy, interval time.Duration, log *slog.Logger) Loop {
+// (notifications.Service.Deliver), so Group.Stop returns with no work held.
+func Delivery(notes *notifications.Service, n notifications.Notifier, owner string, p notifications.Policy, interval time.Duration, log *slog.Logger) Loop {
 	return Loop{Name: "delivery", Interval: interval, Log: log, RunOnce: func(ctx context.Context) (int, error) {
 		total := 0
 		for {
-			n, err := svc.DeliverNotifications(ctx, n, owner, p)
+			n, err := notes.Deliver(ctx, n, owner, p)
 			total += n
 			if err != nil || n == 0 || ctx.Err() != nil {
 				return total, err

@@ -12,6 +12,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/internal/clientaddr"
+	"github.com/disburse/disburse/internal/fanout"
 )
 
 // config is what `serve` needs (docs/api.md section 9). Every setting comes from
@@ -104,7 +105,7 @@ func (c *config) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.NotifyProvider, "notify-provider", "log", "notification provider: log or http (DISBURSE_NOTIFY_PROVIDER)")
 	fs.StringVar(&c.NotifyURL, "notify-url", "", "gateway URL of the http provider (DISBURSE_NOTIFY_URL)")
 	fs.IntVar(&c.NotifyAttempts, "notify-attempts", 8, "delivery attempts before a notification is FAILED (DISBURSE_NOTIFY_ATTEMPTS)")
-	fs.IntVar(&c.DeliveryConcurrency, "delivery-concurrency", disburse.DefaultDeliveryConcurrency, "notification sends, and webhook attempts, each process has in flight at once (DISBURSE_DELIVERY_CONCURRENCY)")
+	fs.IntVar(&c.DeliveryConcurrency, "delivery-concurrency", fanout.DefaultConcurrency, "notification sends, and webhook attempts, each process has in flight at once (DISBURSE_DELIVERY_CONCURRENCY)")
 	fs.IntVar(&c.DeliveryRate, "delivery-rate", 0, "most notification sends, and webhook attempts, each process starts a second, for a gateway's quota; 0 is no limit (DISBURSE_DELIVERY_RATE)")
 	c.Limits = disburse.DefaultLimits
 	fs.Var(moneyValue{&c.Limits.MaxAmount}, "max-amount", "largest `amount` of one payment or referral, at most 2 decimals (DISBURSE_MAX_AMOUNT)")

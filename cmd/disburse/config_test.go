@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/fanout"
 )
 
 // serveSettings parses serve's flags from args with env as the environment
@@ -34,7 +35,7 @@ func TestSettingsDefaults(t *testing.T) {
 	}
 	if c.Listen != ":8080" || c.DatabaseURL != "sqlite:disburse.db" || c.AdminToken != "" ||
 		c.TokenTTL != time.Hour || c.WorkerInterval != 5*time.Second || c.NotifyProvider != "log" || c.NotifyAttempts != 8 ||
-		c.DeliveryConcurrency != disburse.DefaultDeliveryConcurrency || c.DeliveryRate != 0 {
+		c.DeliveryConcurrency != fanout.DefaultConcurrency || c.DeliveryRate != 0 {
 		t.Errorf("defaults: %+v", c)
 	}
 	if c.Limits != disburse.DefaultLimits || c.Limits.MaxAmount != 1_000_000*100 {

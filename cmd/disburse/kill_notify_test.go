@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/notifications"
 )
 
 // TestKill9NotificationDuplicates kills `disburse serve` with SIGKILL while
@@ -90,7 +91,7 @@ func testKill9NotificationDuplicates(t *testing.T, bin, url string) {
 
 	// Done when the outbox says every notification is SENT: each copy the
 	// gateway got was sent before its row was recorded.
-	lease := disburse.DefaultDeliveryPolicy.Lease
+	lease := notifications.DefaultPolicy.Lease
 	sent, done := 0, time.Duration(0)
 	for deadline := killed.Add(lease + 30*time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		sent = sentIn(t, store)

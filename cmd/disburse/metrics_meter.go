@@ -4,14 +4,16 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/notifications"
 	"github.com/disburse/disburse/webhooks"
 )
 
 // meter counts what the use cases report (disburse.Meter) and what the
-// webhook delivery does (webhooks.Meter), so that the root and package
-// webhooks stay free of prometheus. Every label comes from a fixed list
-// but currency, an organisation's ISO code the operator sets; none names
-// a payee, an organisation or an endpoint.
+// notification and webhook delivery do (notifications.Meter,
+// webhooks.Meter), so that the root and those packages stay free of
+// prometheus. Every label comes from a fixed list but currency, an
+// organisation's ISO code the operator sets; none names a payee, an
+// organisation or an endpoint.
 type meter struct {
 	money         *prometheus.CounterVec
 	payments      *prometheus.CounterVec
@@ -50,7 +52,7 @@ func newMeter(reg prometheus.Registerer) *meter {
 		m.payments.WithLabelValues(string(k))
 	}
 	for _, ch := range disburse.Channels() {
-		for _, o := range disburse.AttemptOutcomes {
+		for _, o := range notifications.AttemptOutcomes {
 			m.notifications.WithLabelValues(string(ch), string(o))
 		}
 	}
@@ -74,7 +76,7 @@ func (m *meter) Moved(moves []disburse.Movement) {
 }
 
 // NotificationAttempt counts one attempt to send a notification.
-func (m *meter) NotificationAttempt(ch disburse.Channel, outcome disburse.AttemptOutcome) {
+func (m *meter) NotificationAttempt(ch disburse.Channel, outcome notifications.AttemptOutcome) {
 	m.notifications.WithLabelValues(string(ch), string(outcome)).Inc()
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/internal/logs"
 	"github.com/disburse/disburse/internal/ratelimit"
+	"github.com/disburse/disburse/notifications"
 	"github.com/disburse/disburse/notify"
 	"github.com/disburse/disburse/operators"
 	"github.com/disburse/disburse/portal"
@@ -62,6 +63,7 @@ func serve(ctx context.Context, args []string) error {
 	office := backoffice.NewService(store)
 	hooks := webhooks.New(store.Webhooks(), svc)
 	hooks.Config.AllowPrivate = c.WebhookAllowPrivate
+	notes := notifications.New(store.Notifications(), svc)
 
 	if c.Demo {
 		c.Listen = ln.Addr().String() // the portal address the demo prints is the one bound
@@ -71,7 +73,7 @@ func serve(ctx context.Context, args []string) error {
 	}
 
 	keyStore := store.Idempotency()
-	loops := backgroundLoops(svc, office, hooks, idempotency.New(svc, keyStore), c, log)
+	loops := backgroundLoops(svc, office, notes, hooks, idempotency.New(svc, keyStore), c, log)
 	var metrics *metricsServer
 	apiConfig := httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log,
 		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keyStore, OperatorStore: store, RateLimits: c.RateLimits, Webhooks: hooks}
@@ -83,7 +85,7 @@ func serve(ctx context.Context, args []string) error {
 		reg := newRegistry(store)
 		apiConfig.Metrics = httpapi.NewMetrics(reg)
 		m := newMeter(reg)
-		svc.Meter, hooks.Meter = m, m
+		svc.Meter, notes.Meter, hooks.Meter = m, m, m
 		loops = countSweeps(reg, loops)
 		metrics = startMetrics(mln, reg, log)
 	}
@@ -189,12 +191,13 @@ func listenGiven(fs *flag.FlagSet) bool {
 
 // backgroundLoops are the reversal sweep, notification and webhook
 // delivery, and the purges.
-func backgroundLoops(svc *disburse.Service, office *backoffice.Service, hooks *webhooks.Service, keys *idempotency.Keys, c *config, log *slog.Logger) []worker.Loop {
-	var provider disburse.Notifier = notify.Log{Logger: log}
+func backgroundLoops(svc *disburse.Service, office *backoffice.Service, notes *notifications.Service, hooks *webhooks.Service,
+	keys *idempotency.Keys, c *config, log *slog.Logger) []worker.Loop {
+	var provider notifications.Notifier = notify.Log{Logger: log}
 	if c.NotifyProvider == "http" {
 		provider = notify.NewHTTP(c.NotifyURL, c.DeliveryConcurrency)
 	}
-	policy := disburse.DefaultDeliveryPolicy
+	policy := notifications.DefaultPolicy
 	policy.MaxAttempts, policy.Concurrency, policy.Rate = c.NotifyAttempts, c.DeliveryConcurrency, c.DeliveryRate
 	hookPolicy := webhooks.DefaultPolicy
 	hookPolicy.Concurrency, hookPolicy.Rate = c.DeliveryConcurrency, c.DeliveryRate
@@ -207,7 +210,7 @@ func backgroundLoops(svc *disburse.Service, office *backoffice.Service, hooks *w
 		{Name: "portal-session-purge", Interval: c.WorkerInterval, RunOnce: office.PurgeSessions, Log: log},
 		{Name: "portal-upload-purge", Interval: c.WorkerInterval, RunOnce: office.PurgeUploads, Log: log},
 		worker.Reversal(svc, c.WorkerInterval, log),
-		worker.Delivery(svc, provider, owner, policy, c.WorkerInterval, log),
+		worker.Delivery(notes, provider, owner, policy, c.WorkerInterval, log),
 		worker.Webhooks(hooks, notify.NewWebhook(c.WebhookAllowPrivate), httpapi.WebhookRenderer{}, owner, hookPolicy, c.WorkerInterval, log),
 	}
 }
