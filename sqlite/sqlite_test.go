@@ -223,6 +223,42 @@ func TestAuditMigration00018(t *testing.T) {
 	storetest.CheckAuditMigrated(t, s)
 }
 
+// TestRolesMigration00020: keys and organisation users from before
+// migration 00020 are admins after it, operators hold no role, and what
+// the previous release writes beside the new one is an admin's too.
+func TestRolesMigration00020(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := openDB(path, true, 1, defaultBusyTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, Migrations(), goose.WithDisableGlobalRegistry(true), goose.WithAllowOutofOrder(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 19); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range storetest.RolesBefore00020 {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := open(ctx, path, Engine{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, stmt := range storetest.RolesFromThePreviousRelease {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatalf("the previous release's insert after 00020: %v", err)
+		}
+	}
+	storetest.CheckRolesMigrated(t, s)
+}
+
 // TestMeter checks what the use cases count for the operator's metrics.
 func TestMeter(t *testing.T) {
 	t.Parallel()

@@ -1,0 +1,57 @@
+package storetest
+
+import (
+	"testing"
+
+	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/portal/backoffice"
+)
+
+// RolesBefore00020 writes, statement by statement, what a release before
+// migration 00020 wrote: an organisation with an API key, a user of it
+// and an operator, none with a role.
+var RolesBefore00020 = []string{
+	`INSERT INTO organisations (id, name, currency, referrals_enabled, reversal_period_us, created_at)
+		VALUES ('01a22000-0000-7000-8000-0000000000aa', 'Old Org', 'KES', FALSE, 1, 1)`,
+	`INSERT INTO api_keys (id, organisation_id, hash, prefix, created_at)
+		VALUES ('01a22000-0000-7000-8000-0000000000b1', '01a22000-0000-7000-8000-0000000000aa', 'hash-b1', 'dak_b1', 1)`,
+	`INSERT INTO portal_users (id, email, password_hash, role, organisation_id, created_at)
+		VALUES ('01a22000-0000-7000-8000-0000000000c1', 'pay@old.example', 'x', 'organisation', '01a22000-0000-7000-8000-0000000000aa', 1)`,
+	`INSERT INTO portal_users (id, email, password_hash, role, organisation_id, created_at)
+		VALUES ('01a22000-0000-7000-8000-0000000000c2', 'op@old.example', 'x', 'operator', NULL, 1)`,
+}
+
+// RolesFromThePreviousRelease writes a key and an organisation user as
+// the previous release, still running beside the new one during a rolling
+// upgrade, writes them after 00020: without the new columns.
+var RolesFromThePreviousRelease = []string{
+	`INSERT INTO api_keys (id, organisation_id, hash, prefix, created_at)
+		VALUES ('01a22000-0000-7000-8000-0000000000b2', '01a22000-0000-7000-8000-0000000000aa', 'hash-b2', 'dak_b2', 2)`,
+	`INSERT INTO portal_users (id, email, password_hash, role, organisation_id, created_at)
+		VALUES ('01a22000-0000-7000-8000-0000000000c3', 'new@old.example', 'x', 'organisation', '01a22000-0000-7000-8000-0000000000aa', 2)`,
+}
+
+// CheckRolesMigrated checks what migration 00020 made of
+// RolesBefore00020's rows and of RolesFromThePreviousRelease's: every key
+// and organisation user an admin, as they could do everything before;
+// the operator no organisation role.
+func CheckRolesMigrated(t *testing.T, s PortalStore) {
+	t.Helper()
+	ctx := t.Context()
+	keys := getPortal(t, s, func(tx backoffice.Tx) ([]disburse.APIKey, error) { return tx.APIKeys(ctx, "01a22000-0000-7000-8000-0000000000aa") })
+	if len(keys) != 2 {
+		t.Fatalf("keys after 00020: %+v", keys)
+	}
+	for _, k := range keys {
+		if k.Role != disburse.RoleAdmin {
+			t.Errorf("key %s after 00020: role %q, want admin", k.Prefix, k.Role)
+		}
+	}
+	admin := disburse.RolesOf(disburse.RoleAdmin)
+	for email, want := range map[string]disburse.Roles{"pay@old.example": admin, "new@old.example": admin, "op@old.example": 0} {
+		u := getPortal(t, s, func(tx backoffice.Tx) (backoffice.User, error) { return tx.PortalUserByEmail(ctx, email) })
+		if u.Roles != want {
+			t.Errorf("%s after 00020: roles %q, want %q", email, u.Roles, want)
+		}
+	}
+}
