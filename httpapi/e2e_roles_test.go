@@ -126,7 +126,9 @@ func testE2EAPIKeyRole(t *testing.T, store opener) {
 
 	// Refused before the key is claimed: a maker's request with the same
 	// key runs, rather than replay the 403.
-	send := func(token string) response { return h.sendKey("POST", "/batches", token, "role-test-1", `{"name":"keyed"}`) }
+	send := func(token string) response {
+		return h.sendKey("POST", "/batches", token, "role-test-1", `{"name":"keyed"}`)
+	}
 	problem(t, send(viewer), 403, "forbidden")
 	if r := send(o.token); r.status != 201 || r.header.Get("Idempotent-Replayed") != "" {
 		t.Errorf("the admin's request with the key the viewer was refused: %d %s", r.status, r.body)

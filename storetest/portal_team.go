@@ -31,7 +31,9 @@ func testOrganisationUsers(t *testing.T, s PortalStore) {
 	writePortal(t, s, func(tx backoffice.Tx) (err error) { locked, err = tx.LockOrganisationUsers(ctx, w.org.ID); return err })
 	same(t, "LockOrganisationUsers", []backoffice.User{ann, zoe}, locked)
 
-	writePortal(t, s, func(tx backoffice.Tx) error { return tx.SetPortalUserRoles(ctx, zoe.ID, disburse.RolesOf(disburse.RoleViewer)) })
+	writePortal(t, s, func(tx backoffice.Tx) error {
+		return tx.SetPortalUserRoles(ctx, zoe.ID, disburse.RolesOf(disburse.RoleViewer))
+	})
 	zoe.Roles = disburse.RolesOf(disburse.RoleViewer)
 	same(t, "PortalUser after SetPortalUserRoles", zoe, getPortal(t, s, func(tx backoffice.Tx) (backoffice.User, error) { return tx.PortalUser(ctx, zoe.ID) }))
 	if err := s.WritePortal(ctx, func(tx backoffice.Tx) error { return tx.SetPortalUserRoles(ctx, disburse.NewID(), zoe.Roles) }); !errors.Is(err, disburse.ErrNotFound) {

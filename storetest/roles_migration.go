@@ -38,7 +38,9 @@ var RolesFromThePreviousRelease = []string{
 func CheckRolesMigrated(t *testing.T, s PortalStore) {
 	t.Helper()
 	ctx := t.Context()
-	keys := getPortal(t, s, func(tx backoffice.Tx) ([]disburse.APIKey, error) { return tx.APIKeys(ctx, "01a22000-0000-7000-8000-0000000000aa") })
+	keys := getPortal(t, s, func(tx backoffice.Tx) ([]disburse.APIKey, error) {
+		return tx.APIKeys(ctx, "01a22000-0000-7000-8000-0000000000aa")
+	})
 	if len(keys) != 2 {
 		t.Fatalf("keys after 00020: %+v", keys)
 	}

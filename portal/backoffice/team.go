@@ -90,8 +90,9 @@ func (s *Service) RemoveUser(ctx context.Context, by User, userID string) (User,
 
 // changeTeam runs change on the user userID of by's organisation, with
 // the organisation's users locked, so that two admins acting at once
-// cannot leave it without an admin. Another organisation's user, or an
-// operator, is not found.
+// cannot leave it without an admin; by must still be an admin as the
+// lock finds them (another admin may have just removed them). Another
+// organisation's user, or an operator, is not found.
 func (s *Service) changeTeam(ctx context.Context, by User, userID string, change func(tx Tx, u User, team []User) error) error {
 	orgID, err := teamAdmin(by)
 	if err != nil {
@@ -105,6 +106,9 @@ func (s *Service) changeTeam(ctx context.Context, by User, userID string, change
 		if err != nil {
 			return err
 		}
+		if err := stillAdmin(team, by); err != nil {
+			return err
+		}
 		for _, u := range team {
 			if u.ID == userID {
 				return change(tx, u, team)
@@ -112,6 +116,16 @@ func (s *Service) changeTeam(ctx context.Context, by User, userID string, change
 		}
 		return disburse.NotFound("portal user")
 	})
+}
+
+// stillAdmin is nil when by is an admin in team, else forbidden.
+func stillAdmin(team []User, by User) error {
+	for _, u := range team {
+		if u.ID == by.ID {
+			return u.Roles.Permit(disburse.RoleAdmin)
+		}
+	}
+	return disburse.Forbidden(disburse.RoleAdmin, 0)
 }
 
 // keepsAnAdmin refuses a change that gives the user id roles (none:
