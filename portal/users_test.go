@@ -136,6 +136,11 @@ func TestInvitationEnds(t *testing.T) {
 		}
 		admin.post("/portal/invitations/"+m[1]+"/withdraw", nil).expect(t, http.StatusOK, "Invitation withdrawn")
 		w.browser(t).get(withdrawn).expect(t, http.StatusNotFound)
+		entries, err := w.ops.Audit(t.Context(), w.org.ID, "portalUser.invitationWithdrawn", operators.PageQuery{})
+		if err != nil || len(entries.Items) != 1 || entries.Items[0].Subject != m[1] || entries.Items[0].Actor.Name != userEmail ||
+			!strings.Contains(entries.Items[0].Details, "gone@acme.example") {
+			t.Errorf("the withdrawal's audit entry: %+v %v", entries.Items, err)
+		}
 
 		elsewhere := admin.invite(otherEmail, "viewer") // a user of the other organisation
 		w.browser(t).accept(elsewhere, "a good long password", "a good long password").expect(t, http.StatusBadRequest, "has a portal account already")
