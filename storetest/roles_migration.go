@@ -31,11 +31,30 @@ var RolesFromThePreviousRelease = []string{
 		VALUES ('01a22000-0000-7000-8000-0000000000c3', 'new@old.example', 'x', 'organisation', '01a22000-0000-7000-8000-0000000000aa', 2)`,
 }
 
-// CheckRolesMigrated checks what migration 00020 made of
-// RolesBefore00020's rows and of RolesFromThePreviousRelease's: every key
-// and organisation user an admin, as they could do everything before;
-// the operator no organisation role.
-func CheckRolesMigrated(t *testing.T, s PortalStore) {
+// RunRolesMigration checks migration 00020 on a database at 00019: exec
+// runs a statement on it, open opens it as a store, which migrates it.
+// RolesBefore00020 goes in first, then, once migrated,
+// RolesFromThePreviousRelease; every key and organisation user must then
+// be an admin, as they could do everything before, and the operator hold
+// no organisation role.
+func RunRolesMigration(t *testing.T, exec func(query string) error, open func() PortalStore) {
+	t.Helper()
+	for _, stmt := range RolesBefore00020 {
+		if err := exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := open()
+	for _, stmt := range RolesFromThePreviousRelease {
+		if err := exec(stmt); err != nil {
+			t.Fatalf("the previous release's insert after 00020: %v", err)
+		}
+	}
+	checkRolesMigrated(t, s)
+}
+
+// checkRolesMigrated is RunRolesMigration's check.
+func checkRolesMigrated(t *testing.T, s PortalStore) {
 	t.Helper()
 	ctx := t.Context()
 	keys := getPortal(t, s, func(tx backoffice.Tx) ([]disburse.APIKey, error) {
