@@ -12,19 +12,28 @@ const (
 	tokenPrefix  = "dat_"
 )
 
-// CreateAPIKey is CreateAPIKeyBy as the actor in ctx.
+// CreateAPIKey is CreateAPIKeyBy as the actor in ctx, of the default role, admin.
 func (s *Service) CreateAPIKey(ctx context.Context, organisationID string) (APIKey, string, error) {
-	return s.CreateAPIKeyBy(ctx, ActorOf(ctx), organisationID)
+	return s.CreateAPIKeyBy(ctx, ActorOf(ctx), organisationID, "")
 }
 
-// CreateAPIKeyBy issues an API key to an organisation. The key is returned once
-// and only its hash is stored (docs/api.md section 3).
-func (s *Service) CreateAPIKeyBy(ctx context.Context, actor Actor, organisationID string) (APIKey, string, error) {
+// CreateAPIKeyBy issues an API key of role to an organisation; an empty
+// role is admin, the role of every key made before roles existed
+// (docs/api.md section 3.1). The key is returned once and only its hash
+// is stored (docs/api.md section 3).
+func (s *Service) CreateAPIKeyBy(ctx context.Context, actor Actor, organisationID string, role Role) (APIKey, string, error) {
 	if !ValidID(organisationID) {
 		return APIKey{}, "", NotFound("organisation")
 	}
+	if role == "" {
+		role = RoleAdmin
+	}
+	if err := CheckRole("Role", string(role)); err != nil {
+		return APIKey{}, "", err
+	}
 	secret := NewSecret(apiKeyPrefix)
-	key := APIKey{ID: NewID(), OrganisationID: organisationID, Hash: HashSecret(secret), Prefix: secret[:len(apiKeyPrefix)+6], CreatedAt: s.now(), Secret: secret}
+	key := APIKey{ID: NewID(), OrganisationID: organisationID, Hash: HashSecret(secret), Prefix: secret[:len(apiKeyPrefix)+6], Role: role,
+		CreatedAt: s.now(), Secret: secret}
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		if _, err := tx.Organisation(ctx, organisationID); err != nil {
 			return OrNotFound(err, "organisation")
@@ -32,7 +41,7 @@ func (s *Service) CreateAPIKeyBy(ctx context.Context, actor Actor, organisationI
 		if err := tx.InsertAPIKey(ctx, key); err != nil {
 			return err
 		}
-		return s.audit(ctx, tx, actor, "apiKey.issued", organisationID, key.ID, map[string]string{"prefix": key.Prefix})
+		return s.audit(ctx, tx, actor, "apiKey.issued", organisationID, key.ID, map[string]string{"prefix": key.Prefix, "role": string(role)})
 	})
 	if err != nil {
 		return APIKey{}, "", err
@@ -100,32 +109,39 @@ func (s *Service) IssueToken(ctx context.Context, apiKey string) (string, time.D
 	return secret, s.TokenTTL, nil
 }
 
-// Authenticate returns the organisation an access token acts for, and
-// the token's API key as the actor of the changes it makes.
-func (s *Service) Authenticate(ctx context.Context, token string) (string, Actor, error) {
+// Caller is who an access token acts for: its organisation, its API key
+// as the actor of the changes it makes, and the key's role.
+type Caller struct {
+	OrganisationID string
+	Actor          Actor
+	Roles          Roles
+}
+
+// Authenticate returns who an access token acts for.
+func (s *Service) Authenticate(ctx context.Context, token string) (Caller, error) {
 	if token == "" {
-		return "", Actor{}, ErrUnauthorized
+		return Caller{}, ErrUnauthorized
 	}
 	// Read afresh on every request, never cached: a revoked key's tokens
 	// must stop at once on every replica (docs/api.md section 3).
 	t, err := s.Store.TokenByHash(ctx, HashSecret(token))
 	if errors.Is(err, ErrNotFound) {
-		return "", Actor{}, ErrUnauthorized
+		return Caller{}, ErrUnauthorized
 	}
 	if err != nil {
-		return "", Actor{}, err
+		return Caller{}, err
 	}
-	orgID, err := s.tokenOrganisation(t)
-	return orgID, Actor{Type: ActorAPIKey, ID: t.APIKeyID, Name: t.KeyPrefix}, err
+	return s.tokenCaller(t)
 }
 
-// tokenOrganisation is the organisation a token found by its hash acts
-// for, unless its key is revoked or it has expired.
-func (s *Service) tokenOrganisation(t Token) (string, error) {
+// tokenCaller is who a token found by its hash acts for, unless its key
+// is revoked or it has expired.
+func (s *Service) tokenCaller(t Token) (Caller, error) {
 	if !t.KeyRevokedAt.IsZero() || !s.now().Before(t.ExpiresAt) {
-		return "", ErrUnauthorized
+		return Caller{}, ErrUnauthorized
 	}
-	return t.OrganisationID, nil
+	return Caller{OrganisationID: t.OrganisationID, Actor: Actor{Type: ActorAPIKey, ID: t.APIKeyID, Name: t.KeyPrefix},
+		Roles: RolesOf(t.KeyRole)}, nil
 }
 
 // purgeBatchSize bounds one transaction of PurgeTokens.

@@ -50,6 +50,7 @@ type APIKey struct {
 	OrganisationID string
 	Hash           string
 	Prefix         string // the first characters, for display
+	Role           Role   // what its access tokens may do (docs/api.md section 3.1)
 	CreatedAt      time.Time
 	RevokedAt      time.Time // zero while active
 	// Secret is the key in clear, set only on the key just issued, for its
@@ -68,6 +69,7 @@ type Token struct {
 	CreatedAt      time.Time
 	KeyRevokedAt   time.Time // the issuing key's revocation time, zero while active
 	KeyPrefix      string    // the issuing key's prefix, which the audit log names it by
+	KeyRole        Role      // the issuing key's role, which the token acts with
 }
 
 // Member is a person registered with the wallet side of the service.

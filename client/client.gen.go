@@ -218,6 +218,7 @@ func (e PaymentStatus) Valid() bool {
 // Defines values for ProblemCode.
 const (
 	ProblemCodeBatchEmpty            ProblemCode = "batch_empty"
+	ProblemCodeForbidden             ProblemCode = "forbidden"
 	ProblemCodeIdempotencyInProgress ProblemCode = "idempotency_in_progress"
 	ProblemCodeIdempotencyKeyReused  ProblemCode = "idempotency_key_reused"
 	ProblemCodeInsufficientFloat     ProblemCode = "insufficient_float"
@@ -235,6 +236,8 @@ const (
 func (e ProblemCode) Valid() bool {
 	switch e {
 	case ProblemCodeBatchEmpty:
+		return true
+	case ProblemCodeForbidden:
 		return true
 	case ProblemCodeIdempotencyInProgress:
 		return true
@@ -272,6 +275,30 @@ const (
 func (e ProblemType) Valid() bool {
 	switch e {
 	case AboutBlank:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for Role.
+const (
+	Admin    Role = "admin"
+	Approver Role = "approver"
+	Maker    Role = "maker"
+	Viewer   Role = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the Role enum.
+func (e Role) Valid() bool {
+	switch e {
+	case Admin:
+		return true
+	case Approver:
+		return true
+	case Maker:
+		return true
+	case Viewer:
 		return true
 	default:
 		return false
@@ -413,6 +440,9 @@ type ApiKeyInfo struct {
 	//
 	// Examples: 2026-11-22T10:15:30.1234560
 	RevokedAt *DateTime `json:"revokedAt,omitempty"`
+
+	// Role What an API key's access tokens may do (docs/api.md section 3.1): viewer reads; maker also creates and updates batches, adds and deletes payments, submits and cancels; approver also approves or rejects submits; admin does everything, webhooks included. Every role reads.
+	Role Role `json:"role"`
 }
 
 // AuditEntry defines model for AuditEntry.
@@ -756,6 +786,9 @@ type ProblemCode string
 // ProblemType defines model for Problem.Type.
 type ProblemType string
 
+// Role What an API key's access tokens may do (docs/api.md section 3.1): viewer reads; maker also creates and updates batches, adds and deletes payments, submits and cancels; approver also approves or rejects submits; admin does everything, webhooks included. Every role reads.
+type Role string
+
 // Summary Totals of the non-deleted payments. paymentsAmount = draft + pending + settled + cancelled amounts; referral legs count only in referralsAmount.
 type Summary struct {
 	// CancelledAmount An exact decimal amount with two decimals, e.g. 150.00. Read it as a decimal or integer minor units, never as a binary float.
@@ -948,6 +981,9 @@ type WebhookTimestamp = int
 // BadRequest Every failure of the request, one element each.
 type BadRequest = FieldErrors
 
+// Forbidden RFC 9457 problem details.
+type Forbidden = Problem
+
 // IdempotencyConflict RFC 9457 problem details.
 type IdempotencyConflict = Problem
 
@@ -1132,6 +1168,12 @@ type CreateAccountParams struct {
 	// Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
 	// 400 on `Idempotency-Key`.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateApiKeyJSONBody defines parameters for CreateApiKey.
+type CreateApiKeyJSONBody struct {
+	// Role What an API key's access tokens may do (docs/api.md section 3.1): viewer reads; maker also creates and updates batches, adds and deletes payments, submits and cancels; approver also approves or rejects submits; admin does everything, webhooks included. Every role reads.
+	Role *Role `json:"role,omitempty"`
 }
 
 // CreateApiKeyParams defines parameters for CreateApiKey.
@@ -1332,6 +1374,9 @@ type CreateOrganisationJSONRequestBody CreateOrganisationJSONBody
 
 // CreateAccountJSONRequestBody defines body for CreateAccount for application/json ContentType.
 type CreateAccountJSONRequestBody CreateAccountJSONBody
+
+// CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
+type CreateApiKeyJSONRequestBody CreateApiKeyJSONBody
 
 // UpdateSettingsJSONRequestBody defines body for UpdateSettings for application/json ContentType.
 type UpdateSettingsJSONRequestBody UpdateSettingsJSONBody
@@ -1559,12 +1604,23 @@ type ClientInterface interface {
 	// Corresponds with GET /admin/organisations/{id}/apiKeys (the `ListApiKeys` operationId).
 	ListApiKeys(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateApiKey Issue an API key
+	// CreateApiKeyWithBody Issue an API key
 	//
-	// The key is shown once, here; only its hash is stored. No body.
+	// The key is shown once, here; only its hash is stored. The body is optional: without it, or without `role`, the key is an admin's, as every key was before roles. An unknown role is a 400 on Role that issues nothing.
+	//
+	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /admin/organisations/{id}/apiKeys (the `CreateApiKey` operationId).
-	CreateApiKey(ctx context.Context, id ID, params *CreateApiKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateApiKeyWithBody(ctx context.Context, id ID, params *CreateApiKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateApiKey Issue an API key
+	//
+	// The key is shown once, here; only its hash is stored. The body is optional: without it, or without `role`, the key is an admin's, as every key was before roles. An unknown role is a 400 on Role that issues nothing.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/organisations/{id}/apiKeys (the `CreateApiKey` operationId).
+	CreateApiKey(ctx context.Context, id ID, params *CreateApiKeyParams, body CreateApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateSettingsWithBody Change an organisation's settings
 	//
@@ -2153,13 +2209,34 @@ func (c *Client) ListApiKeys(ctx context.Context, id ID, reqEditors ...RequestEd
 	return c.Client.Do(req)
 }
 
-// CreateApiKey Issue an API key
+// CreateApiKeyWithBody Issue an API key
 //
-// The key is shown once, here; only its hash is stored. No body.
+// The key is shown once, here; only its hash is stored. The body is optional: without it, or without `role`, the key is an admin's, as every key was before roles. An unknown role is a 400 on Role that issues nothing.
+//
+// Takes any type of body and a specified content type.
 //
 // Corresponds with POST /admin/organisations/{id}/apiKeys (the `CreateApiKey` operationId).
-func (c *Client) CreateApiKey(ctx context.Context, id ID, params *CreateApiKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateApiKeyRequest(c.Server, id, params)
+func (c *Client) CreateApiKeyWithBody(ctx context.Context, id ID, params *CreateApiKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateApiKeyRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateApiKey Issue an API key
+//
+// The key is shown once, here; only its hash is stored. The body is optional: without it, or without `role`, the key is an admin's, as every key was before roles. An unknown role is a 400 on Role that issues nothing.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/organisations/{id}/apiKeys (the `CreateApiKey` operationId).
+func (c *Client) CreateApiKey(ctx context.Context, id ID, params *CreateApiKeyParams, body CreateApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateApiKeyRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3468,8 +3545,19 @@ func NewListApiKeysRequest(server string, id ID) (*http.Request, error) {
 	return req, nil
 }
 
-// NewCreateApiKeyRequest constructs an http.Request for the CreateApiKey method
-func NewCreateApiKeyRequest(server string, id ID, params *CreateApiKeyParams) (*http.Request, error) {
+// NewCreateApiKeyRequest calls the generic CreateApiKey builder with application/json body
+func NewCreateApiKeyRequest(server string, id ID, params *CreateApiKeyParams, body CreateApiKeyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateApiKeyRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewCreateApiKeyRequestWithBody constructs an http.Request for the CreateApiKey method, with any body, and a specified content type
+func NewCreateApiKeyRequestWithBody(server string, id ID, params *CreateApiKeyParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -3494,10 +3582,12 @@ func NewCreateApiKeyRequest(server string, id ID, params *CreateApiKeyParams) (*
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	if params != nil {
 
@@ -4981,14 +5071,23 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /admin/organisations/{id}/apiKeys (the `ListApiKeys` operationId).
 	ListApiKeysWithResponse(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*ListApiKeysResponse, error)
 
-	// CreateApiKeyWithResponse Issue an API key
+	// CreateApiKeyWithBodyWithResponse Issue an API key
 	//
-	// The key is shown once, here; only its hash is stored. No body.
+	// The key is shown once, here; only its hash is stored. The body is optional: without it, or without `role`, the key is an admin's, as every key was before roles. An unknown role is a 400 on Role that issues nothing.
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /admin/organisations/{id}/apiKeys (the `CreateApiKey` operationId).
-	CreateApiKeyWithResponse(ctx context.Context, id ID, params *CreateApiKeyParams, reqEditors ...RequestEditorFn) (*CreateApiKeyResponse, error)
+	CreateApiKeyWithBodyWithResponse(ctx context.Context, id ID, params *CreateApiKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateApiKeyResponse, error)
+
+	// CreateApiKeyWithResponse Issue an API key
+	//
+	// The key is shown once, here; only its hash is stored. The body is optional: without it, or without `role`, the key is an admin's, as every key was before roles. An unknown role is a 400 on Role that issues nothing.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/organisations/{id}/apiKeys (the `CreateApiKey` operationId).
+	CreateApiKeyWithResponse(ctx context.Context, id ID, params *CreateApiKeyParams, body CreateApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateApiKeyResponse, error)
 
 	// UpdateSettingsWithBodyWithResponse Change an organisation's settings
 	//
@@ -5340,6 +5439,11 @@ type ListAccountsResponse401Headers struct {
 	XRequestId      string
 }
 
+// ListAccountsResponse403Headers the declared response headers of an HTTP 403 response for ListAccounts
+type ListAccountsResponse403Headers struct {
+	XRequestId string
+}
+
 // ListAccountsResponse429Headers the declared response headers of an HTTP 429 response for ListAccounts
 type ListAccountsResponse429Headers struct {
 	RateLimit       *string
@@ -5366,6 +5470,8 @@ type ListAccountsResponse struct {
 	JSON200 *[]Account
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -5376,6 +5482,8 @@ type ListAccountsResponse struct {
 	Headers200 *ListAccountsResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListAccountsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListAccountsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListAccountsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -5392,6 +5500,11 @@ func (r ListAccountsResponse) GetJSON200() *[]Account {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r ListAccountsResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListAccountsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -7774,6 +7887,11 @@ type ListAuditResponse401Headers struct {
 	XRequestId      string
 }
 
+// ListAuditResponse403Headers the declared response headers of an HTTP 403 response for ListAudit
+type ListAuditResponse403Headers struct {
+	XRequestId string
+}
+
 // ListAuditResponse429Headers the declared response headers of an HTTP 429 response for ListAudit
 type ListAuditResponse429Headers struct {
 	RateLimit       *string
@@ -7802,6 +7920,8 @@ type ListAuditResponse struct {
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -7814,6 +7934,8 @@ type ListAuditResponse struct {
 	Headers400 *ListAuditResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListAuditResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListAuditResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListAuditResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -7835,6 +7957,11 @@ func (r ListAuditResponse) GetJSON400() *BadRequest {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r ListAuditResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListAuditResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -8038,6 +8165,11 @@ type ListBatchesResponse401Headers struct {
 	XRequestId      string
 }
 
+// ListBatchesResponse403Headers the declared response headers of an HTTP 403 response for ListBatches
+type ListBatchesResponse403Headers struct {
+	XRequestId string
+}
+
 // ListBatchesResponse429Headers the declared response headers of an HTTP 429 response for ListBatches
 type ListBatchesResponse429Headers struct {
 	RateLimit       *string
@@ -8066,6 +8198,8 @@ type ListBatchesResponse struct {
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -8078,6 +8212,8 @@ type ListBatchesResponse struct {
 	Headers400 *ListBatchesResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListBatchesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListBatchesResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListBatchesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -8099,6 +8235,11 @@ func (r ListBatchesResponse) GetJSON400() *BadRequest {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r ListBatchesResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListBatchesResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -8165,6 +8306,11 @@ type CreateBatchResponse401Headers struct {
 	XRequestId      string
 }
 
+// CreateBatchResponse403Headers the declared response headers of an HTTP 403 response for CreateBatch
+type CreateBatchResponse403Headers struct {
+	XRequestId string
+}
+
 // CreateBatchResponse409Headers the declared response headers of an HTTP 409 response for CreateBatch
 type CreateBatchResponse409Headers struct {
 	XRequestId string
@@ -8208,6 +8354,8 @@ type CreateBatchResponse struct {
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *IdempotencyConflict
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
@@ -8226,6 +8374,8 @@ type CreateBatchResponse struct {
 	Headers400 *CreateBatchResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreateBatchResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateBatchResponse403Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateBatchResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -8253,6 +8403,11 @@ func (r CreateBatchResponse) GetJSON400() *BadRequest {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r CreateBatchResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateBatchResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
@@ -8327,6 +8482,11 @@ type BatchStatusCodesResponse401Headers struct {
 	XRequestId      string
 }
 
+// BatchStatusCodesResponse403Headers the declared response headers of an HTTP 403 response for BatchStatusCodes
+type BatchStatusCodesResponse403Headers struct {
+	XRequestId string
+}
+
 // BatchStatusCodesResponse429Headers the declared response headers of an HTTP 429 response for BatchStatusCodes
 type BatchStatusCodesResponse429Headers struct {
 	RateLimit       *string
@@ -8353,6 +8513,8 @@ type BatchStatusCodesResponse struct {
 	JSON200 *[]BatchStatus
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -8363,6 +8525,8 @@ type BatchStatusCodesResponse struct {
 	Headers200 *BatchStatusCodesResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *BatchStatusCodesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *BatchStatusCodesResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *BatchStatusCodesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -8379,6 +8543,11 @@ func (r BatchStatusCodesResponse) GetJSON200() *[]BatchStatus {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r BatchStatusCodesResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r BatchStatusCodesResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -8438,6 +8607,11 @@ type GetBatchResponse401Headers struct {
 	XRequestId      string
 }
 
+// GetBatchResponse403Headers the declared response headers of an HTTP 403 response for GetBatch
+type GetBatchResponse403Headers struct {
+	XRequestId string
+}
+
 // GetBatchResponse404Headers the declared response headers of an HTTP 404 response for GetBatch
 type GetBatchResponse404Headers struct {
 	XRequestId string
@@ -8469,6 +8643,8 @@ type GetBatchResponse struct {
 	JSON200 *Batch
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -8481,6 +8657,8 @@ type GetBatchResponse struct {
 	Headers200 *GetBatchResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetBatchResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetBatchResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetBatchResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -8499,6 +8677,11 @@ func (r GetBatchResponse) GetJSON200() *Batch {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r GetBatchResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetBatchResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -8568,6 +8751,11 @@ type UpdateBatchResponse401Headers struct {
 	XRequestId      string
 }
 
+// UpdateBatchResponse403Headers the declared response headers of an HTTP 403 response for UpdateBatch
+type UpdateBatchResponse403Headers struct {
+	XRequestId string
+}
+
 // UpdateBatchResponse404Headers the declared response headers of an HTTP 404 response for UpdateBatch
 type UpdateBatchResponse404Headers struct {
 	XRequestId string
@@ -8611,6 +8799,8 @@ type UpdateBatchResponse struct {
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -8629,6 +8819,8 @@ type UpdateBatchResponse struct {
 	Headers400 *UpdateBatchResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *UpdateBatchResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *UpdateBatchResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *UpdateBatchResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -8656,6 +8848,11 @@ func (r UpdateBatchResponse) GetJSON400() *BadRequest {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r UpdateBatchResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UpdateBatchResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -8736,6 +8933,11 @@ type CancelBatchResponse401Headers struct {
 	XRequestId      string
 }
 
+// CancelBatchResponse403Headers the declared response headers of an HTTP 403 response for CancelBatch
+type CancelBatchResponse403Headers struct {
+	XRequestId string
+}
+
 // CancelBatchResponse404Headers the declared response headers of an HTTP 404 response for CancelBatch
 type CancelBatchResponse404Headers struct {
 	XRequestId string
@@ -8779,6 +8981,8 @@ type CancelBatchResponse struct {
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -8797,6 +9001,8 @@ type CancelBatchResponse struct {
 	Headers400 *CancelBatchResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CancelBatchResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CancelBatchResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *CancelBatchResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -8824,6 +9030,11 @@ func (r CancelBatchResponse) GetJSON400() *BadRequest {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r CancelBatchResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CancelBatchResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -8903,6 +9114,11 @@ type ListPaymentsResponse401Headers struct {
 	XRequestId      string
 }
 
+// ListPaymentsResponse403Headers the declared response headers of an HTTP 403 response for ListPayments
+type ListPaymentsResponse403Headers struct {
+	XRequestId string
+}
+
 // ListPaymentsResponse404Headers the declared response headers of an HTTP 404 response for ListPayments
 type ListPaymentsResponse404Headers struct {
 	XRequestId string
@@ -8936,6 +9152,8 @@ type ListPaymentsResponse struct {
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -8950,6 +9168,8 @@ type ListPaymentsResponse struct {
 	Headers400 *ListPaymentsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListPaymentsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListPaymentsResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ListPaymentsResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -8973,6 +9193,11 @@ func (r ListPaymentsResponse) GetJSON400() *BadRequest {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r ListPaymentsResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListPaymentsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -9043,6 +9268,11 @@ type AddPaymentsResponse401Headers struct {
 	XRequestId      string
 }
 
+// AddPaymentsResponse403Headers the declared response headers of an HTTP 403 response for AddPayments
+type AddPaymentsResponse403Headers struct {
+	XRequestId string
+}
+
 // AddPaymentsResponse404Headers the declared response headers of an HTTP 404 response for AddPayments
 type AddPaymentsResponse404Headers struct {
 	XRequestId string
@@ -9091,6 +9321,8 @@ type AddPaymentsResponse struct {
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -9111,6 +9343,8 @@ type AddPaymentsResponse struct {
 	Headers400 *AddPaymentsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *AddPaymentsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *AddPaymentsResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *AddPaymentsResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -9140,6 +9374,11 @@ func (r AddPaymentsResponse) GetJSON400() *BadRequest {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r AddPaymentsResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r AddPaymentsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -9225,6 +9464,11 @@ type SubmitBatchResponse401Headers struct {
 	XRequestId      string
 }
 
+// SubmitBatchResponse403Headers the declared response headers of an HTTP 403 response for SubmitBatch
+type SubmitBatchResponse403Headers struct {
+	XRequestId string
+}
+
 // SubmitBatchResponse404Headers the declared response headers of an HTTP 404 response for SubmitBatch
 type SubmitBatchResponse404Headers struct {
 	XRequestId string
@@ -9268,6 +9512,8 @@ type SubmitBatchResponse struct {
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -9286,6 +9532,8 @@ type SubmitBatchResponse struct {
 	Headers400 *SubmitBatchResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *SubmitBatchResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *SubmitBatchResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *SubmitBatchResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -9313,6 +9561,11 @@ func (r SubmitBatchResponse) GetJSON400() *BadRequest {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r SubmitBatchResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SubmitBatchResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -9459,6 +9712,11 @@ type MemberExistsResponse401Headers struct {
 	XRequestId      string
 }
 
+// MemberExistsResponse403Headers the declared response headers of an HTTP 403 response for MemberExists
+type MemberExistsResponse403Headers struct {
+	XRequestId string
+}
+
 // MemberExistsResponse429Headers the declared response headers of an HTTP 429 response for MemberExists
 type MemberExistsResponse429Headers struct {
 	RateLimit       *string
@@ -9490,6 +9748,8 @@ type MemberExistsResponse struct {
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -9502,6 +9762,8 @@ type MemberExistsResponse struct {
 	Headers400 *MemberExistsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *MemberExistsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *MemberExistsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *MemberExistsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -9526,6 +9788,11 @@ func (r MemberExistsResponse) GetJSON400() *BadRequest {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r MemberExistsResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r MemberExistsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -9633,6 +9900,11 @@ type PaymentStatusCodesResponse401Headers struct {
 	XRequestId      string
 }
 
+// PaymentStatusCodesResponse403Headers the declared response headers of an HTTP 403 response for PaymentStatusCodes
+type PaymentStatusCodesResponse403Headers struct {
+	XRequestId string
+}
+
 // PaymentStatusCodesResponse429Headers the declared response headers of an HTTP 429 response for PaymentStatusCodes
 type PaymentStatusCodesResponse429Headers struct {
 	RateLimit       *string
@@ -9659,6 +9931,8 @@ type PaymentStatusCodesResponse struct {
 	JSON200 *[]PaymentStatus
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationproblemJSON429 *TooManyRequests
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -9669,6 +9943,8 @@ type PaymentStatusCodesResponse struct {
 	Headers200 *PaymentStatusCodesResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *PaymentStatusCodesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PaymentStatusCodesResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *PaymentStatusCodesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -9685,6 +9961,11 @@ func (r PaymentStatusCodesResponse) GetJSON200() *[]PaymentStatus {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r PaymentStatusCodesResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PaymentStatusCodesResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -9744,6 +10025,11 @@ type DeletePaymentResponse401Headers struct {
 	XRequestId      string
 }
 
+// DeletePaymentResponse403Headers the declared response headers of an HTTP 403 response for DeletePayment
+type DeletePaymentResponse403Headers struct {
+	XRequestId string
+}
+
 // DeletePaymentResponse404Headers the declared response headers of an HTTP 404 response for DeletePayment
 type DeletePaymentResponse404Headers struct {
 	XRequestId string
@@ -9780,6 +10066,8 @@ type DeletePaymentResponse struct {
 	JSON200 *Payment
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -9794,6 +10082,8 @@ type DeletePaymentResponse struct {
 	Headers200 *DeletePaymentResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *DeletePaymentResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeletePaymentResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeletePaymentResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -9814,6 +10104,11 @@ func (r DeletePaymentResponse) GetJSON200() *Payment {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r DeletePaymentResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeletePaymentResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -9883,6 +10178,11 @@ type GetPaymentResponse401Headers struct {
 	XRequestId      string
 }
 
+// GetPaymentResponse403Headers the declared response headers of an HTTP 403 response for GetPayment
+type GetPaymentResponse403Headers struct {
+	XRequestId string
+}
+
 // GetPaymentResponse404Headers the declared response headers of an HTTP 404 response for GetPayment
 type GetPaymentResponse404Headers struct {
 	XRequestId string
@@ -9914,6 +10214,8 @@ type GetPaymentResponse struct {
 	JSON200 *Payment
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -9926,6 +10228,8 @@ type GetPaymentResponse struct {
 	Headers200 *GetPaymentResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetPaymentResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetPaymentResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetPaymentResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -9944,6 +10248,11 @@ func (r GetPaymentResponse) GetJSON200() *Payment {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r GetPaymentResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetPaymentResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -10068,6 +10377,11 @@ type ListWebhooksResponse401Headers struct {
 	XRequestId      string
 }
 
+// ListWebhooksResponse403Headers the declared response headers of an HTTP 403 response for ListWebhooks
+type ListWebhooksResponse403Headers struct {
+	XRequestId string
+}
+
 // ListWebhooksResponse500Headers the declared response headers of an HTTP 500 response for ListWebhooks
 type ListWebhooksResponse500Headers struct {
 	XRequestId string
@@ -10086,12 +10400,16 @@ type ListWebhooksResponse struct {
 	JSON200 *[]Webhook
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationproblemJSON500 *Internal
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Unavailable
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListWebhooksResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListWebhooksResponse403Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListWebhooksResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -10106,6 +10424,11 @@ func (r ListWebhooksResponse) GetJSON200() *[]Webhook {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r ListWebhooksResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListWebhooksResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -10163,6 +10486,11 @@ type CreateWebhookResponse401Headers struct {
 	XRequestId      string
 }
 
+// CreateWebhookResponse403Headers the declared response headers of an HTTP 403 response for CreateWebhook
+type CreateWebhookResponse403Headers struct {
+	XRequestId string
+}
+
 // CreateWebhookResponse413Headers the declared response headers of an HTTP 413 response for CreateWebhook
 type CreateWebhookResponse413Headers struct {
 	XRequestId string
@@ -10188,6 +10516,8 @@ type CreateWebhookResponse struct {
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationproblemJSON413 *PayloadTooLarge
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -10200,6 +10530,8 @@ type CreateWebhookResponse struct {
 	Headers400 *CreateWebhookResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreateWebhookResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateWebhookResponse403Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateWebhookResponse413Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -10221,6 +10553,11 @@ func (r CreateWebhookResponse) GetJSON400() *BadRequest {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r CreateWebhookResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateWebhookResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -10273,6 +10610,11 @@ type DeleteWebhookResponse401Headers struct {
 	XRequestId      string
 }
 
+// DeleteWebhookResponse403Headers the declared response headers of an HTTP 403 response for DeleteWebhook
+type DeleteWebhookResponse403Headers struct {
+	XRequestId string
+}
+
 // DeleteWebhookResponse404Headers the declared response headers of an HTTP 404 response for DeleteWebhook
 type DeleteWebhookResponse404Headers struct {
 	XRequestId string
@@ -10294,6 +10636,8 @@ type DeleteWebhookResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -10302,6 +10646,8 @@ type DeleteWebhookResponse struct {
 	ApplicationproblemJSON503 *Unavailable
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *DeleteWebhookResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteWebhookResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *DeleteWebhookResponse404Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -10313,6 +10659,11 @@ type DeleteWebhookResponse struct {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r DeleteWebhookResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteWebhookResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -10365,6 +10716,11 @@ type GetWebhookResponse401Headers struct {
 	XRequestId      string
 }
 
+// GetWebhookResponse403Headers the declared response headers of an HTTP 403 response for GetWebhook
+type GetWebhookResponse403Headers struct {
+	XRequestId string
+}
+
 // GetWebhookResponse404Headers the declared response headers of an HTTP 404 response for GetWebhook
 type GetWebhookResponse404Headers struct {
 	XRequestId string
@@ -10388,6 +10744,8 @@ type GetWebhookResponse struct {
 	JSON200 *Webhook
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -10396,6 +10754,8 @@ type GetWebhookResponse struct {
 	ApplicationproblemJSON503 *Unavailable
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetWebhookResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetWebhookResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetWebhookResponse404Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -10412,6 +10772,11 @@ func (r GetWebhookResponse) GetJSON200() *Webhook {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r GetWebhookResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetWebhookResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -10469,6 +10834,11 @@ type UpdateWebhookResponse401Headers struct {
 	XRequestId      string
 }
 
+// UpdateWebhookResponse403Headers the declared response headers of an HTTP 403 response for UpdateWebhook
+type UpdateWebhookResponse403Headers struct {
+	XRequestId string
+}
+
 // UpdateWebhookResponse404Headers the declared response headers of an HTTP 404 response for UpdateWebhook
 type UpdateWebhookResponse404Headers struct {
 	XRequestId string
@@ -10499,6 +10869,8 @@ type UpdateWebhookResponse struct {
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
@@ -10511,6 +10883,8 @@ type UpdateWebhookResponse struct {
 	Headers400 *UpdateWebhookResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *UpdateWebhookResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *UpdateWebhookResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *UpdateWebhookResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -10534,6 +10908,11 @@ func (r UpdateWebhookResponse) GetJSON400() *BadRequest {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r UpdateWebhookResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UpdateWebhookResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -10596,6 +10975,11 @@ type ListWebhookDeliveriesResponse401Headers struct {
 	XRequestId      string
 }
 
+// ListWebhookDeliveriesResponse403Headers the declared response headers of an HTTP 403 response for ListWebhookDeliveries
+type ListWebhookDeliveriesResponse403Headers struct {
+	XRequestId string
+}
+
 // ListWebhookDeliveriesResponse404Headers the declared response headers of an HTTP 404 response for ListWebhookDeliveries
 type ListWebhookDeliveriesResponse404Headers struct {
 	XRequestId string
@@ -10621,6 +11005,8 @@ type ListWebhookDeliveriesResponse struct {
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -10631,6 +11017,8 @@ type ListWebhookDeliveriesResponse struct {
 	Headers400 *ListWebhookDeliveriesResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListWebhookDeliveriesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListWebhookDeliveriesResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ListWebhookDeliveriesResponse404Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -10652,6 +11040,11 @@ func (r ListWebhookDeliveriesResponse) GetJSON400() *BadRequest {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r ListWebhookDeliveriesResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListWebhookDeliveriesResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -10704,6 +11097,11 @@ type RetryWebhookDeliveryResponse401Headers struct {
 	XRequestId      string
 }
 
+// RetryWebhookDeliveryResponse403Headers the declared response headers of an HTTP 403 response for RetryWebhookDelivery
+type RetryWebhookDeliveryResponse403Headers struct {
+	XRequestId string
+}
+
 // RetryWebhookDeliveryResponse404Headers the declared response headers of an HTTP 404 response for RetryWebhookDelivery
 type RetryWebhookDeliveryResponse404Headers struct {
 	XRequestId string
@@ -10732,6 +11130,8 @@ type RetryWebhookDeliveryResponse struct {
 	JSON202 *WebhookDelivery
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -10742,6 +11142,8 @@ type RetryWebhookDeliveryResponse struct {
 	ApplicationproblemJSON503 *Unavailable
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *RetryWebhookDeliveryResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RetryWebhookDeliveryResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *RetryWebhookDeliveryResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -10760,6 +11162,11 @@ func (r RetryWebhookDeliveryResponse) GetJSON202() *WebhookDelivery {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r RetryWebhookDeliveryResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RetryWebhookDeliveryResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -10817,6 +11224,11 @@ type RotateWebhookSecretResponse401Headers struct {
 	XRequestId      string
 }
 
+// RotateWebhookSecretResponse403Headers the declared response headers of an HTTP 403 response for RotateWebhookSecret
+type RotateWebhookSecretResponse403Headers struct {
+	XRequestId string
+}
+
 // RotateWebhookSecretResponse404Headers the declared response headers of an HTTP 404 response for RotateWebhookSecret
 type RotateWebhookSecretResponse404Headers struct {
 	XRequestId string
@@ -10840,6 +11252,8 @@ type RotateWebhookSecretResponse struct {
 	JSON200 *WebhookWithSecret
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -10848,6 +11262,8 @@ type RotateWebhookSecretResponse struct {
 	ApplicationproblemJSON503 *Unavailable
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *RotateWebhookSecretResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RotateWebhookSecretResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *RotateWebhookSecretResponse404Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -10864,6 +11280,11 @@ func (r RotateWebhookSecretResponse) GetJSON200() *WebhookWithSecret {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r RotateWebhookSecretResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RotateWebhookSecretResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -11152,15 +11573,30 @@ func (c *ClientWithResponses) ListApiKeysWithResponse(ctx context.Context, id ID
 	return ParseListApiKeysResponse(rsp)
 }
 
-// CreateApiKeyWithResponse Issue an API key
+// CreateApiKeyWithBodyWithResponse Issue an API key
 //
-// The key is shown once, here; only its hash is stored. No body.
+// The key is shown once, here; only its hash is stored. The body is optional: without it, or without `role`, the key is an admin's, as every key was before roles. An unknown role is a 400 on Role that issues nothing.
 //
-// Returns a wrapper object for the known response body format(s).
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /admin/organisations/{id}/apiKeys (the `CreateApiKey` operationId).
-func (c *ClientWithResponses) CreateApiKeyWithResponse(ctx context.Context, id ID, params *CreateApiKeyParams, reqEditors ...RequestEditorFn) (*CreateApiKeyResponse, error) {
-	rsp, err := c.CreateApiKey(ctx, id, params, reqEditors...)
+func (c *ClientWithResponses) CreateApiKeyWithBodyWithResponse(ctx context.Context, id ID, params *CreateApiKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateApiKeyResponse, error) {
+	rsp, err := c.CreateApiKeyWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateApiKeyResponse(rsp)
+}
+
+// CreateApiKeyWithResponse Issue an API key
+//
+// The key is shown once, here; only its hash is stored. The body is optional: without it, or without `role`, the key is an admin's, as every key was before roles. An unknown role is a 400 on Role that issues nothing.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/organisations/{id}/apiKeys (the `CreateApiKey` operationId).
+func (c *ClientWithResponses) CreateApiKeyWithResponse(ctx context.Context, id ID, params *CreateApiKeyParams, body CreateApiKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateApiKeyResponse, error) {
+	rsp, err := c.CreateApiKey(ctx, id, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -11753,6 +12189,13 @@ func ParseListAccountsResponse(rsp *http.Response) (*ListAccountsResponse, error
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11818,6 +12261,16 @@ func ParseListAccountsResponse(rsp *http.Response) (*ListAccountsResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListAccountsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListAccountsResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -14990,6 +15443,13 @@ func ParseListAuditResponse(rsp *http.Response) (*ListAuditResponse, error) {
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15065,6 +15525,16 @@ func ParseListAuditResponse(rsp *http.Response) (*ListAuditResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListAuditResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListAuditResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -15353,6 +15823,13 @@ func ParseListBatchesResponse(rsp *http.Response) (*ListBatchesResponse, error) 
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15428,6 +15905,16 @@ func ParseListBatchesResponse(rsp *http.Response) (*ListBatchesResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListBatchesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListBatchesResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -15525,6 +16012,13 @@ func ParseCreateBatchResponse(rsp *http.Response) (*CreateBatchResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest IdempotencyConflict
@@ -15636,6 +16130,16 @@ func ParseCreateBatchResponse(rsp *http.Response) (*CreateBatchResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateBatchResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateBatchResponse409Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15757,6 +16261,13 @@ func ParseBatchStatusCodesResponse(rsp *http.Response) (*BatchStatusCodesRespons
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15822,6 +16333,16 @@ func ParseBatchStatusCodesResponse(rsp *http.Response) (*BatchStatusCodesRespons
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers BatchStatusCodesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers BatchStatusCodesResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -15913,6 +16434,13 @@ func ParseGetBatchResponse(rsp *http.Response) (*GetBatchResponse, error) {
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15985,6 +16513,16 @@ func ParseGetBatchResponse(rsp *http.Response) (*GetBatchResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetBatchResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetBatchResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16093,6 +16631,13 @@ func ParseUpdateBatchResponse(rsp *http.Response) (*UpdateBatchResponse, error) 
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16189,6 +16734,16 @@ func ParseUpdateBatchResponse(rsp *http.Response) (*UpdateBatchResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers UpdateBatchResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers UpdateBatchResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16317,6 +16872,13 @@ func ParseCancelBatchResponse(rsp *http.Response) (*CancelBatchResponse, error) 
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16420,6 +16982,16 @@ func ParseCancelBatchResponse(rsp *http.Response) (*CancelBatchResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CancelBatchResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers CancelBatchResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16548,6 +17120,13 @@ func ParseListPaymentsResponse(rsp *http.Response) (*ListPaymentsResponse, error
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16630,6 +17209,16 @@ func ParseListPaymentsResponse(rsp *http.Response) (*ListPaymentsResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListPaymentsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers ListPaymentsResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16737,6 +17326,13 @@ func ParseAddPaymentsResponse(rsp *http.Response) (*AddPaymentsResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
@@ -16848,6 +17444,16 @@ func ParseAddPaymentsResponse(rsp *http.Response) (*AddPaymentsResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers AddPaymentsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers AddPaymentsResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16986,6 +17592,13 @@ func ParseSubmitBatchResponse(rsp *http.Response) (*SubmitBatchResponse, error) 
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17089,6 +17702,16 @@ func ParseSubmitBatchResponse(rsp *http.Response) (*SubmitBatchResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers SubmitBatchResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers SubmitBatchResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17285,6 +17908,13 @@ func ParseMemberExistsResponse(rsp *http.Response) (*MemberExistsResponse, error
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17360,6 +17990,16 @@ func ParseMemberExistsResponse(rsp *http.Response) (*MemberExistsResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers MemberExistsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers MemberExistsResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -17490,6 +18130,13 @@ func ParsePaymentStatusCodesResponse(rsp *http.Response) (*PaymentStatusCodesRes
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17555,6 +18202,16 @@ func ParsePaymentStatusCodesResponse(rsp *http.Response) (*PaymentStatusCodesRes
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PaymentStatusCodesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers PaymentStatusCodesResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -17646,6 +18303,13 @@ func ParseDeletePaymentResponse(rsp *http.Response) (*DeletePaymentResponse, err
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17725,6 +18389,16 @@ func ParseDeletePaymentResponse(rsp *http.Response) (*DeletePaymentResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeletePaymentResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers DeletePaymentResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17836,6 +18510,13 @@ func ParseGetPaymentResponse(rsp *http.Response) (*GetPaymentResponse, error) {
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17908,6 +18589,16 @@ func ParseGetPaymentResponse(rsp *http.Response) (*GetPaymentResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetPaymentResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetPaymentResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18074,6 +18765,13 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest Internal
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18108,6 +18806,16 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListWebhooksResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListWebhooksResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18175,6 +18883,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18236,6 +18951,16 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateWebhookResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 413:
 		var headers CreateWebhookResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18302,6 +19027,13 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18343,6 +19075,16 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteWebhookResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers DeleteWebhookResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18413,6 +19155,13 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18454,6 +19203,16 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetWebhookResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetWebhookResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18531,6 +19290,13 @@ func ParseUpdateWebhookResponse(rsp *http.Response) (*UpdateWebhookResponse, err
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18589,6 +19355,16 @@ func ParseUpdateWebhookResponse(rsp *http.Response) (*UpdateWebhookResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers UpdateWebhookResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers UpdateWebhookResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18676,6 +19452,13 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18727,6 +19510,16 @@ func ParseListWebhookDeliveriesResponse(rsp *http.Response) (*ListWebhookDeliver
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListWebhookDeliveriesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers ListWebhookDeliveriesResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18797,6 +19590,13 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18845,6 +19645,16 @@ func ParseRetryWebhookDeliveryResponse(rsp *http.Response) (*RetryWebhookDeliver
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RetryWebhookDeliveryResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers RetryWebhookDeliveryResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18925,6 +19735,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18966,6 +19783,16 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RotateWebhookSecretResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers RotateWebhookSecretResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {

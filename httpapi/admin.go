@@ -58,9 +58,15 @@ func (s *server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, http.StatusCreated, toAccount(a))
 }
 
-// createAPIKey shows the key once; only its hash is kept (docs/api.md section 3).
+// createAPIKey shows the key once; only its hash is kept (docs/api.md
+// section 3). The body is optional: without it, or without a role, the
+// key is an admin's (section 3.1).
 func (s *server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
-	key, _, err := s.svc.CreateAPIKey(r.Context(), r.PathValue("id"))
+	var req apiKeyRequest
+	if err := decodeOptional(r, &req); err != nil {
+		return err
+	}
+	key, _, err := s.svc.CreateAPIKeyBy(r.Context(), disburse.ActorOf(r.Context()), r.PathValue("id"), disburse.Role(req.Role))
 	if err != nil {
 		return err
 	}

@@ -19,35 +19,45 @@ func bearerToken(r *http.Request) (string, bool) {
 	return token, true
 }
 
-// org guards an organisation route: the access token names the organisation,
-// which the handler receives as an argument, never through the context.
-// The operator's token is no access token, so it gets 401 here.
+// org guards an organisation route: the access token names the
+// organisation, which the handler receives as an argument, never through
+// the context, and its role must permit the role the route table names
+// for the route (docs/api.md section 3.1), else 403 before anything is
+// read or changed. The operator's token is no access token, so it gets
+// 401 here.
 func (s *server) org(h orgHandlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
+		need, err := s.need(r)
+		if err != nil {
+			return err
+		}
 		token, ok := bearerToken(r)
 		if !ok {
 			return disburse.ErrUnauthorized
 		}
-		orgID, actor, err := s.authenticate(w, r, token)
+		c, err := s.authenticate(w, r, token)
 		if err != nil {
 			return err
 		}
-		return h(w, r.WithContext(disburse.WithActor(r.Context(), actor)), orgID)
+		if err := c.Roles.Permit(need); err != nil {
+			return err
+		}
+		return h(w, r.WithContext(disburse.WithActor(r.Context(), c.Actor)), c.OrganisationID)
 	}
 }
 
 // authenticate is the organisation token's check, with its budgets: a
 // token that fails spends the client address's budget, one that passes
-// its organisation's (ratelimit.go).
-func (s *server) authenticate(w http.ResponseWriter, r *http.Request, token string) (string, disburse.Actor, error) {
-	orgID, actor, err := s.svc.Authenticate(r.Context(), token)
+// its organisation's (ratelimit.go), whatever its role.
+func (s *server) authenticate(w http.ResponseWriter, r *http.Request, token string) (disburse.Caller, error) {
+	c, err := s.svc.Authenticate(r.Context(), token)
 	if disburse.ErrorCode(err) == disburse.CodeUnauthorized {
 		s.tokenFailed(w, r, token)
 	}
 	if err != nil {
-		return "", disburse.Actor{}, err
+		return disburse.Caller{}, err
 	}
-	return orgID, actor, s.tokenPassed(w, r, token, orgID)
+	return c, s.tokenPassed(w, r, token, c.OrganisationID)
 }
 
 // admin guards an operator route (docs/api.md section 7): the bearer token must
@@ -83,8 +93,8 @@ func (s *server) getToken(w http.ResponseWriter, r *http.Request) error {
 	// The new token's organisation, noted now, lets its first request
 	// spend the organisation's budget rather than wait on the address's,
 	// which this getToken has just spent (ratelimit.go).
-	if orgID, _, err := s.svc.Authenticate(r.Context(), token); err == nil {
-		s.limits.orgs.remember(token, orgID)
+	if c, err := s.svc.Authenticate(r.Context(), token); err == nil {
+		s.limits.orgs.remember(token, c.OrganisationID)
 	}
 	return writeJSON(w, http.StatusOK, tokenJSON{AccessToken: token, TokenType: "Bearer", ExpiresIn: int64(ttl / time.Second)})
 }

@@ -10,8 +10,12 @@ import (
 // through s.org: the domain reads the token and the batch in one statement
 // (Service.AuthenticatedBatch), the cheapest authenticated read there is,
 // for the call clients poll while a batch settles. The credentials, their
-// failures and their budgets are s.org's.
+// failures, their budgets and the role the route table names are s.org's.
 func (s *server) getAuthenticatedBatch(w http.ResponseWriter, r *http.Request) error {
+	need, err := s.need(r)
+	if err != nil {
+		return err
+	}
 	token, ok := bearerToken(r)
 	if !ok {
 		return disburse.ErrUnauthorized
@@ -19,11 +23,11 @@ func (s *server) getAuthenticatedBatch(w http.ResponseWriter, r *http.Request) e
 	if spent, _ := r.Context().Value(orgSpentKey{}).(bool); !spent {
 		// A token not seen yet: its organisation, and so its budget, is
 		// learnt first, once.
-		if _, _, err := s.authenticate(w, r, token); err != nil {
+		if _, err := s.authenticate(w, r, token); err != nil {
 			return err
 		}
 	}
-	b, err := s.svc.AuthenticatedBatch(r.Context(), token, r.PathValue("id"))
+	b, err := s.svc.AuthenticatedBatch(r.Context(), token, r.PathValue("id"), need)
 	if disburse.ErrorCode(err) == disburse.CodeUnauthorized {
 		s.tokenFailed(w, r, token)
 	}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +37,17 @@ func decode(r *http.Request, dst any) error {
 		return nil
 	}
 	return &disburse.Error{Code: disburse.CodeInvalid, Message: "the body has values of the wrong type", Fields: wrong}
+}
+
+// decodeOptional is decode for a route whose body may be left out: an
+// empty body (or only whitespace) leaves dst as it is.
+func decodeOptional(r *http.Request, dst any) error {
+	body, err := bodyBytes(r)
+	if err != nil || len(bytes.TrimSpace(body)) == 0 {
+		return err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return decode(r, dst)
 }
 
 // errNotOneValue is a body with more after its JSON value.

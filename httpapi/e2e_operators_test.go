@@ -27,6 +27,7 @@ type OrganisationsPage struct {
 type APIKeyInfo struct {
 	ID        string `json:"id"`
 	Prefix    string `json:"prefix"`
+	Role      string `json:"role"`
 	CreatedAt string `json:"createdAt"`
 	RevokedAt string `json:"revokedAt"`
 }

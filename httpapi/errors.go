@@ -21,6 +21,7 @@ const (
 var statusOf = map[disburse.Code]int{
 	disburse.CodeInvalid:           http.StatusBadRequest,
 	disburse.CodeUnauthorized:      http.StatusUnauthorized,
+	disburse.CodeForbidden:         http.StatusForbidden,
 	disburse.CodeNotFound:          http.StatusNotFound,
 	codeMethodNotAllowed:           http.StatusMethodNotAllowed,
 	disburse.CodeInvalidState:      http.StatusConflict,

@@ -153,6 +153,8 @@ type tokenJSON struct {
 	ExpiresIn   int64  `json:"expiresIn"` // seconds
 }
 
+// apiKeyJSON is a new key's answer: its id and the key, exactly
+// docs/api.md section 7's two members (its role shows in the list).
 type apiKeyJSON struct {
 	ID     string `json:"id"`
 	APIKey string `json:"apiKey"`

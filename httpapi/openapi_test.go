@@ -74,3 +74,28 @@ func resolves(doc map[string]any, ref string) bool {
 	}
 	return true
 }
+
+// TestOpenAPIRoles: each operation of the organisation API names in
+// x-role the role its access column in the route table needs, and
+// declares the 403 a role that does not permit it gets; the others name
+// none.
+func TestOpenAPIRoles(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]any `yaml:"paths"`
+	}
+	if err := yaml.Unmarshal(openAPI, &doc); err != nil {
+		t.Fatalf("openapi.yaml: %v", err)
+	}
+	for _, rt := range (&server{}).routes() {
+		op, _ := doc.Paths[rt.path][strings.ToLower(rt.method)].(map[string]any)
+		role, _ := op["x-role"].(string)
+		responses, _ := op["responses"].(map[string]any)
+		want, isRole := rt.access.role()
+		if role != string(want) {
+			t.Errorf("%s %s: x-role %q, the route table's access %q", rt.method, rt.path, role, rt.access)
+		}
+		if _, declared := responses["403"]; declared != isRole {
+			t.Errorf("%s %s: 403 declared %v, the route takes a role %v", rt.method, rt.path, declared, isRole)
+		}
+	}
+}

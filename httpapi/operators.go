@@ -73,14 +73,15 @@ func toOrganisationSummary(o disburse.Organisation) organisationSummaryJSON {
 // apiKeyInfoJSON is a key as the operator's list shows it: never its
 // secret (not kept) nor its hash.
 type apiKeyInfoJSON struct {
-	ID        string   `json:"id"`
-	Prefix    string   `json:"prefix"`
-	CreatedAt dateTime `json:"createdAt"`
-	RevokedAt dateTime `json:"revokedAt,omitzero"`
+	ID        string        `json:"id"`
+	Prefix    string        `json:"prefix"`
+	Role      disburse.Role `json:"role"`
+	CreatedAt dateTime      `json:"createdAt"`
+	RevokedAt dateTime      `json:"revokedAt,omitzero"`
 }
 
 func toAPIKeyInfo(k disburse.APIKey) apiKeyInfoJSON {
-	return apiKeyInfoJSON{ID: k.ID, Prefix: k.Prefix, CreatedAt: dateTime(k.CreatedAt), RevokedAt: dateTime(k.RevokedAt)}
+	return apiKeyInfoJSON{ID: k.ID, Prefix: k.Prefix, Role: k.Role, CreatedAt: dateTime(k.CreatedAt), RevokedAt: dateTime(k.RevokedAt)}
 }
 
 // pageQuery is a list's cursor and size from the query string.

@@ -30,6 +30,11 @@ type accountRequest struct {
 	Name string `json:"name"`
 }
 
+// apiKeyRequest's role is one of docs/api.md section 3.1; empty: admin.
+type apiKeyRequest struct {
+	Role string `json:"role"`
+}
+
 // depositRequest's amount is a JSON number's text, checked exactly by the
 // domain (docs/api.md section 1).
 type depositRequest struct {

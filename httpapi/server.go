@@ -82,6 +82,7 @@ type server struct {
 	limits           *limiters
 	metrics          *Metrics // nil: none
 	mux              *http.ServeMux
+	access           map[string]access // each route's, by its pattern (access.go)
 	hooks            *webhooks.Service
 }
 
@@ -101,7 +102,9 @@ func New(svc *disburse.Service, cfg Config) http.Handler {
 		s.log = slog.Default()
 	}
 	s.mux = http.NewServeMux()
-	for _, rt := range s.routes() {
+	routes := s.routes()
+	s.access = routeAccess(routes)
+	for _, rt := range routes {
 		s.mux.Handle(rt.method+" "+rt.path, s.handle(rt.handler))
 	}
 	api := chain(s.problemsForUnrouted(s.mux),
@@ -157,67 +160,71 @@ func (s *server) handle(h handlerFunc) http.Handler {
 }
 
 // route is one line of the route table. The table is a slice so that a
-// test can check every route against openapi.yaml.
+// test can check every route against openapi.yaml, and walk each with
+// every role.
 type route struct {
 	method, path string
+	access       access // who may call it (access.go)
 	handler      handlerFunc
 }
 
 // routes is the one route table: docs/api.md sections 3, 4, 5, 7 and 9.
-// s.org and s.admin say which credentials a route takes (auth.go);
-// orgIdempotent and adminIdempotent mark the POSTs that take an
-// Idempotency-Key (idempotency.go), whose handlers are therefore method
-// expressions: they run on a copy of the server that carries the key.
+// The access column says who may call each route (docs/api.md section
+// 3.1): s.org and s.admin check the credentials (auth.go), s.org the
+// role the column names too. orgIdempotent and adminIdempotent mark the
+// POSTs that take an Idempotency-Key (idempotency.go), whose handlers
+// are therefore method expressions: they run on a copy of the server
+// that carries the key.
 func (s *server) routes() []route {
 	return []route{
-		{"GET", "/healthz", s.healthz},
-		{"GET", "/readyz", s.readyz},
-		{"GET", "/openapi.yaml", serveOpenAPI},
-		{"POST", "/authentication/getToken", s.getToken},
+		{"GET", "/healthz", anyone, s.healthz},
+		{"GET", "/readyz", anyone, s.readyz},
+		{"GET", "/openapi.yaml", anyone, serveOpenAPI},
+		{"POST", "/authentication/getToken", anyone, s.getToken},
 
-		{"POST", "/batches", s.org(s.orgIdempotent(replayKept, (*server).createBatch))},
-		{"GET", "/batches", s.org(s.listBatches)},
+		{"POST", "/batches", maker, s.org(s.orgIdempotent(replayKept, (*server).createBatch))},
+		{"GET", "/batches", viewer, s.org(s.listBatches)},
 		// More specific than /batches/{id}, so ServeMux prefers it.
-		{"GET", "/batches/statusCodes", s.org(batchStatusCodes)},
-		{"GET", "/batches/{id}", s.getAuthenticatedBatch}, // s.org's check, in the read (batch_read.go)
-		{"PUT", "/batches/{id}", s.org(s.updateBatch)},
-		{"GET", "/batches/{id}/payments", s.org(s.listPayments)},
-		{"POST", "/batches/{id}/payments", s.org(s.orgIdempotent(replayKept, (*server).addPayments))},
-		{"POST", "/batches/{id}/submit", s.org(s.orgIdempotent(replaySubmit, (*server).submitBatch))},
-		{"POST", "/batches/{id}/cancel", s.org(s.orgIdempotent(replayKept, (*server).cancelBatch))},
-		{"GET", "/payments/statusCodes", s.org(paymentStatusCodes)},
-		{"GET", "/payments/{id}", s.org(s.getPayment)},
-		{"DELETE", "/payments/{id}", s.org(s.deletePayment)},
-		{"GET", "/members/{msisdn}/exists", s.org(s.memberExists)},
-		{"GET", "/accounts", s.org(s.listAccounts)},
+		{"GET", "/batches/statusCodes", viewer, s.org(batchStatusCodes)},
+		{"GET", "/batches/{id}", viewer, s.getAuthenticatedBatch}, // s.org's check, in the read (batch_read.go)
+		{"PUT", "/batches/{id}", maker, s.org(s.updateBatch)},
+		{"GET", "/batches/{id}/payments", viewer, s.org(s.listPayments)},
+		{"POST", "/batches/{id}/payments", maker, s.org(s.orgIdempotent(replayKept, (*server).addPayments))},
+		{"POST", "/batches/{id}/submit", maker, s.org(s.orgIdempotent(replaySubmit, (*server).submitBatch))},
+		{"POST", "/batches/{id}/cancel", maker, s.org(s.orgIdempotent(replayKept, (*server).cancelBatch))},
+		{"GET", "/payments/statusCodes", viewer, s.org(paymentStatusCodes)},
+		{"GET", "/payments/{id}", viewer, s.org(s.getPayment)},
+		{"DELETE", "/payments/{id}", maker, s.org(s.deletePayment)},
+		{"GET", "/members/{msisdn}/exists", viewer, s.org(s.memberExists)},
+		{"GET", "/accounts", viewer, s.org(s.listAccounts)},
 
-		{"GET", "/audit", s.org(s.orgAudit)},
+		{"GET", "/audit", viewer, s.org(s.orgAudit)},
 
-		{"POST", "/admin/organisations", s.admin(s.adminIdempotent((*server).createOrganisation))},
-		{"GET", "/admin/organisations", s.admin(s.listOrganisations)},
-		{"GET", "/admin/organisations/{id}/apiKeys", s.admin(s.listAPIKeys)},
-		{"GET", "/admin/audit", s.admin(s.adminAudit)},
-		{"POST", "/webhooks", s.org(s.orgIdempotent(replayKept, (*server).createWebhook))},
-		{"GET", "/webhooks", s.org(s.listWebhooks)},
-		{"GET", "/webhooks/{id}", s.org(s.getWebhook)},
-		{"PUT", "/webhooks/{id}", s.org(s.updateWebhook)},
-		{"DELETE", "/webhooks/{id}", s.org(s.deleteWebhook)},
-		{"POST", "/webhooks/{id}/rotateSecret", s.org(s.orgIdempotent(replayKept, (*server).rotateWebhookSecret))},
-		{"GET", "/webhooks/{id}/deliveries", s.org(s.listWebhookDeliveries)},
-		{"POST", "/webhooks/{id}/deliveries/{deliveryId}/retry", s.org(s.orgIdempotent(replayKept, (*server).retryWebhookDelivery))},
-		{"GET", "/admin/webhooks", s.admin(s.adminWebhooks)},
-		{"POST", "/admin/webhooks/{id}/disable", s.admin(s.adminIdempotent((*server).adminDisableWebhook))},
+		{"POST", "/admin/organisations", operator, s.admin(s.adminIdempotent((*server).createOrganisation))},
+		{"GET", "/admin/organisations", operator, s.admin(s.listOrganisations)},
+		{"GET", "/admin/organisations/{id}/apiKeys", operator, s.admin(s.listAPIKeys)},
+		{"GET", "/admin/audit", operator, s.admin(s.adminAudit)},
+		{"POST", "/webhooks", orgAdmin, s.org(s.orgIdempotent(replayKept, (*server).createWebhook))},
+		{"GET", "/webhooks", orgAdmin, s.org(s.listWebhooks)},
+		{"GET", "/webhooks/{id}", orgAdmin, s.org(s.getWebhook)},
+		{"PUT", "/webhooks/{id}", orgAdmin, s.org(s.updateWebhook)},
+		{"DELETE", "/webhooks/{id}", orgAdmin, s.org(s.deleteWebhook)},
+		{"POST", "/webhooks/{id}/rotateSecret", orgAdmin, s.org(s.orgIdempotent(replayKept, (*server).rotateWebhookSecret))},
+		{"GET", "/webhooks/{id}/deliveries", orgAdmin, s.org(s.listWebhookDeliveries)},
+		{"POST", "/webhooks/{id}/deliveries/{deliveryId}/retry", orgAdmin, s.org(s.orgIdempotent(replayKept, (*server).retryWebhookDelivery))},
+		{"GET", "/admin/webhooks", operator, s.admin(s.adminWebhooks)},
+		{"POST", "/admin/webhooks/{id}/disable", operator, s.admin(s.adminIdempotent((*server).adminDisableWebhook))},
 
-		{"GET", "/admin/organisations/{id}", s.admin(s.getOrganisation)},
-		{"PUT", "/admin/organisations/{id}/settings", s.admin(s.updateSettings)},
-		{"POST", "/admin/organisations/{id}/accounts", s.admin(s.adminIdempotent((*server).createAccount))},
-		{"POST", "/admin/organisations/{id}/apiKeys", s.admin(s.adminIdempotent((*server).createAPIKey))},
-		{"DELETE", "/admin/apiKeys/{id}", s.admin(s.revokeAPIKey)},
-		{"POST", "/admin/accounts/{id}/deposits", s.admin(s.adminIdempotent((*server).deposit))},
-		{"POST", "/admin/members", s.admin(s.adminIdempotent((*server).registerMember))},
-		{"GET", "/admin/members/{msisdn}/statement", s.admin(s.statement)},
-		{"GET", "/admin/notifications", s.admin(s.notifications)},
-		{"GET", "/admin/ledger/check", s.admin(s.checkLedger)},
+		{"GET", "/admin/organisations/{id}", operator, s.admin(s.getOrganisation)},
+		{"PUT", "/admin/organisations/{id}/settings", operator, s.admin(s.updateSettings)},
+		{"POST", "/admin/organisations/{id}/accounts", operator, s.admin(s.adminIdempotent((*server).createAccount))},
+		{"POST", "/admin/organisations/{id}/apiKeys", operator, s.admin(s.adminIdempotent((*server).createAPIKey))},
+		{"DELETE", "/admin/apiKeys/{id}", operator, s.admin(s.revokeAPIKey)},
+		{"POST", "/admin/accounts/{id}/deposits", operator, s.admin(s.adminIdempotent((*server).deposit))},
+		{"POST", "/admin/members", operator, s.admin(s.adminIdempotent((*server).registerMember))},
+		{"GET", "/admin/members/{msisdn}/statement", operator, s.admin(s.statement)},
+		{"GET", "/admin/notifications", operator, s.admin(s.notifications)},
+		{"GET", "/admin/ledger/check", operator, s.admin(s.checkLedger)},
 	}
 }
 

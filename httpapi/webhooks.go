@@ -1,9 +1,7 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"time"
 
@@ -175,15 +173,8 @@ type disableWebhookRequest struct {
 // adminDisableWebhook takes an optional body with a reason.
 func (s *server) adminDisableWebhook(w http.ResponseWriter, r *http.Request) error {
 	var req disableWebhookRequest
-	body, err := bodyBytes(r)
-	if err != nil {
+	if err := decodeOptional(r, &req); err != nil {
 		return err
-	}
-	if len(bytes.TrimSpace(body)) > 0 {
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		if err := decode(r, &req); err != nil {
-			return err
-		}
 	}
 	e, err := s.hooks.Disable(r.Context(), r.PathValue("id"), req.Reason)
 	if err != nil {

@@ -23,6 +23,11 @@ var Actions = []string{
 	"webhook.disabled",
 	"portal.signedIn",
 	"portal.signInFailed",
+	"portalUser.invited",
+	"portalUser.invitationWithdrawn",
+	"portalUser.joined",
+	"portalUser.rolesChanged",
+	"portalUser.removed",
 	"operatorToken.created",
 	"operatorToken.revoked",
 }

@@ -293,6 +293,34 @@ func TestBrowser(t *testing.T) {
 		submitURL, _ := chromedp.Run(ctx, chromedp.Location()) // where the submit form posted
 		batchURL := strings.TrimSuffix(submitURL, "/submit")
 
+		// The admin invites a maker, by keyboard; the maker sets a password
+		// through the link and is signed in, with no Users page.
+		run("invite a maker",
+			chromedp.Navigate(base+"/portal/users"),
+			chromedp.WaitVisible(chromedp.CSS(`#invite`)),
+			chromedp.Focus(chromedp.CSS(`#invite input[value=maker]`)),
+			chromedp.KeyEvent(" "),
+			chromedp.SendKeys(chromedp.CSS(`#invite input[name=email]`), "maker@acme.example\r"),
+			chromedp.WaitVisible(chromedp.CSS(`#invitation-link`)),
+		)
+		link := text(`#invitation-link`)
+		screenshot(t, ctx, "users")
+		d.signOut()
+		run("accept the invitation",
+			chromedp.Navigate(link),
+			chromedp.WaitVisible(chromedp.CSS(`#accept-invitation`)),
+			chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "a maker's long password"),
+			chromedp.SendKeys(chromedp.CSS(`input[name=confirm]`), "a maker's long password"),
+			chromedp.Click(chromedp.CSS(`#accept-invitation`)),
+			chromedp.WaitVisible(chromedp.CSS(`form.signout`)),
+		)
+		if who := text(`form.signout span`); who != "maker@acme.example (maker)" {
+			t.Errorf("signed in through the invitation as %q", who)
+		}
+		if nav := text(`header nav`); strings.Contains(nav, "Users") || !strings.Contains(nav, "Batches") {
+			t.Errorf("a maker's menu: %q", nav)
+		}
+
 		// The payees register (the operator's members page): the batch closes.
 		d.signOut()
 		signIn(operatorEmail, w.operatorPassword)

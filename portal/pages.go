@@ -103,11 +103,13 @@ func (p *portal) organisationPage(w http.ResponseWriter, r *http.Request, status
 	if err != nil {
 		return err
 	}
-	keys, err := p.office.APIKeys(r.Context(), id)
-	if err != nil {
-		return err
+	var keys []disburse.APIKey
+	if user(r).Permits(disburse.RoleAdmin) { // the keys are the admin's to see
+		if keys, err = p.office.APIKeys(r.Context(), id); err != nil {
+			return err
+		}
 	}
-	pg.Title, pg.Organisation, pg.Accounts, pg.Keys = org.Name, org, accounts, keys
+	pg.Title, pg.Organisation, pg.Accounts, pg.Keys, pg.AllRoles = org.Name, org, accounts, keys, disburse.AllRoles()
 	p.render(w, r, status, "organisation", pg)
 	return nil
 }
@@ -163,11 +165,14 @@ func (p *portal) createKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	_, secret, err := p.svc.CreateAPIKeyBy(r.Context(), actor(r), id)
+	key, secret, err := p.svc.CreateAPIKeyBy(r.Context(), actor(r), id, disburse.Role(r.PostFormValue("role")))
+	if field, _, ok := fieldErrors(err); ok {
+		return p.organisationPage(w, r, http.StatusBadRequest, page{Field: field})
+	}
 	if err != nil {
 		return err
 	}
-	return p.organisationPage(w, r, http.StatusOK, page{NewKey: secret, Message: "Key issued."})
+	return p.organisationPage(w, r, http.StatusOK, page{NewKey: secret, Message: "Key issued, with the role " + string(key.Role) + "."})
 }
 
 func (p *portal) revokeKey(w http.ResponseWriter, r *http.Request) error {

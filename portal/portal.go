@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/disburse/disburse"
@@ -79,14 +80,7 @@ func New(svc *disburse.Service, office *backoffice.Service, cfg Config) http.Han
 	static, _ := fs.Sub(staticFiles, "static")
 	mux.Handle("GET /portal/static/", http.StripPrefix("/portal/static/", http.FileServerFS(static)))
 	for _, rt := range p.routes() {
-		h := p.handle(rt.handler)
-		switch rt.access {
-		case operatorOnly:
-			h = p.signedIn(p.operator(h))
-		case anyUser:
-			h = p.signedIn(h)
-		}
-		mux.Handle(rt.method+" "+rt.path, h)
+		mux.Handle(rt.method+" "+rt.path, p.guard(rt.access, p.handle(rt.handler)))
 	}
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -97,14 +91,40 @@ func New(svc *disburse.Service, office *backoffice.Service, cfg Config) http.Han
 	return securityHeaders(cop.Handler(reqroute.Note(mux)))
 }
 
-// access says who may use a route.
-type access int
+// access says who may use a route: a column of the route table, so that
+// each route says it where it is declared (docs/portal.md, "Roles").
+type access string
 
 const (
-	public       access = iota // the sign-in page, before any session
-	anyUser                    // every signed-in user, each within their scope
-	operatorOnly               // operators; everyone else gets 404
+	public       access = "public"   // before any session: signing in, accepting an invitation
+	operatorOnly access = "operator" // operators; everyone else gets 404
+
+	// A signed-in user: an organisation user whose roles permit the
+	// named one (holding it, or admin; every role reads), and operators,
+	// whose handlers say what they may do (operators look but do not pay).
+	viewer   = access(disburse.RoleViewer)
+	maker    = access(disburse.RoleMaker)
+	approver = access(disburse.RoleApprover)
+	orgAdmin = access(disburse.RoleAdmin)
 )
+
+// guard puts h behind a's checks: a session, then the operator's or the
+// role's, which answers 403 (before anything is read or changed). A
+// route whose access is none of the above panics here, at start: it
+// must not be served.
+func (p *portal) guard(a access, h http.Handler) http.Handler {
+	switch a {
+	case public:
+		return h
+	case operatorOnly:
+		return p.signedIn(p.operator(h))
+	}
+	role, ok := disburse.ParseRole(string(a))
+	if !ok {
+		panic("portal: a route's access is " + strconv.Quote(string(a)) + ": public, operator or a role")
+	}
+	return p.signedIn(p.permits(role, h))
+}
 
 type route struct {
 	method, path string
@@ -113,38 +133,46 @@ type route struct {
 }
 
 // routes is the portal's one route table. tenant_test.go walks every
-// route here as the wrong organisation.
+// route here as the wrong organisation, roles_test.go as each role.
 func (p *portal) routes() []route {
 	return []route{
-		{"GET", "/portal/{$}", anyUser, p.home},
+		{"GET", "/portal/{$}", viewer, p.home},
 		{"GET", "/portal/signin", public, p.signInPage},
 		{"POST", "/portal/signin", public, p.signIn},
-		{"POST", "/portal/signout", anyUser, p.signOut},
+		{"POST", "/portal/signout", viewer, p.signOut},
+		{"GET", "/portal/invitation", public, p.invitationPage},
+		{"POST", "/portal/invitation", public, p.acceptInvitation},
 
 		{"GET", "/portal/organisations", operatorOnly, p.organisations},
 		{"POST", "/portal/organisations", operatorOnly, p.createOrganisation},
-		{"GET", "/portal/organisations/{id}", anyUser, p.organisation},
+		{"GET", "/portal/organisations/{id}", viewer, p.organisation},
 		{"POST", "/portal/organisations/{id}/settings", operatorOnly, p.updateSettings},
 		{"POST", "/portal/organisations/{id}/accounts", operatorOnly, p.createAccount},
-		{"POST", "/portal/organisations/{id}/keys", anyUser, p.createKey},
-		{"POST", "/portal/keys/{id}/revoke", anyUser, p.revokeKey},
+		{"POST", "/portal/organisations/{id}/keys", orgAdmin, p.createKey},
+		{"POST", "/portal/keys/{id}/revoke", orgAdmin, p.revokeKey},
 		{"POST", "/portal/accounts/{id}/deposits", operatorOnly, p.deposit},
+
+		{"GET", "/portal/users", orgAdmin, p.users},
+		{"POST", "/portal/users/invitations", orgAdmin, p.invite},
+		{"POST", "/portal/invitations/{id}/withdraw", orgAdmin, p.withdrawInvitation},
+		{"POST", "/portal/users/{id}/roles", orgAdmin, p.setRoles},
+		{"POST", "/portal/users/{id}/remove", orgAdmin, p.removeUser},
 
 		{"GET", "/portal/members", operatorOnly, p.members},
 		{"POST", "/portal/members", operatorOnly, p.registerMember},
 		{"GET", "/portal/notifications", operatorOnly, p.notifications},
 		{"GET", "/portal/ledger", operatorOnly, p.ledger},
-		{"GET", "/portal/audit", anyUser, p.auditLog},
+		{"GET", "/portal/audit", viewer, p.auditLog},
 
-		{"GET", "/portal/batches", anyUser, p.batches},
-		{"POST", "/portal/batches", anyUser, p.createBatch},
-		{"GET", "/portal/batches/{id}", anyUser, p.batch},
-		{"POST", "/portal/batches/{id}/upload", anyUser, p.upload},
-		{"GET", "/portal/uploads/{id}", anyUser, p.uploadStatus},
-		{"POST", "/portal/batches/{id}/submit", anyUser, p.submit},
-		{"POST", "/portal/batches/{id}/cancel", anyUser, p.cancel},
-		{"GET", "/portal/payments/{id}", anyUser, p.payment},
-		{"POST", "/portal/payments/{id}/delete", anyUser, p.deletePayment},
+		{"GET", "/portal/batches", viewer, p.batches},
+		{"POST", "/portal/batches", maker, p.createBatch},
+		{"GET", "/portal/batches/{id}", viewer, p.batch},
+		{"POST", "/portal/batches/{id}/upload", maker, p.upload},
+		{"GET", "/portal/uploads/{id}", viewer, p.uploadStatus},
+		{"POST", "/portal/batches/{id}/submit", maker, p.submit},
+		{"POST", "/portal/batches/{id}/cancel", maker, p.cancel},
+		{"GET", "/portal/payments/{id}", viewer, p.payment},
+		{"POST", "/portal/payments/{id}/delete", maker, p.deletePayment},
 	}
 }
 
@@ -165,6 +193,9 @@ func (p *portal) handle(h func(w http.ResponseWriter, r *http.Request) error) ht
 			w.WriteHeader(clientClosed)
 		case disburse.ErrorCode(err) == disburse.CodeNotFound:
 			p.render(w, r, http.StatusNotFound, "message", page{Title: "Not found", Message: "There is nothing here, or it is not yours to see."})
+		case errors.As(err, &e) && e.Code == disburse.CodeForbidden:
+			p.render(w, r, http.StatusForbidden, "message", page{Title: "Not allowed",
+				Message: "Your roles do not allow this. Ask your organisation's admin. (" + e.Message + ")"})
 		case disburse.ErrorCode(err) == disburse.CodeUnavailable:
 			p.render(w, r, http.StatusServiceUnavailable, "message", page{Title: "Unavailable", Message: "The database cannot be reached. Try again shortly."})
 		case errors.As(err, &e) && e.Code != disburse.CodeInternal:

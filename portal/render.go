@@ -51,6 +51,13 @@ type page struct {
 	Legs          []leg
 	UploadID      string             // a new upload's id, for its progress
 	Progress      *backoffice.Upload // an upload's progress
+
+	Team           []backoffice.User       // the organisation's users, on the Users page
+	Invitations    []backoffice.Invitation // its invitations
+	Invitation     *backoffice.Invitation  // the one just made, or the one a link names
+	InvitationLink string                  // the link of the one just made, shown once
+	AllRoles       []disburse.Role         // the roles a form offers
+	Now            time.Time               // to tell expired invitations
 }
 
 var funcs = template.FuncMap{
@@ -69,6 +76,12 @@ var funcs = template.FuncMap{
 		return d.String()
 	},
 	"operator": func(u backoffice.User) bool { return u.Role == backoffice.RoleOperator },
+	// can reports whether the user may use what needs the role named:
+	// the server's own check (backoffice.User.Permits), so that a page
+	// shows only the buttons that work.
+	"can": func(u backoffice.User, need string) bool { return u.Permits(disburse.Role(need)) },
+	// roles lists a set of roles for reading.
+	"roles": func(rs disburse.Roles) string { return strings.ReplaceAll(rs.String(), ",", ", ") },
 	// csvColumns lists the columns of a payments file, the referral ones
 	// or the others, as the upload's hint shows them.
 	"csvColumns": func(referral bool) string {

@@ -64,6 +64,18 @@ func (p *portal) operator(next http.Handler) http.Handler {
 	})
 }
 
+// permits refuses, with 403, a user whose roles do not permit need
+// (backoffice.User.Permits: an operator passes, the handler deciding).
+func (p *portal) permits(need disburse.Role, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u := user(r); !u.Permits(need) {
+			p.handle(func(http.ResponseWriter, *http.Request) error { return disburse.Forbidden(need, u.Roles) }).ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 var notFound = disburse.Errorf(disburse.CodeNotFound, "not found")
 
 func (p *portal) signInPage(w http.ResponseWriter, r *http.Request) error {
@@ -76,17 +88,10 @@ func (p *portal) signInPage(w http.ResponseWriter, r *http.Request) error {
 // Every sign-in spends the client address's budget before the database
 // is asked; failed ones count toward the lockouts (limiter.go).
 func (p *portal) signIn(w http.ResponseWriter, r *http.Request) error {
-	client := clientaddr.Of(r)
-	if p.addresses != nil {
-		d := p.addresses.Allow(client)
-		d.SetHeaders(w.Header())
-		if !d.Allowed {
-			p.countLimited(p.addresses.Name())
-			p.render(w, r, http.StatusTooManyRequests, "signin", page{Title: "Sign in", Next: Prefix,
-				Errors: []string{"Too many sign-ins from your address. Wait a minute and try again."}})
-			return nil
-		}
+	if !p.spendAddress(w, r, "signin", page{Title: "Sign in", Next: Prefix}) {
+		return nil
 	}
+	client := clientaddr.Of(r)
 	email, password := r.PostFormValue("email"), r.PostFormValue("password")
 	next := safeNext(r.PostFormValue("next"))
 	if !p.limiter.allow(email, client) {
@@ -106,12 +111,35 @@ func (p *portal) signIn(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	setSession(w, r, secret)
+	http.Redirect(w, r, next, http.StatusSeeOther)
+	return nil
+}
+
+// spendAddress spends the client address's budget, which every sign-in
+// and every use of an invitation spends before the database is asked.
+// Past it, it draws the page name with pg and a 429, and returns false.
+func (p *portal) spendAddress(w http.ResponseWriter, r *http.Request, name string, pg page) bool {
+	if p.addresses == nil {
+		return true
+	}
+	d := p.addresses.Allow(clientaddr.Of(r))
+	d.SetHeaders(w.Header())
+	if d.Allowed {
+		return true
+	}
+	p.countLimited(p.addresses.Name())
+	pg.Errors = []string{"Too many sign-ins from your address. Wait a minute and try again."}
+	p.render(w, r, http.StatusTooManyRequests, name, pg)
+	return false
+}
+
+// setSession gives the browser the session's secret in its cookie.
+func setSession(w http.ResponseWriter, r *http.Request, secret string) {
 	http.SetCookie(w, &http.Cookie{
 		Name: cookieName, Value: secret, Path: "/portal/", HttpOnly: true, Secure: clientaddr.HTTPS(r),
 		SameSite: http.SameSiteLaxMode, Expires: time.Now().Add(backoffice.SessionTTL),
 	})
-	http.Redirect(w, r, next, http.StatusSeeOther)
-	return nil
 }
 
 // signOut ends the session in the store, so it ends at once everywhere.

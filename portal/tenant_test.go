@@ -53,14 +53,24 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		_, admin, err := w.office.SignIn(ctx, userEmail, w.userPassword)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inv, _, err := w.office.Invite(ctx, admin, "new@acme.example", disburse.RolesOf(disburse.RoleViewer))
+		if err != nil {
+			t.Fatal(err)
+		}
 		ids := map[string][]string{
 			"/portal/organisations/": {w.org.ID}, "/portal/keys/": {key.ID}, "/portal/accounts/": {w.orgAccount.ID},
 			"/portal/batches/": {b.ID, paid.ID}, "/portal/payments/": {added[0].ID, paidPayments[0].ID}, "/portal/uploads/": {upload.ID},
+			"/portal/users/": {admin.ID}, "/portal/invitations/": {inv.ID},
 		}
 		intruder := w.signedIn(t, otherEmail, w.otherPassword)
-		walked := 0
+		walked, skipped := 0, 0
 		for _, rt := range portal.Routes() {
 			if rt.Public || rt.Path == "/portal/signout" {
+				skipped++
 				continue
 			}
 			paths := []string{strings.ReplaceAll(rt.Path, "{$}", "")}
@@ -80,7 +90,8 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 			walked++
 			for _, path := range paths {
 				var res answer
-				form := url.Values{"name": {"x"}, "amount": {"1"}, "reversalPeriodDays": {"1"}, "msisdn": {"254712345678"}}
+				form := url.Values{"name": {"x"}, "amount": {"1"}, "reversalPeriodDays": {"1"}, "msisdn": {"254712345678"},
+					"roles": {"viewer"}, "email": {"new@acme.example"}}
 				if rt.Method == "GET" {
 					res = intruder.get(path + "?organisation=" + w.org.ID)
 				} else {
@@ -100,7 +111,7 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 				}
 			}
 		}
-		if walked < len(portal.Routes())-3 {
+		if skipped > 5 { // the four public routes and signing out
 			t.Errorf("walked %d routes of %d", walked, len(portal.Routes()))
 		}
 		after, err := w.svc.Batch(ctx, w.org.ID, b.ID)
@@ -110,6 +121,10 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 		keys, _ := w.office.APIKeys(ctx, w.org.ID)
 		if len(keys) != 1 || !keys[0].RevokedAt.IsZero() {
 			t.Errorf("Acme's key changed: %+v", keys)
+		}
+		team, invitations, err := w.office.Team(ctx, admin)
+		if err != nil || len(team) != 1 || team[0].Roles != admin.Roles || len(invitations) != 1 || invitations[0].ID != inv.ID {
+			t.Errorf("Acme's users or invitations changed: %+v %+v %v", team, invitations, err)
 		}
 	})
 }

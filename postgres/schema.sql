@@ -29,6 +29,8 @@ CREATE TABLE api_keys (
     prefix text NOT NULL,
     created_at bigint NOT NULL,
     revoked_at bigint,
+    role text DEFAULT 'admin'::text NOT NULL,
+    CONSTRAINT api_keys_role_check CHECK ((role = ANY (ARRAY['viewer'::text, 'maker'::text, 'approver'::text, 'admin'::text]))),
     CONSTRAINT api_keys_organisation_id_fkey FOREIGN KEY (organisation_id) REFERENCES organisations(id),
     CONSTRAINT api_keys_pkey PRIMARY KEY (id),
     CONSTRAINT api_keys_hash_key UNIQUE (hash)
@@ -211,6 +213,21 @@ CREATE INDEX payments_held_batch ON payments USING btree (batch_id, seq) WHERE (
 CREATE INDEX payments_held_msisdn ON payments USING btree (msisdn) WHERE held;
 CREATE INDEX payments_held_referral ON payments USING btree (referral_msisdn) WHERE referral_held;
 
+CREATE TABLE portal_invitations (
+    id uuid NOT NULL,
+    organisation_id uuid NOT NULL,
+    email text NOT NULL,
+    roles text NOT NULL,
+    hash text NOT NULL,
+    created_at bigint NOT NULL,
+    expires_at bigint NOT NULL,
+    CONSTRAINT portal_invitations_roles_check CHECK ((roles <> ''::text)),
+    CONSTRAINT portal_invitations_organisation_id_fkey FOREIGN KEY (organisation_id) REFERENCES organisations(id),
+    CONSTRAINT portal_invitations_pkey PRIMARY KEY (id),
+    CONSTRAINT portal_invitations_hash_key UNIQUE (hash),
+    CONSTRAINT portal_invitations_organisation_id_email_key UNIQUE (organisation_id, email)
+);
+
 CREATE TABLE portal_sessions (
     hash text NOT NULL,
     user_id uuid NOT NULL,
@@ -249,12 +266,14 @@ CREATE TABLE portal_users (
     role text NOT NULL,
     organisation_id uuid,
     created_at bigint NOT NULL,
+    roles text DEFAULT 'admin'::text NOT NULL,
     CONSTRAINT portal_users_check CHECK (((role = 'organisation'::text) = (organisation_id IS NOT NULL))),
     CONSTRAINT portal_users_role_check CHECK ((role = ANY (ARRAY['operator'::text, 'organisation'::text]))),
     CONSTRAINT portal_users_organisation_id_fkey FOREIGN KEY (organisation_id) REFERENCES organisations(id),
     CONSTRAINT portal_users_pkey PRIMARY KEY (id),
     CONSTRAINT portal_users_email_key UNIQUE (email)
 );
+CREATE INDEX portal_users_organisation ON portal_users USING btree (organisation_id, email);
 
 CREATE TABLE tokens (
     hash text NOT NULL,

@@ -62,7 +62,7 @@ func TestTerminatedConnectionsAreRetried(t *testing.T) {
 			t.Errorf("round %d: getToken after the backends were terminated: %v", round, err)
 		}
 		terminateBackends(t, u)
-		if _, _, err := svc.Authenticate(ctx, token); err != nil {
+		if _, err := svc.Authenticate(ctx, token); err != nil {
 			t.Errorf("round %d: a token's lookup after the backends were terminated: %v", round, err)
 		}
 	}

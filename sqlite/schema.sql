@@ -25,7 +25,8 @@ CREATE TABLE api_keys (
     prefix          TEXT NOT NULL,
     created_at      INTEGER NOT NULL,
     revoked_at      INTEGER
-) STRICT;
+, role TEXT NOT NULL DEFAULT 'admin'
+    CHECK (role IN ('viewer', 'maker', 'approver', 'admin'))) STRICT;
 
 CREATE TABLE audit_log (
     id              TEXT PRIMARY KEY,
@@ -162,6 +163,17 @@ CREATE TABLE payments (
     CHECK ((referral_amount > 0) = (referral_msisdn <> ''))
 ) STRICT;
 
+CREATE TABLE portal_invitations (
+    id              TEXT PRIMARY KEY,
+    organisation_id TEXT NOT NULL REFERENCES organisations (id),
+    email           TEXT NOT NULL,
+    roles           TEXT NOT NULL CHECK (roles <> ''),
+    hash            TEXT NOT NULL UNIQUE,
+    created_at      INTEGER NOT NULL,
+    expires_at      INTEGER NOT NULL,
+    UNIQUE (organisation_id, email)
+) STRICT;
+
 CREATE TABLE portal_sessions (
     hash         TEXT PRIMARY KEY,
     user_id      TEXT NOT NULL REFERENCES portal_users (id),
@@ -188,7 +200,7 @@ CREATE TABLE portal_users (
     password_hash   TEXT NOT NULL,
     role            TEXT NOT NULL CHECK (role IN ('operator', 'organisation')),
     organisation_id TEXT REFERENCES organisations (id),
-    created_at      INTEGER NOT NULL,
+    created_at      INTEGER NOT NULL, roles TEXT NOT NULL DEFAULT 'admin',
     CHECK ((role = 'organisation') = (organisation_id IS NOT NULL))
 ) STRICT;
 
@@ -294,6 +306,8 @@ CREATE INDEX payments_held_referral ON payments (referral_msisdn) WHERE referral
 CREATE INDEX portal_sessions_expires ON portal_sessions (expires_at);
 
 CREATE INDEX portal_uploads_updated ON portal_uploads (updated_at);
+
+CREATE INDEX portal_users_organisation ON portal_users (organisation_id, email);
 
 CREATE INDEX tokens_api_key ON tokens (api_key_id);
 

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -21,7 +22,13 @@ import (
 // openTest returns a store on a new file in the test's temp dir.
 func openTest(t *testing.T, e Engine) *sqlstore.Store {
 	t.Helper()
-	s, err := open(t.Context(), filepath.Join(t.TempDir(), "disburse.db"), e)
+	return openAt(t, filepath.Join(t.TempDir(), "disburse.db"), e)
+}
+
+// openAt opens the store on the file at path, which migrates it.
+func openAt(t *testing.T, path string, e Engine) *sqlstore.Store {
+	t.Helper()
+	s, err := open(t.Context(), path, e)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -210,29 +217,39 @@ func TestTwoStoresOnOneFile(t *testing.T) {
 // TestAuditMigration00018: the audit log's entries from before migration
 // 00018 come out of it with their actors and details in the new form.
 func TestAuditMigration00018(t *testing.T) {
-	ctx := t.Context()
+	db, path := migratedTo(t, 17)
+	if _, err := db.ExecContext(t.Context(), storetest.AuditBefore00018); err != nil {
+		t.Fatal(err)
+	}
+	storetest.CheckAuditMigrated(t, openAt(t, path, Engine{}))
+}
+
+// migratedTo is a new database file migrated up to version, and its path.
+func migratedTo(t *testing.T, version int64) (*sql.DB, string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "old.db")
 	db, err := openDB(path, true, 1, defaultBusyTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	p, err := goose.NewProvider(goose.DialectSQLite3, db, Migrations(), goose.WithDisableGlobalRegistry(true), goose.WithAllowOutofOrder(true))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.UpTo(ctx, 17); err != nil {
+	if _, err := p.UpTo(t.Context(), version); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.ExecContext(ctx, storetest.AuditBefore00018); err != nil {
-		t.Fatal(err)
-	}
-	s, err := open(ctx, path, Engine{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	storetest.CheckAuditMigrated(t, s)
+	return db, path
+}
+
+// TestRolesMigration00020: keys and organisation users from before
+// migration 00020 are admins after it, operators hold no role, and what
+// the previous release writes beside the new one is an admin's too.
+func TestRolesMigration00020(t *testing.T) {
+	db, path := migratedTo(t, 19)
+	exec := func(q string) error { _, err := db.ExecContext(t.Context(), q); return err }
+	storetest.RunRolesMigration(t, exec, func() storetest.PortalStore { return openAt(t, path, Engine{}) })
 }
 
 // TestMeter checks what the use cases count for the operator's metrics.

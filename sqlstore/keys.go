@@ -8,12 +8,18 @@ import (
 	"github.com/disburse/disburse"
 )
 
-const apiKeyColumns = `id, organisation_id, hash, prefix, created_at, revoked_at`
+// apiKeyColumns are a key's columns (the role: migration 00020), which
+// apiKeyFields scans.
+const apiKeyColumns = `id, organisation_id, hash, prefix, role, created_at, revoked_at`
+
+func apiKeyFields(k *disburse.APIKey) []any {
+	return []any{&k.ID, &k.OrganisationID, &k.Hash, &k.Prefix, &k.Role, at(&k.CreatedAt), at(&k.RevokedAt)}
+}
 
 func (t *tx) InsertAPIKey(ctx context.Context, k disburse.APIKey) error {
 	return t.insert(ctx, "api key",
-		`INSERT INTO api_keys (`+apiKeyColumns+`) VALUES (?, ?, ?, ?, ?, ?)`,
-		k.ID, k.OrganisationID, k.Hash, k.Prefix, micros(k.CreatedAt), micros(k.RevokedAt))
+		`INSERT INTO api_keys (`+apiKeyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		k.ID, k.OrganisationID, k.Hash, k.Prefix, string(k.Role), micros(k.CreatedAt), micros(k.RevokedAt))
 }
 
 func (t *tx) APIKey(ctx context.Context, id string) (disburse.APIKey, error) {
@@ -27,8 +33,7 @@ func (t *tx) APIKeyByHash(ctx context.Context, hash string) (disburse.APIKey, er
 // apiKey looks a key up by column, id or hash (both unique).
 func (t *tx) apiKey(ctx context.Context, column, value string) (disburse.APIKey, error) {
 	var k disburse.APIKey
-	err := t.queryRow(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE `+column+` = ?`, value).
-		Scan(&k.ID, &k.OrganisationID, &k.Hash, &k.Prefix, at(&k.CreatedAt), at(&k.RevokedAt))
+	err := t.queryRow(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE `+column+` = ?`, value).Scan(apiKeyFields(&k)...)
 	return k, found("api key", err)
 }
 
@@ -67,13 +72,15 @@ func (t *tx) TokenByHash(ctx context.Context, hash string) (disburse.Token, erro
 
 // tokenColumns, of tokens t joined to api_keys k, read a token with its
 // key's revocation, so that a revoked key's tokens fail on the very next
-// request (docs/api.md section 3).
+// request (docs/api.md section 3), and its key's role, which the token
+// acts with (section 3.1): a key's role never changes, so the token need
+// not keep a copy.
 const (
-	tokenColumns     = `t.hash, t.api_key_id, t.organisation_id, t.expires_at, t.created_at, k.revoked_at, k.prefix`
+	tokenColumns     = `t.hash, t.api_key_id, t.organisation_id, t.expires_at, t.created_at, k.revoked_at, k.prefix, k.role`
 	tokenByHashQuery = `SELECT ` + tokenColumns + ` FROM tokens t JOIN api_keys k ON k.id = t.api_key_id WHERE t.hash = ?`
 )
 
 // tokenFields are the scan destinations of tokenColumns.
 func tokenFields(tk *disburse.Token) []any {
-	return []any{&tk.Hash, &tk.APIKeyID, &tk.OrganisationID, at(&tk.ExpiresAt), at(&tk.CreatedAt), at(&tk.KeyRevokedAt), &tk.KeyPrefix}
+	return []any{&tk.Hash, &tk.APIKeyID, &tk.OrganisationID, at(&tk.ExpiresAt), at(&tk.CreatedAt), at(&tk.KeyRevokedAt), &tk.KeyPrefix, &tk.KeyRole}
 }

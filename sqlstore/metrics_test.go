@@ -66,8 +66,8 @@ func testOperatorGauges(t *testing.T, s *sqlstore.Store) {
 		return disburse.Notification{ID: disburse.NewID(), Channel: disburse.ChannelSMS, Recipient: recipient,
 			Message: "You have been paid", Status: disburse.NotificationPending, NextAttemptAt: created, CreatedAt: created}
 	}
-	live := disburse.APIKey{ID: disburse.NewID(), OrganisationID: org.ID, Hash: disburse.HashSecret("dak_live"), Prefix: "dak_li", CreatedAt: t0}
-	revoked := disburse.APIKey{ID: disburse.NewID(), OrganisationID: org.ID, Hash: disburse.HashSecret("dak_gone"), Prefix: "dak_go", CreatedAt: t0}
+	live := disburse.APIKey{ID: disburse.NewID(), OrganisationID: org.ID, Hash: disburse.HashSecret("dak_live"), Prefix: "dak_li", Role: disburse.RoleAdmin, CreatedAt: t0}
+	revoked := disburse.APIKey{ID: disburse.NewID(), OrganisationID: org.ID, Hash: disburse.HashSecret("dak_gone"), Prefix: "dak_go", Role: disburse.RoleAdmin, CreatedAt: t0}
 	err := s.Write(ctx, func(tx disburse.Tx) error {
 		if err := errors.Join(tx.InsertOrganisation(ctx, org), tx.InsertAccount(ctx, holding),
 			tx.InsertNotifications(ctx, []disburse.Notification{

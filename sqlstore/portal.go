@@ -30,16 +30,16 @@ func (s *Store) ReadPortal(ctx context.Context, fn func(backoffice.Tx) error) er
 	return s.readTx(ctx, func(t *tx) error { return fn(t) })
 }
 
-const portalUserColumns = `u.id, u.email, u.password_hash, u.role, u.organisation_id, u.created_at`
+const portalUserColumns = `u.id, u.email, u.password_hash, u.role, u.organisation_id, u.roles, u.created_at`
 
 func portalUserFields(u *backoffice.User) []any {
-	return []any{&u.ID, &u.Email, &u.PasswordHash, &u.Role, opt(&u.OrganisationID), at(&u.CreatedAt)}
+	return []any{&u.ID, &u.Email, &u.PasswordHash, &u.Role, opt(&u.OrganisationID), roles(&u.Roles), at(&u.CreatedAt)}
 }
 
 func (t *tx) InsertPortalUser(ctx context.Context, u backoffice.User) error {
 	return t.insert(ctx, "portal user",
-		`INSERT INTO portal_users (id, email, password_hash, role, organisation_id, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		u.ID, u.Email, u.PasswordHash, string(u.Role), nullID(u.OrganisationID), micros(u.CreatedAt))
+		`INSERT INTO portal_users (id, email, password_hash, role, organisation_id, roles, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		u.ID, u.Email, u.PasswordHash, string(u.Role), nullID(u.OrganisationID), u.Roles.String(), micros(u.CreatedAt))
 }
 
 func (t *tx) PortalUser(ctx context.Context, id string) (backoffice.User, error) {
@@ -123,7 +123,7 @@ func likeEscape(s string) string {
 func (t *tx) APIKeys(ctx context.Context, organisationID string) ([]disburse.APIKey, error) {
 	return list(ctx, t, "api keys", func(r *sql.Rows) (disburse.APIKey, error) {
 		var k disburse.APIKey
-		return k, r.Scan(&k.ID, &k.OrganisationID, &k.Hash, &k.Prefix, at(&k.CreatedAt), at(&k.RevokedAt))
+		return k, r.Scan(apiKeyFields(&k)...)
 	}, `SELECT `+apiKeyColumns+` FROM api_keys WHERE organisation_id = ? ORDER BY created_at DESC, id DESC`, organisationID)
 }
 

@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/disburse/disburse"
 )
 
 // Times are stored in both engines as BIGINT unix microseconds, UTC: the
@@ -60,6 +62,26 @@ func at(t *time.Time) sql.Scanner { return timeDest{t} }
 
 // opt is the scan destination of a nullable text or id column.
 func opt(s *string) sql.Scanner { return textDest{s} }
+
+// rolesDest scans a text column of roles joined by commas (migration
+// 00020) into a set.
+type rolesDest struct{ rs *disburse.Roles }
+
+func (d rolesDest) Scan(src any) error {
+	var text string
+	if err := (textDest{&text}).Scan(src); err != nil {
+		return err
+	}
+	rs, err := disburse.ParseRoles("Roles", text)
+	if err != nil {
+		return fmt.Errorf("scan roles %q: %w", text, err)
+	}
+	*d.rs = rs
+	return nil
+}
+
+// roles is the scan destination of a column of roles.
+func roles(rs *disburse.Roles) sql.Scanner { return rolesDest{rs} }
 
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }

@@ -70,16 +70,27 @@ func (t *tx) insertRows(ctx context.Context, table string, cols []Column, n int)
 
 // update runs an UPDATE of one row by key; no such row is ErrNotFound.
 func (t *tx) update(ctx context.Context, what, query string, args ...any) error {
+	return t.one(ctx, "update "+what, query, args...)
+}
+
+// delete runs a DELETE of one row by key; no such row is ErrNotFound.
+func (t *tx) delete(ctx context.Context, what, query string, args ...any) error {
+	return t.one(ctx, "delete "+what, query, args...)
+}
+
+// one runs a statement that changes one row; none is ErrNotFound. doing
+// names it in errors.
+func (t *tx) one(ctx context.Context, doing, query string, args ...any) error {
 	res, err := t.exec(ctx, query, args...)
 	if err != nil {
-		return fmt.Errorf("update %s: %w", what, err)
+		return fmt.Errorf("%s: %w", doing, err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return fmt.Errorf("update %s: %w", what, err)
+		return fmt.Errorf("%s: %w", doing, err)
 	}
 	if n == 0 {
-		return fmt.Errorf("update %s: %w", what, disburse.ErrNotFound)
+		return fmt.Errorf("%s: %w", doing, disburse.ErrNotFound)
 	}
 	return nil
 }

@@ -10,8 +10,8 @@ import (
 func testAPIKey(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	w := newWorld(t, s)
-	k := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("dak_one"), Prefix: "dak_on", CreatedAt: t0,
-		Secret: "dak_one"}
+	k := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("dak_one"), Prefix: "dak_on", Role: disburse.RoleMaker,
+		CreatedAt: t0, Secret: "dak_one"}
 	write(t, s, func(tx disburse.Tx) error { return tx.InsertAPIKey(ctx, k) })
 	k.Secret = "" // never kept: only its hash is
 	same(t, "APIKey", k, get(t, s, func(tx disburse.Tx) (disburse.APIKey, error) { return tx.APIKey(ctx, k.ID) }))
@@ -39,7 +39,8 @@ func testAPIKey(t *testing.T, s disburse.Store) {
 func testToken(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	w := newWorld(t, s)
-	k := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("dak_two"), Prefix: "dak_tw", CreatedAt: t0}
+	k := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("dak_two"), Prefix: "dak_tw", Role: disburse.RoleApprover,
+		CreatedAt: t0}
 	tok := disburse.Token{Hash: disburse.HashSecret("dat_one"), APIKeyID: k.ID, OrganisationID: w.org.ID, ExpiresAt: at(time.Hour), CreatedAt: t0}
 	write(t, s, func(tx disburse.Tx) error {
 		if err := tx.InsertAPIKey(ctx, k); err != nil {
@@ -48,6 +49,7 @@ func testToken(t *testing.T, s disburse.Store) {
 		return tx.InsertToken(ctx, tok)
 	})
 	tok.KeyPrefix = k.Prefix // read with the token, the audit log's name of its key
+	tok.KeyRole = k.Role     // and the role the token acts with
 	same(t, "TokenByHash", tok, get(t, s, func(tx disburse.Tx) (disburse.Token, error) { return tx.TokenByHash(ctx, tok.Hash) }))
 
 	write(t, s, func(tx disburse.Tx) error { return tx.RevokeAPIKey(ctx, k.ID, at(time.Minute)) })
@@ -62,10 +64,11 @@ func testToken(t *testing.T, s disburse.Store) {
 func testDeleteDeadTokens(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	w := newWorld(t, s)
-	live := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("dak_live"), Prefix: "dak_li", CreatedAt: t0}
-	revoked := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("dak_gone"), Prefix: "dak_go", CreatedAt: t0}
+	live := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("dak_live"), Prefix: "dak_li", Role: disburse.RoleViewer, CreatedAt: t0}
+	revoked := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("dak_gone"), Prefix: "dak_go", Role: disburse.RoleViewer, CreatedAt: t0}
 	token := func(key disburse.APIKey, name string, expires time.Duration) disburse.Token {
-		return disburse.Token{Hash: disburse.HashSecret(name), APIKeyID: key.ID, OrganisationID: w.org.ID, ExpiresAt: at(expires), CreatedAt: t0, KeyPrefix: key.Prefix}
+		return disburse.Token{Hash: disburse.HashSecret(name), APIKeyID: key.ID, OrganisationID: w.org.ID, ExpiresAt: at(expires), CreatedAt: t0,
+			KeyPrefix: key.Prefix, KeyRole: key.Role}
 	}
 	keep := token(live, "dat_keep", 2*time.Hour)
 	tokens := []disburse.Token{

@@ -26,6 +26,8 @@ func RunPortal(t *testing.T, open func(t *testing.T) PortalStore) {
 		run  func(*testing.T, PortalStore)
 	}{
 		{"PortalUser", testPortalUser},
+		{"OrganisationUsers", testOrganisationUsers},
+		{"Invitations", testInvitations},
 		{"PortalSession", testPortalSession},
 		{"DeleteDeadPortalSessions", testDeleteDeadPortalSessions},
 		{"OrganisationSummaries", testOrganisationSummaries},
@@ -65,7 +67,7 @@ func notFoundPortal(t *testing.T, s backoffice.Store, what string, fn func(backo
 func newPortalUser(w world, email string, role backoffice.Role) backoffice.User {
 	u := backoffice.User{ID: disburse.NewID(), Email: email, PasswordHash: "$argon2id$x", Role: role, CreatedAt: t0}
 	if role == backoffice.RoleOrganisation {
-		u.OrganisationID = w.org.ID
+		u.OrganisationID, u.Roles = w.org.ID, disburse.RolesOf(disburse.RoleMaker, disburse.RoleApprover)
 	}
 	return u
 }
@@ -223,9 +225,10 @@ func testPaymentsAfter(t *testing.T, s PortalStore) {
 func testAPIKeys(t *testing.T, s PortalStore) {
 	ctx := t.Context()
 	w, other := newWorld(t, s), newWorld(t, s)
-	k1 := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("k1"), Prefix: "dak_k1", CreatedAt: t0}
-	k2 := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("k2"), Prefix: "dak_k2", CreatedAt: at(time.Minute), RevokedAt: at(time.Hour)}
-	k3 := disburse.APIKey{ID: disburse.NewID(), OrganisationID: other.org.ID, Hash: disburse.HashSecret("k3"), Prefix: "dak_k3", CreatedAt: t0}
+	k1 := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("k1"), Prefix: "dak_k1", Role: disburse.RoleViewer, CreatedAt: t0}
+	k2 := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("k2"), Prefix: "dak_k2", Role: disburse.RoleAdmin,
+		CreatedAt: at(time.Minute), RevokedAt: at(time.Hour)}
+	k3 := disburse.APIKey{ID: disburse.NewID(), OrganisationID: other.org.ID, Hash: disburse.HashSecret("k3"), Prefix: "dak_k3", Role: disburse.RoleMaker, CreatedAt: t0}
 	write(t, s, func(tx disburse.Tx) error {
 		return errors.Join(tx.InsertAPIKey(ctx, k1), tx.InsertAPIKey(ctx, k2), tx.InsertAPIKey(ctx, k3))
 	})

@@ -62,7 +62,7 @@ func createFundedOrg(ctx context.Context, svc *disburse.Service, name string, de
 			return org, "", fmt.Errorf("organisation %s created, but its deposit failed: %w", org.ID, err)
 		}
 	}
-	_, key, err := svc.CreateAPIKeyBy(ctx, disburse.CommandLine, org.ID)
+	_, key, err := svc.CreateAPIKeyBy(ctx, disburse.CommandLine, org.ID, disburse.RoleAdmin)
 	return org, key, err
 }
 
@@ -92,7 +92,7 @@ func demo(ctx context.Context, svc *disburse.Service, office *backoffice.Service
 	case err != nil:
 		return err
 	default:
-		if _, key, err = svc.CreateAPIKeyBy(ctx, disburse.CommandLine, org.ID); err != nil {
+		if _, key, err = svc.CreateAPIKeyBy(ctx, disburse.CommandLine, org.ID, disburse.RoleAdmin); err != nil {
 			return err
 		}
 		fmt.Printf("demo organisation %s (made at an earlier start), with a new API key\n", org.ID)

@@ -47,15 +47,38 @@ func TestUserCreate(t *testing.T) {
 	if strings.Contains(out.String(), "password ") {
 		t.Errorf("a password read from stdin was printed: %q", out.String())
 	}
-	if _, u, err := office.SignIn(ctx, "pay@acme.example", "correct horse battery staple"); err != nil || u.OrganisationID != org.ID {
-		t.Errorf("the stdin password does not sign in: %v %+v", err, u)
+	// organisation, the value from before roles, makes an admin.
+	if _, u, err := office.SignIn(ctx, "pay@acme.example", "correct horse battery staple"); err != nil || u.OrganisationID != org.ID ||
+		u.Roles != disburse.RolesOf(disburse.RoleAdmin) {
+		t.Errorf("the stdin password does not sign in as an admin: %v %+v", err, u)
+	}
+	if !strings.Contains(out.String(), "(organisation: admin)") {
+		t.Errorf("user create --role organisation printed %q", out.String())
+	}
+	for email, roles := range map[string][]string{
+		"two@acme.example":    {"--role", "maker", "--role", "approver"},
+		"joined@acme.example": {"--role", "approver, maker"},
+	} {
+		out.Reset()
+		args := append([]string{"--database-url", db, "--email", email, "--organisation", org.ID, "--password-stdin"}, roles...)
+		if err := userCreate(ctx, args, strings.NewReader("correct horse battery staple\n"), &out); err != nil {
+			t.Fatalf("user create %v: %v", roles, err)
+		}
+		_, u, err := office.SignIn(ctx, email, "correct horse battery staple")
+		if err != nil || u.Roles != disburse.RolesOf(disburse.RoleMaker, disburse.RoleApprover) || !strings.Contains(out.String(), "(organisation: maker,approver)") {
+			t.Errorf("user create %v: %+v %v, printed %q", roles, u, err, out.String())
+		}
 	}
 	for _, args := range [][]string{
-		{"--email", "op@example.org", "--role", "operator"},                          // taken
-		{"--email", "x@example.org", "--role", "admin"},                              // no such role
-		{"--email", "x@example.org", "--role", "organisation"},                       // no organisation
-		{"--email", "not-an-email", "--role", "operator"},                            // not an email
-		{"--email", "y@example.org", "--role", "operator", "--organisation", org.ID}, // an operator has none
+		{"--email", "op@example.org", "--role", "operator"},                                  // taken
+		{"--email", "x@example.org", "--role", "boss", "--organisation", org.ID},             // no such role
+		{"--email", "x@example.org", "--role", "admin"},                                      // no organisation
+		{"--email", "x@example.org", "--role", "organisation"},                               // no organisation
+		{"--email", "x@example.org", "--organisation", org.ID},                               // no role
+		{"--email", "x@example.org", "--role", "operator,maker"},                             // an operator holds no organisation role
+		{"--email", "not-an-email", "--role", "operator"},                                    // not an email
+		{"--email", "y@example.org", "--role", "operator", "--organisation", org.ID},         // an operator has none
+		{"--email", "z@example.org", "--role", "viewer", "--organisation", disburse.NewID()}, // no such organisation
 	} {
 		if err := userCreate(ctx, append([]string{"--database-url", db}, args...), strings.NewReader(""), &out); err == nil {
 			t.Errorf("user create %v: no error", args)

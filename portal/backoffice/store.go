@@ -45,6 +45,27 @@ type Tx interface {
 	PortalUserByEmail(ctx context.Context, email string) (User, error)
 	// SetPortalPassword replaces a user's password hash.
 	SetPortalPassword(ctx context.Context, id, hash string) error
+	// OrganisationUsers lists an organisation's users by email.
+	OrganisationUsers(ctx context.Context, organisationID string) ([]User, error)
+	// LockOrganisationUsers is OrganisationUsers with each user locked
+	// until the transaction ends.
+	LockOrganisationUsers(ctx context.Context, organisationID string) ([]User, error)
+	// SetPortalUserRoles replaces an organisation user's roles.
+	SetPortalUserRoles(ctx context.Context, id string, roles disburse.Roles) error
+	// DeletePortalUser deletes a user and their sessions.
+	DeletePortalUser(ctx context.Context, id string) error
+
+	// InsertInvitation adds an invitation, in place of the organisation's
+	// invitation of the same email, if any.
+	InsertInvitation(ctx context.Context, inv Invitation) error
+	// Invitation returns the invitation id.
+	Invitation(ctx context.Context, id string) (Invitation, error)
+	// InvitationByHash returns the invitation whose token has hash.
+	InvitationByHash(ctx context.Context, hash string) (Invitation, error)
+	// Invitations lists an organisation's invitations, newest first.
+	Invitations(ctx context.Context, organisationID string) ([]Invitation, error)
+	// DeleteInvitation deletes the invitation id; none is ErrNotFound.
+	DeleteInvitation(ctx context.Context, id string) error
 
 	// InsertPortalSession starts a session.
 	InsertPortalSession(ctx context.Context, s Session) error

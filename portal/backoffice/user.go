@@ -14,10 +14,12 @@ import (
 	"golang.org/x/crypto/argon2"
 )
 
-// Role is what a portal user may do.
+// Role is the kind of portal user: an operator or a user of one
+// organisation. What an organisation user may do there is their
+// disburse.Roles (docs/portal.md, "Roles").
 type Role string
 
-// The roles: an operator sees every organisation, an organisation user
+// The kinds: an operator sees every organisation, an organisation user
 // their own.
 const (
 	RoleOperator     Role = "operator"     // the whole service
@@ -31,8 +33,17 @@ type User struct {
 	Email          string
 	PasswordHash   string
 	Role           Role
-	OrganisationID string // set for RoleOrganisation only
+	OrganisationID string         // set for RoleOrganisation only
+	Roles          disburse.Roles // an organisation user's roles there; none for an operator
 	CreatedAt      time.Time
+}
+
+// Permits reports whether the user may use what needs the organisation
+// role need: an organisation user by their roles; an operator always, as
+// the operator's pages and the handlers say what an operator may do there
+// (operators look but do not pay: docs/portal.md).
+func (u User) Permits(need disburse.Role) bool {
+	return u.Role == RoleOperator || u.Roles.Permits(need)
 }
 
 // Session is a signed-in browser. The cookie carries the secret; the
@@ -59,11 +70,13 @@ const (
 )
 
 // NewUser is a request to create a portal user. An empty Password
-// has one generated.
+// has one generated; an organisation user without Roles is an admin, as
+// every organisation user was before roles.
 type NewUser struct {
 	Email          string
 	Role           Role
 	OrganisationID string
+	Roles          disburse.Roles
 	Password       string
 }
 
@@ -75,7 +88,11 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (User, string, err
 	if err != nil {
 		return User{}, "", err
 	}
-	u := User{ID: disburse.NewID(), Email: email, PasswordHash: HashPassword(password), Role: in.Role, OrganisationID: in.OrganisationID, CreatedAt: s.now()}
+	if in.Role == RoleOrganisation && in.Roles == 0 {
+		in.Roles = disburse.RolesOf(disburse.RoleAdmin)
+	}
+	u := User{ID: disburse.NewID(), Email: email, PasswordHash: HashPassword(password), Role: in.Role, OrganisationID: in.OrganisationID,
+		Roles: in.Roles, CreatedAt: s.now()}
 	err = s.Store.WritePortal(ctx, func(tx Tx) error {
 		if u.Role == RoleOrganisation {
 			if _, err := tx.Organisation(ctx, u.OrganisationID); err != nil {
@@ -106,6 +123,9 @@ func checkNewUser(in NewUser, email string) (string, error) {
 		if in.OrganisationID != "" {
 			v.Add(-1, "Organisation", in.OrganisationID, "an operator belongs to no organisation")
 		}
+		if in.Roles != 0 {
+			v.Add(-1, "Roles", in.Roles.String(), "an operator holds no role of an organisation")
+		}
 	case RoleOrganisation:
 		if !disburse.ValidID(in.OrganisationID) {
 			v.Add(-1, "Organisation", in.OrganisationID, "an organisation user needs the id of their organisation")
@@ -116,10 +136,17 @@ func checkNewUser(in NewUser, email string) (string, error) {
 	password := in.Password
 	if password == "" {
 		password = NewPassword()
-	} else if n := len([]rune(password)); n < minPasswordRunes || n > 200 || !disburse.ValidText(password) {
-		v.Add(-1, "Password", "", fmt.Sprintf("password must be %d to 200 characters, without control characters", minPasswordRunes))
+	} else {
+		checkPassword(&v, password)
 	}
 	return password, v.Err()
+}
+
+// checkPassword holds a chosen password to the rules.
+func checkPassword(v *disburse.Validation, password string) {
+	if n := len([]rune(password)); n < minPasswordRunes || n > 200 || !disburse.ValidText(password) {
+		v.Add(-1, "Password", "", fmt.Sprintf("password must be %d to 200 characters, without control characters", minPasswordRunes))
+	}
 }
 
 // ResetPassword gives the user with email a new generated password
