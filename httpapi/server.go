@@ -182,6 +182,8 @@ func (s *server) routes() []route {
 		{"GET", "/batches/{id}", s.getAuthenticatedBatch}, // s.org's check, in the read (batch_read.go)
 		{"PUT", "/batches/{id}", s.org(s.updateBatch)},
 		{"GET", "/batches/{id}/payments", s.org(s.listPayments)},
+		// payments.csv is a segment of its own: no pattern above takes it.
+		{"GET", "/batches/{id}/payments.csv", s.org(s.exportPayments)},
 		{"POST", "/batches/{id}/payments", s.org(s.orgIdempotent(replayKept, (*server).addPayments))},
 		{"POST", "/batches/{id}/submit", s.org(s.orgIdempotent(replaySubmit, (*server).submitBatch))},
 		{"POST", "/batches/{id}/cancel", s.org(s.orgIdempotent(replayKept, (*server).cancelBatch))},

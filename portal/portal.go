@@ -139,6 +139,7 @@ func (p *portal) routes() []route {
 		{"GET", "/portal/batches", anyUser, p.batches},
 		{"POST", "/portal/batches", anyUser, p.createBatch},
 		{"GET", "/portal/batches/{id}", anyUser, p.batch},
+		{"GET", "/portal/batches/{id}/payments.csv", anyUser, p.exportPayments},
 		{"POST", "/portal/batches/{id}/upload", anyUser, p.upload},
 		{"GET", "/portal/uploads/{id}", anyUser, p.uploadStatus},
 		{"POST", "/portal/batches/{id}/submit", anyUser, p.submit},
