@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +22,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/internal/logs"
+	"github.com/disburse/disburse/internal/testenv"
 )
 
 // exportHeader is docs/api.md section 4.3's header line, word for word.
@@ -243,4 +247,79 @@ func readLine(r io.Reader) (string, error) {
 		}
 		b.WriteByte(one[0])
 	}
+}
+
+// TestE2EExportToASlowClient: a client that reads a large export more
+// slowly than the server's write timeout allows for the whole answer
+// still gets all of it: the deadline moves with each write (docs/api.md
+// section 4.3). Its receive buffer is small, so that the server waits on
+// it rather than on the kernel's buffers.
+func TestE2EExportToASlowClient(t *testing.T) {
+	testenv.SkipUnlessLong(t)
+	eachStore(t, func(t *testing.T, open opener) {
+		store := open(t)
+		h := serveStore(t, store, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency()})
+		a := h.createOrg("Acme", false, "")
+		b := h.createBatch(a, "large")
+		const n = 100_000
+		ps := make([]disburse.PaymentInput, n)
+		for i := range ps {
+			ps[i] = disburse.PaymentInput{Msisdn: fmt.Sprintf("2547%08d", 10_000_000+i), Amount: "1"}
+		}
+		clear := false // straight to the service: the harness's client checks every answer against openapi.yaml, slowly at this size
+		if _, _, err := h.svc.AddPayments(t.Context(), a.ID, b.ID, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: ps}); err != nil {
+			t.Fatal(err)
+		}
+
+		// The same store behind a server whose answers must be whole in a second.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc := disburse.NewService(store)
+		svc.Clock, svc.Log = h.clock.Now, e2eLogger()
+		strict := &http.Server{Handler: httpapi.New(svc, httpapi.Config{IdempotencyStore: store.Idempotency(), Log: e2eLogger()}),
+			ReadHeaderTimeout: 10 * time.Second, WriteTimeout: time.Second}
+		go strict.Serve(ln)
+		t.Cleanup(func() { strict.Close() })
+
+		dialer := &net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+			var err error
+			if cerr := c.Control(func(fd uintptr) {
+				err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 16<<10)
+			}); cerr != nil {
+				return cerr
+			}
+			return err
+		}}
+		client := &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext}}
+		req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/batches/"+b.ID+"/payments.csv", nil)
+		req.Header.Set("Authorization", "Bearer "+a.token)
+		t.Logf("%d payments added", n)
+		start := time.Now()
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("status %d", res.StatusCode)
+		}
+		lines, buf := 0, make([]byte, 16<<10)
+		for {
+			k, err := res.Body.Read(buf)
+			lines += bytes.Count(buf[:k], []byte{'\n'})
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("after %d lines in %v: %v", lines, time.Since(start), err)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.Logf("%d lines in %v", lines, time.Since(start))
+		if took := time.Since(start); lines != 1+n || took < 2*strict.WriteTimeout {
+			t.Errorf("%d lines in %v, want %d in more than %v (a client slower than the write timeout)", lines, took, 1+n, 2*strict.WriteTimeout)
+		}
+	})
 }
