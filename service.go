@@ -40,8 +40,8 @@ type Service struct {
 	// nil counts nothing.
 	Meter Meter
 	// PageSize is how many payments Submit moves, and a submit's answer
-	// reads, at a time: memory follows a page, not a batch of up to a
-	// million payments.
+	// and an export (ExportPayments) read, at a time: memory follows a
+	// page, not a batch of up to a million payments.
 	PageSize int
 
 	// registrations groups concurrent registrations into one transaction

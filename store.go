@@ -141,6 +141,12 @@ type Tx interface {
 	// but not keep the page, whose memory the next page reuses. However
 	// many the batch holds, memory and each page's cost follow size.
 	PaymentPages(ctx context.Context, batchID string, status PaymentStatus, size int, fn func([]Payment) error) error
+	// PaymentsAfter returns up to n (positive) of the batch's payments,
+	// every status, in the order they were added, starting after the
+	// payment after (empty: from the first). A page costs what the first
+	// does however far into the batch it starts, so that a reader may take
+	// each page in a transaction of its own (Service.ExportPayments).
+	PaymentsAfter(ctx context.Context, batchID, after string, n int) ([]Payment, error)
 	// ExternalIDsInUse returns which of ids belong to the organisation's
 	// non-deleted payments outside the batch exceptBatchID (empty: none excepted).
 	ExternalIDsInUse(ctx context.Context, organisationID string, ids []string, exceptBatchID string) ([]string, error)

@@ -71,8 +71,11 @@ type Config struct {
 	// WritesDuringSubmit measures small writes of two organisations while
 	// one of them submits a batch of Payments, instead.
 	WritesDuringSubmit bool
-	Duration           time.Duration // per endpoint, with HTTPLoad
-	Connections        int           // concurrent connections, with HTTPLoad
+	// Export measures GET /batches/{id}/payments.csv of a submitted batch
+	// of Payments, which the floor writes, instead (export.go).
+	Export      bool
+	Duration    time.Duration // per endpoint, with HTTPLoad
+	Connections int           // concurrent connections, with HTTPLoad
 
 	// CPUProfile, when set, receives the CPU profile of ProfilePhase's first
 	// service run ("add", "submit", "register", "reverse", "deliver"), of GET
@@ -124,6 +127,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.LoadDuringDelivery {
 		return runLoadDuringDelivery(ctx, env)
 	}
+	if cfg.Export {
+		return runExport(ctx, env)
+	}
 	return runPayments(ctx, env)
 }
 
@@ -173,8 +179,8 @@ func (c *Config) checkModes() error {
 		return errors.New("bench: --deliver and --delivery-rate must not be negative, --delivery-concurrency and --rate must be positive")
 	}
 	switch c.ProfilePhase {
-	case "add", "submit", "register", "reverse", "deliver", "batch", "all":
+	case "add", "submit", "register", "reverse", "deliver", "batch", "export", "all":
 		return nil
 	}
-	return fmt.Errorf("bench: --profile-phase must be add, submit, register, reverse, deliver, batch or all, not %q", c.ProfilePhase)
+	return fmt.Errorf("bench: --profile-phase must be add, submit, register, reverse, deliver, batch, export or all, not %q", c.ProfilePhase)
 }

@@ -1789,6 +1789,29 @@ type ClientInterface interface {
 	// Corresponds with POST /batches/{id}/payments (the `AddPayments` operationId).
 	AddPayments(ctx context.Context, id ID, params *AddPaymentsParams, body AddPaymentsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ExportPayments A batch's results as a CSV file
+	//
+	// Every non-deleted payment of the batch, in the order they were
+	// added, with its outcome: a UTF-8 CSV file (RFC 4180 quoting, lines
+	// ending in LF) whose header line is exactly
+	// `msisdn,amount,firstname,lastname,externalId,statusCode,isMember,settledAt,referralAmount,referralMsisdn,referralStatusCode,id`,
+	// then one payment a line. Each cell is the text the JSON of a
+	// Payment gives the member of that name: amounts with two decimals,
+	// date-times in UTC with seven fractional digits, `isMember` `true` or `false`;
+	// a member the JSON leaves out is an empty cell. A cell that begins
+	// with `=`, `+`, `-`, `@`, a tab or a carriage return (a name or an
+	// external id can) is written with a single quote in front, so that
+	// no spreadsheet takes it for a formula. The file is written as it is
+	// read, a page of payments at a time, each page read as it then is: a
+	// batch that changes meanwhile still gives each payment once. A
+	// failure midway breaks the connection rather than ending the file,
+	// so a client's read fails: a download that failed is not the whole
+	// file. The answer may take minutes for a large batch; it is cut
+	// only when the client takes none of it for a minute.
+	//
+	// Corresponds with GET /batches/{id}/payments.csv (the `ExportPayments` operationId).
+	ExportPayments(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// SubmitBatch Submit a DRAFT batch for payment
 	//
 	// One transaction: if the payout account holds `paymentsAmount +
@@ -2594,6 +2617,39 @@ func (c *Client) AddPaymentsWithBody(ctx context.Context, id ID, params *AddPaym
 // Corresponds with POST /batches/{id}/payments (the `AddPayments` operationId).
 func (c *Client) AddPayments(ctx context.Context, id ID, params *AddPaymentsParams, body AddPaymentsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAddPaymentsRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExportPayments A batch's results as a CSV file
+//
+// Every non-deleted payment of the batch, in the order they were
+// added, with its outcome: a UTF-8 CSV file (RFC 4180 quoting, lines
+// ending in LF) whose header line is exactly
+// `msisdn,amount,firstname,lastname,externalId,statusCode,isMember,settledAt,referralAmount,referralMsisdn,referralStatusCode,id`,
+// then one payment a line. Each cell is the text the JSON of a
+// Payment gives the member of that name: amounts with two decimals,
+// date-times in UTC with seven fractional digits, `isMember` `true` or `false`;
+// a member the JSON leaves out is an empty cell. A cell that begins
+// with `=`, `+`, `-`, `@`, a tab or a carriage return (a name or an
+// external id can) is written with a single quote in front, so that
+// no spreadsheet takes it for a formula. The file is written as it is
+// read, a page of payments at a time, each page read as it then is: a
+// batch that changes meanwhile still gives each payment once. A
+// failure midway breaks the connection rather than ending the file,
+// so a client's read fails: a download that failed is not the whole
+// file. The answer may take minutes for a large batch; it is cut
+// only when the client takes none of it for a minute.
+//
+// Corresponds with GET /batches/{id}/payments.csv (the `ExportPayments` operationId).
+func (c *Client) ExportPayments(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExportPaymentsRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -4310,6 +4366,40 @@ func NewAddPaymentsRequestWithBody(server string, id ID, params *AddPaymentsPara
 	return req, nil
 }
 
+// NewExportPaymentsRequest constructs an http.Request for the ExportPayments method
+func NewExportPaymentsRequest(server string, id ID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/batches/%s/payments.csv", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewSubmitBatchRequest constructs an http.Request for the SubmitBatch method
 func NewSubmitBatchRequest(server string, id ID, params *SubmitBatchParams) (*http.Request, error) {
 	var err error
@@ -5269,6 +5359,31 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /batches/{id}/payments (the `AddPayments` operationId).
 	AddPaymentsWithResponse(ctx context.Context, id ID, params *AddPaymentsParams, body AddPaymentsJSONRequestBody, reqEditors ...RequestEditorFn) (*AddPaymentsResponse, error)
+
+	// ExportPaymentsWithResponse A batch's results as a CSV file
+	//
+	// Every non-deleted payment of the batch, in the order they were
+	// added, with its outcome: a UTF-8 CSV file (RFC 4180 quoting, lines
+	// ending in LF) whose header line is exactly
+	// `msisdn,amount,firstname,lastname,externalId,statusCode,isMember,settledAt,referralAmount,referralMsisdn,referralStatusCode,id`,
+	// then one payment a line. Each cell is the text the JSON of a
+	// Payment gives the member of that name: amounts with two decimals,
+	// date-times in UTC with seven fractional digits, `isMember` `true` or `false`;
+	// a member the JSON leaves out is an empty cell. A cell that begins
+	// with `=`, `+`, `-`, `@`, a tab or a carriage return (a name or an
+	// external id can) is written with a single quote in front, so that
+	// no spreadsheet takes it for a formula. The file is written as it is
+	// read, a page of payments at a time, each page read as it then is: a
+	// batch that changes meanwhile still gives each payment once. A
+	// failure midway breaks the connection rather than ending the file,
+	// so a client's read fails: a download that failed is not the whole
+	// file. The answer may take minutes for a large batch; it is cut
+	// only when the client takes none of it for a minute.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /batches/{id}/payments.csv (the `ExportPayments` operationId).
+	ExportPaymentsWithResponse(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*ExportPaymentsResponse, error)
 
 	// SubmitBatchWithResponse Submit a DRAFT batch for payment
 	//
@@ -9445,6 +9560,125 @@ func (r AddPaymentsResponse) ContentType() string {
 	return ""
 }
 
+// ExportPaymentsResponse200Headers the declared response headers of an HTTP 200 response for ExportPayments
+type ExportPaymentsResponse200Headers struct {
+	ContentDisposition *string
+	RateLimit          *string
+	RateLimitPolicy    *string
+	XRequestId         string
+}
+
+// ExportPaymentsResponse401Headers the declared response headers of an HTTP 401 response for ExportPayments
+type ExportPaymentsResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      string
+}
+
+// ExportPaymentsResponse404Headers the declared response headers of an HTTP 404 response for ExportPayments
+type ExportPaymentsResponse404Headers struct {
+	XRequestId string
+}
+
+// ExportPaymentsResponse429Headers the declared response headers of an HTTP 429 response for ExportPayments
+type ExportPaymentsResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      int
+	XRequestId      string
+}
+
+// ExportPaymentsResponse500Headers the declared response headers of an HTTP 500 response for ExportPayments
+type ExportPaymentsResponse500Headers struct {
+	XRequestId string
+}
+
+// ExportPaymentsResponse503Headers the declared response headers of an HTTP 503 response for ExportPayments
+type ExportPaymentsResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type ExportPaymentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ExportPaymentsResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ExportPaymentsResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ExportPaymentsResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ExportPaymentsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ExportPaymentsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExportPaymentsResponse503Headers
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExportPaymentsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ExportPaymentsResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ExportPaymentsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ExportPaymentsResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ExportPaymentsResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ExportPaymentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExportPaymentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExportPaymentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExportPaymentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // SubmitBatchResponse200Headers the declared response headers of an HTTP 200 response for SubmitBatch
 type SubmitBatchResponse200Headers struct {
 	IdempotentReplayed *string
@@ -11896,6 +12130,37 @@ func (c *ClientWithResponses) AddPaymentsWithResponse(ctx context.Context, id ID
 		return nil, err
 	}
 	return ParseAddPaymentsResponse(rsp)
+}
+
+// ExportPaymentsWithResponse A batch's results as a CSV file
+//
+// Every non-deleted payment of the batch, in the order they were
+// added, with its outcome: a UTF-8 CSV file (RFC 4180 quoting, lines
+// ending in LF) whose header line is exactly
+// `msisdn,amount,firstname,lastname,externalId,statusCode,isMember,settledAt,referralAmount,referralMsisdn,referralStatusCode,id`,
+// then one payment a line. Each cell is the text the JSON of a
+// Payment gives the member of that name: amounts with two decimals,
+// date-times in UTC with seven fractional digits, `isMember` `true` or `false`;
+// a member the JSON leaves out is an empty cell. A cell that begins
+// with `=`, `+`, `-`, `@`, a tab or a carriage return (a name or an
+// external id can) is written with a single quote in front, so that
+// no spreadsheet takes it for a formula. The file is written as it is
+// read, a page of payments at a time, each page read as it then is: a
+// batch that changes meanwhile still gives each payment once. A
+// failure midway breaks the connection rather than ending the file,
+// so a client's read fails: a download that failed is not the whole
+// file. The answer may take minutes for a large batch; it is cut
+// only when the client takes none of it for a minute.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /batches/{id}/payments.csv (the `ExportPayments` operationId).
+func (c *ClientWithResponses) ExportPaymentsWithResponse(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*ExportPaymentsResponse, error) {
+	rsp, err := c.ExportPayments(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExportPaymentsResponse(rsp)
 }
 
 // SubmitBatchWithResponse Submit a DRAFT batch for payment
@@ -17537,6 +17802,179 @@ func ParseAddPaymentsResponse(rsp *http.Response) (*AddPaymentsResponse, error) 
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers AddPaymentsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseExportPaymentsResponse parses an HTTP response from a ExportPaymentsWithResponse call
+func ParseExportPaymentsResponse(rsp *http.Response) (*ExportPaymentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExportPaymentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ExportPaymentsResponse200Headers
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ExportPaymentsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers ExportPaymentsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers ExportPaymentsResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ExportPaymentsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ExportPaymentsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

@@ -13,7 +13,7 @@ import (
 
 // dateTimeLayout is the API's date-time (docs/api.md section 1): UTC,
 // seven fractional digits, no offset, the form of the API's samples.
-const dateTimeLayout = "2006-01-02T15:04:05.0000000"
+const dateTimeLayout = disburse.DateTimeLayout
 
 // dateTime writes a time in dateTimeLayout; its zero value is omitted with omitzero.
 type dateTime time.Time

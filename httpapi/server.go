@@ -189,6 +189,8 @@ func (s *server) routes() []route {
 		{"GET", "/batches/{id}", viewer, s.getAuthenticatedBatch}, // s.org's check, in the read (batch_read.go)
 		{"PUT", "/batches/{id}", maker, s.org(s.updateBatch)},
 		{"GET", "/batches/{id}/payments", viewer, s.org(s.listPayments)},
+		// payments.csv is a segment of its own: no pattern above takes it.
+		{"GET", "/batches/{id}/payments.csv", viewer, s.org(s.exportPayments)},
 		{"POST", "/batches/{id}/payments", maker, s.org(s.orgIdempotent(replayKept, (*server).addPayments))},
 		{"POST", "/batches/{id}/submit", maker, s.org(s.orgIdempotent(replaySubmit, (*server).submitBatch))},
 		{"POST", "/batches/{id}/cancel", maker, s.org(s.orgIdempotent(replayKept, (*server).cancelBatch))},

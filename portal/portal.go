@@ -167,6 +167,7 @@ func (p *portal) routes() []route {
 		{"GET", "/portal/batches", viewer, p.batches},
 		{"POST", "/portal/batches", maker, p.createBatch},
 		{"GET", "/portal/batches/{id}", viewer, p.batch},
+		{"GET", "/portal/batches/{id}/payments.csv", viewer, p.exportPayments},
 		{"POST", "/portal/batches/{id}/upload", maker, p.upload},
 		{"GET", "/portal/uploads/{id}", viewer, p.uploadStatus},
 		{"POST", "/portal/batches/{id}/submit", maker, p.submit},

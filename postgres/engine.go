@@ -160,7 +160,7 @@ func (Engine) PaymentPages(ctx context.Context, c sqlstore.Conn, p *sqlstore.Pay
 		if err != nil {
 			return err
 		}
-		if n < p.Size {
+		if n < p.Size || p.OnePage {
 			break
 		}
 	}

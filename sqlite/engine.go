@@ -143,7 +143,7 @@ func (Engine) PaymentPages(ctx context.Context, c sqlstore.Conn, p *sqlstore.Pay
 		if err == nil {
 			err = p.Use()
 		}
-		if err != nil || n < p.Size {
+		if err != nil || n < p.Size || p.OnePage {
 			return err
 		}
 		next = p.Query + ` AND p.seq > (SELECT seq FROM payments WHERE id = ?) ORDER BY p.seq LIMIT ?`

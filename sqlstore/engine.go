@@ -38,7 +38,8 @@ type Engine interface {
 	InsertRows(ctx context.Context, c Conn, table string, cols []Column, n int) error
 	// PaymentPages runs p.Query in seq order and hands its rows to p.Read
 	// p.Size at a time, calling p.Use after each page's rows are closed,
-	// until p.Read reads fewer than p.Size. Each page's cost must follow
+	// until p.Read reads fewer than p.Size, or after the first page when
+	// p.OnePage is set. Each page's cost must follow
 	// p.Size, not what is left of the query; and p.Use may change the
 	// payments p.Read has read without changing which payments later pages
 	// hold.
@@ -62,6 +63,11 @@ type PaymentPagesParams struct {
 	// Use runs after each page's rows are closed: what the caller does with
 	// the page may run statements of its own.
 	Use func() error
+	// OnePage stops after the first page: a reader that takes each page in
+	// a transaction of its own (Tx.PaymentsAfter), its Query starting
+	// after the last payment it read, gets the engine's plan for a page,
+	// not the plan of a plain LIMIT (docs/benchmarks.md).
+	OnePage bool
 }
 
 // PageFunc reads one page of payments from rows and closes them; it

@@ -147,21 +147,6 @@ func (t *tx) AllBatches(ctx context.Context, f backoffice.BatchFilter) ([]disbur
 		query+` ORDER BY created_at DESC, id DESC LIMIT ?`, append(args, limit(f.Limit))...)
 }
 
-// PaymentsAfter reads by the (batch_id, seq) index from the seq of the
-// payment after: no OFFSET, so the last page of a million costs what the
-// first does.
-func (t *tx) PaymentsAfter(ctx context.Context, batchID, after string, n int) ([]disburse.Payment, error) {
-	query, args := `SELECT `+paymentColumns+` FROM payments p WHERE p.batch_id = ?`, []any{batchID}
-	if after != "" {
-		query, args = query+` AND p.seq > (SELECT a.seq FROM payments a WHERE a.id = ? AND a.batch_id = ?)`, append(args, after, batchID)
-	}
-	rows, err := t.query(ctx, query+` ORDER BY p.seq LIMIT ?`, append(args, limit(n))...)
-	if err != nil {
-		return nil, fmt.Errorf("payments after: %w", err)
-	}
-	return collect("payments after", rows, nil, scanRowPayment)
-}
-
 // PaymentTransfers reads by transfers_payment (migration 00014).
 func (t *tx) PaymentTransfers(ctx context.Context, paymentID string) ([]disburse.Transfer, error) {
 	return list(ctx, t, "payment transfers", func(r *sql.Rows) (disburse.Transfer, error) {

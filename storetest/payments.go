@@ -308,3 +308,46 @@ func testClaimDueLegs(t *testing.T, s disburse.Store) {
 	same(t, "ClaimDueLegs with an undated batch due", slices.Sorted(slices.Values(ids([]disburse.Payment{first, referralOnly, lateLeg, lateLeg2, undatedLeg}))),
 		slices.Sorted(slices.Values(ids(got))))
 }
+
+// testPaymentsAfterPages: PaymentsAfter pages through one batch in the
+// order of addition, every status included, from the payment after; a
+// payment of another batch starts nothing; and two pages in one
+// transaction both read (PostgreSQL's cursor is closed after each).
+func testPaymentsAfterPages(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	b, other := w.insertBatch(t, s, "paged"), w.insertBatch(t, s, "other")
+	var ps []disburse.Payment
+	for i := range 7 {
+		p := payment(b, msisdnKE, disburse.Money(100+i))
+		switch i % 3 {
+		case 1:
+			p = pending(withReferral(p, msisdnUK, 50), at(time.Hour))
+		case 2:
+			p.Status = disburse.PaymentDeleted
+		}
+		ps = append(ps, p)
+	}
+	insertPayments(t, s, ps[:4]...)
+	insertPayments(t, s, payment(other, msisdnKE, 100))
+	insertPayments(t, s, ps[4:]...)
+	page := func(after string, n int) []disburse.Payment {
+		return get(t, s, func(tx disburse.Tx) ([]disburse.Payment, error) { return tx.PaymentsAfter(ctx, b.ID, after, n) })
+	}
+	same(t, "first page, whole payments", ps[:3], page("", 3))
+	same(t, "second page", ids(ps[3:6]), ids(page(ps[2].ID, 3)))
+	same(t, "last page, short", ids(ps[6:]), ids(page(ps[5].ID, 3)))
+	same(t, "after the last", 0, len(page(ps[6].ID, 3)))
+	same(t, "after another batch's payment", 0, len(page(get(t, s, func(tx disburse.Tx) ([]disburse.Payment, error) {
+		return tx.PaymentsAfter(ctx, other.ID, "", 1)
+	})[0].ID, 3)))
+	both := get(t, s, func(tx disburse.Tx) ([]disburse.Payment, error) {
+		first, err := tx.PaymentsAfter(ctx, b.ID, "", 4)
+		if err != nil {
+			return nil, err
+		}
+		rest, err := tx.PaymentsAfter(ctx, b.ID, first[len(first)-1].ID, 4)
+		return append(first, rest...), err
+	})
+	same(t, "two pages in one transaction", ids(ps), ids(both))
+}

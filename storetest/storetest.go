@@ -49,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"InsertPaymentsKeepsOrder", testInsertPaymentsKeepsOrder},
 		{"Payment", testPayment},
 		{"Payments", testPayments},
+		{"PaymentsAfter", testPaymentsAfterPages},
 		{"ExternalIDsInUse", testExternalIDsInUse},
 		{"InsertTakenExternalIDs", testInsertTakenExternalIDs},
 		{"UpdatePaymentStates", testUpdatePaymentStates},

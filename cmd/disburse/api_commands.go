@@ -92,10 +92,11 @@ const batchesUsage = `usage: disburse batches <command> [flags]
   list [--status STATUS] [--external-id ID] [--skip N] [--take N]
   get ID
   payments ID [--status STATUS] [--skip N] [--take N]
+  export ID [--out FILE]      the batch's results as CSV (standard output by default)
   submit ID
   cancel ID
 
-Every command takes --api-url, --api-key and --json.`
+Every command takes --api-url and --api-key, and all but export --json.`
 
 func batches(ctx context.Context, args []string, out, errOut io.Writer) error {
 	if len(args) == 0 {
@@ -113,6 +114,8 @@ func batches(ctx context.Context, args []string, out, errOut io.Writer) error {
 		return oneBatch(ctx, fs, a, args[0], args[1:])
 	case "payments":
 		return listPayments(ctx, fs, a, args[1:])
+	case "export":
+		return batchesExport(ctx, fs, a, args[1:])
 	}
 	return usageError("%s", batchesUsage)
 }

@@ -39,6 +39,7 @@ func benchFlags(cfg *bench.Config, args []string) error {
 	fs.IntVar(&cfg.Rate, "rate", cfg.Rate, "with --load-during-delivery: requests a second, over --connections")
 	fs.BoolVar(&cfg.HTTPLoad, "http-load", false, "measure GET /batches/{id}, GET /batches?take=100 and GET /healthz under load instead")
 	fs.BoolVar(&cfg.WritesDuringSubmit, "writes-during-submit", false, "measure POST /batches by the submitting organisation and by another one while a batch of --payments is submitted, instead")
+	fs.BoolVar(&cfg.Export, "export", false, "measure GET /batches/{id}/payments.csv of a submitted batch of --payments (written by the floor) instead: its time and peak RSS")
 	fs.BoolVar(&cfg.Registration, "registration", false, "measure registrations instead: --orgs organisations' submitted batches of --payments in all, --register payees (default 10,000) for each count of --clients")
 	fs.IntVar(&cfg.Orgs, "orgs", cfg.Orgs, "with --registration: organisations")
 	fs.Func("clients", "with --registration: comma-separated counts of concurrent clients, one round each (default 8,64)", func(v string) error {
@@ -55,6 +56,6 @@ func benchFlags(cfg *bench.Config, args []string) error {
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "with --http-load: how long each endpoint is measured")
 	fs.IntVar(&cfg.Connections, "connections", cfg.Connections, "with --http-load: concurrent connections")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of --profile-phase to this file")
-	fs.StringVar(&cfg.ProfilePhase, "profile-phase", cfg.ProfilePhase, "the phase --cpuprofile covers: add, submit, register, reverse, deliver (the first service run), batch (GET /batches/{id} under --http-load) or all")
+	fs.StringVar(&cfg.ProfilePhase, "profile-phase", cfg.ProfilePhase, "the phase --cpuprofile covers: add, submit, register, reverse, deliver (the first service run), batch (GET /batches/{id} under --http-load), export (with --export) or all")
 	return fs.Parse(args)
 }

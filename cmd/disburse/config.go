@@ -113,7 +113,7 @@ func (c *config) flags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.Limits.MaxPaymentsPerBatch, "max-payments-per-batch", c.Limits.MaxPaymentsPerBatch, "non-deleted payments in one batch (DISBURSE_MAX_PAYMENTS_PER_BATCH)")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", httpapi.DefaultMaxBodyBytes, "largest request body in bytes; past it 413 (DISBURSE_MAX_BODY_BYTES)")
 	fs.DurationVar(&c.ReadTimeout, "read-timeout", 2*time.Minute, "longest a client may take to send a whole request, body included (DISBURSE_READ_TIMEOUT)")
-	fs.DurationVar(&c.WriteTimeout, "write-timeout", 10*time.Minute, "longest a request may take from its headers to the end of its answer, a million-payment submit included (DISBURSE_WRITE_TIMEOUT)")
+	fs.DurationVar(&c.WriteTimeout, "write-timeout", 10*time.Minute, "longest a request may take from its headers to the end of its answer, a million-payment submit included; a batch's CSV export instead needs each write within a minute of the last (DISBURSE_WRITE_TIMEOUT)")
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", 2*time.Minute, "how long an idle keep-alive connection is kept (DISBURSE_IDLE_TIMEOUT)")
 	fs.IntVar(&c.MaxHeaderBytes, "max-header-bytes", 64<<10, "largest request header block in bytes; past it 431 (DISBURSE_MAX_HEADER_BYTES)")
 	c.limitFlags(fs)

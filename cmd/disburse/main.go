@@ -30,7 +30,7 @@ commands:
   bench        benchmark the API in-process: add, submit, register, reverse against their floors (--http-load: read endpoints under load)
 
 for organisations, against a running service (--api-url, --api-key, --json):
-  batches      upload a CSV file of payments; list, get, payments, submit, cancel
+  batches      upload a CSV file of payments; list, get, payments, submit, cancel; export a batch's results as CSV
   accounts     the organisation's payout accounts
 
 Exit codes: 0 done, 1 usage, 2 validation failures, 3 service error.

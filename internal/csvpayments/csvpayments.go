@@ -2,7 +2,9 @@
 // command line's upload and the portal's take it: a header line naming
 // the columns, in any order and any case, then one payment a line. It
 // reads rows only; the rules for a payment are the domain's
-// (disburse.Service.CheckPayments), which the callers apply.
+// (disburse.Service.CheckPayments), which the callers apply. It also
+// writes a batch's results, the file the API's and the portal's export
+// give (results.go, serve.go).
 package csvpayments
 
 import (

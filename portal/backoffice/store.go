@@ -91,7 +91,8 @@ type Tx interface {
 	AllBatches(ctx context.Context, f BatchFilter) ([]disburse.Batch, error)
 	// PaymentsAfter lists up to limit of a batch's payments in the order
 	// they were added, starting after the payment after (empty: from the
-	// first): a page costs the same however far into the batch it is.
+	// first), as disburse.Tx does: a page costs the same however far into
+	// the batch it is.
 	PaymentsAfter(ctx context.Context, batchID, after string, limit int) ([]disburse.Payment, error)
 	// PaymentTransfers lists the transfers of a payment's legs, oldest
 	// first, by the index of transfers on their payment.
