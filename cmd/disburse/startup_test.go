@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,7 +68,7 @@ func testStartupEdgeCases(t *testing.T, bin string) {
 
 	// --demo listens on loopback unless told otherwise: its stderr names
 	// 127.0.0.1:8080 (unless that port is taken here, which ends it early).
-	_, stderr, _ = runBinaryFor(t, 3*time.Second, bin, "serve", "--demo", "--database-url", "sqlite:"+filepath.Join(dir, "loop.db"))
+	stderr = stderrUntil(t, "127.0.0.1:8080", bin, "serve", "--demo", "--database-url", "sqlite:"+filepath.Join(dir, "loop.db"))
 	if !strings.Contains(stderr, "127.0.0.1:8080") {
 		t.Errorf("serve --demo without --listen: stderr %q, want it on 127.0.0.1:8080", stderr)
 	}
@@ -135,7 +137,31 @@ func runBinaryIn(t *testing.T, dir, bin string, env []string, args ...string) (s
 }
 
 // runBinaryFor runs a command that would run on, and stops it after d.
-func runBinaryFor(t *testing.T, d time.Duration, bin string, args ...string) (stdout, stderr string, code int) {
+// stderrUntil runs the binary until its stderr holds want, it exits, or a
+// minute passes (a busy machine can take seconds to migrate), and returns
+// the stderr it read.
+func stderrUntil(t *testing.T, want, bin string, args ...string) string {
 	t.Helper()
-	return runBinaryAt(t, "", d, bin, nil, args...)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = commandEnv(nil)
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var read strings.Builder
+	lines := bufio.NewScanner(pipe)
+	for lines.Scan() {
+		read.WriteString(lines.Text() + "\n")
+		if strings.Contains(lines.Text(), want) {
+			break
+		}
+	}
+	cancel()
+	_ = cmd.Wait()
+	return read.String()
 }
