@@ -104,7 +104,7 @@ const (
 	// whose handlers say what they may do (operators look but do not pay).
 	viewer   = access(disburse.RoleViewer)
 	maker    = access(disburse.RoleMaker)
-	approver = access(disburse.RoleApprover)
+	approver = access(disburse.RoleApprover) // for approving or rejecting a submit: no route of this table yet
 	orgAdmin = access(disburse.RoleAdmin)
 )
 

@@ -95,8 +95,11 @@ func (s *Service) WithdrawInvitation(ctx context.Context, by User, id string) er
 	}
 	return s.Store.WritePortal(ctx, func(tx Tx) error {
 		inv, err := tx.Invitation(ctx, id)
-		if err != nil || inv.OrganisationID != orgID {
-			return disburse.OrNotFound(orNotFound(err), "invitation")
+		if err == nil && inv.OrganisationID != orgID {
+			err = disburse.ErrNotFound // another organisation's: not revealed
+		}
+		if err != nil {
+			return disburse.OrNotFound(err, "invitation")
 		}
 		if err := tx.DeleteInvitation(ctx, id); err != nil {
 			return disburse.OrNotFound(err, "invitation")
@@ -104,15 +107,6 @@ func (s *Service) WithdrawInvitation(ctx context.Context, by User, id string) er
 		return tx.InsertAudit(ctx, disburse.NewAuditEntry(s.now(), by.Actor(), "portalUser.invitationWithdrawn", orgID, id,
 			map[string]string{"email": inv.Email}))
 	})
-}
-
-// orNotFound is err, or ErrNotFound when there is none: a row found but
-// not the caller's is not found, as a missing one.
-func orNotFound(err error) error {
-	if err == nil {
-		return disburse.ErrNotFound
-	}
-	return err
 }
 
 // Invitation returns the invitation a token from its link names while it
