@@ -6,7 +6,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	"github.com/disburse/disburse/portal/backoffice"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlite"
+	"github.com/disburse/disburse/sqlite/sqlitetest"
 	"github.com/disburse/disburse/sqlstore"
 )
 
@@ -34,7 +34,7 @@ func eachStore(t *testing.T, test func(t *testing.T, open opener)) {
 
 func openSQLite(t *testing.T) *sqlstore.Store {
 	t.Helper()
-	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "portal.db"))
+	store, err := sqlite.Open(t.Context(), sqlitetest.Path(t, sqlite.Migrations(), sqlite.Migrate))
 	if err != nil {
 		t.Fatalf("sqlite.Open: %v", err)
 	}

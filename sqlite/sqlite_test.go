@@ -13,6 +13,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/idempotency"
+	"github.com/disburse/disburse/sqlite/sqlitetest"
 	"github.com/disburse/disburse/sqlstore"
 	"github.com/disburse/disburse/storetest"
 	"github.com/disburse/disburse/usecasetest"
@@ -21,7 +22,7 @@ import (
 // openTest returns a store on a new file in the test's temp dir.
 func openTest(t *testing.T, e Engine) *sqlstore.Store {
 	t.Helper()
-	s, err := open(t.Context(), filepath.Join(t.TempDir(), "disburse.db"), e)
+	s, err := open(t.Context(), sqlitetest.Path(t, Migrations(), Migrate), e)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}

@@ -2,15 +2,13 @@ package pgtest
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/disburse/disburse/internal/fshash"
 	"github.com/disburse/disburse/postgres"
 )
 
@@ -194,23 +192,5 @@ func dropStalePools(ctx context.Context, conn *pgx.Conn, hash string) error {
 	return nil
 }
 
-// migrationsHash is a short hash of the migration files' names and
-// contents: a new migration gets a new template.
-func migrationsHash() (string, error) {
-	h := sha256.New()
-	h.Write([]byte(templateLayout))
-	dir := postgres.Migrations()
-	err := fs.WalkDir(dir, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(dir, path)
-		fmt.Fprintf(h, "%s %d\n", path, len(b))
-		h.Write(b)
-		return err
-	})
-	if err != nil {
-		return "", fmt.Errorf("hash migrations: %w", err)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
-}
+// migrationsHash names the template of the current migrations.
+func migrationsHash() (string, error) { return fshash.Of(templateLayout, postgres.Migrations()) }
