@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -24,6 +23,7 @@ import (
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlite"
+	"github.com/disburse/disburse/sqlite/sqlitetest"
 	"github.com/disburse/disburse/sqlstore"
 	"github.com/disburse/disburse/webhooks"
 )
@@ -55,7 +55,7 @@ func eachStore(t *testing.T, test func(t *testing.T, store opener)) {
 
 func openSQLite(t *testing.T) *sqlstore.Store {
 	t.Helper()
-	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "e2e.db"))
+	store, err := sqlite.Open(t.Context(), sqlitetest.Path(t, sqlite.Migrations(), sqlite.Migrate))
 	if err != nil {
 		t.Fatalf("sqlite.Open: %v", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	"github.com/disburse/disburse/portal/backoffice"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlite"
+	"github.com/disburse/disburse/sqlite/sqlitetest"
 	"github.com/disburse/disburse/sqlstore"
 )
 
@@ -34,7 +34,7 @@ func eachStore(t *testing.T, test func(t *testing.T, open opener)) {
 
 func openSQLite(t *testing.T) *sqlstore.Store {
 	t.Helper()
-	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "portal.db"))
+	store, err := sqlite.Open(t.Context(), sqlitetest.Path(t, sqlite.Migrations(), sqlite.Migrate))
 	if err != nil {
 		t.Fatalf("sqlite.Open: %v", err)
 	}
@@ -78,6 +78,11 @@ const (
 	adminToken    = "adm_test_token_long_enough_for_config"
 )
 
+// testPasswordCost is argon2id's least cost: the tests sign in hundreds
+// of times, and what a password's hash costs is not what they check
+// (backoffice's tests check the service's own).
+var testPasswordCost = backoffice.PasswordCost{Time: 1, Memory: 8, Threads: 1}
+
 func newWorld(t *testing.T, open opener) *world {
 	t.Helper()
 	ctx := t.Context()
@@ -85,6 +90,7 @@ func newWorld(t *testing.T, open opener) *world {
 	svc, office := disburse.NewService(store), backoffice.NewService(store)
 	c := &clock{now: time.Now().UTC()}
 	svc.Clock, office.Clock = c.Now, c.Now
+	office.PasswordCost = testPasswordCost
 	w := &world{store: store, svc: svc, office: office, clock: c, ops: operators.New(store, "")}
 	var accounts []disburse.Account
 	var err error

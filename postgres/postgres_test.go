@@ -89,21 +89,34 @@ func TestDelivery(t *testing.T) {
 
 func TestWebhooks(t *testing.T) { usecasetest.RunWebhooks(t, pgtest.OpenSQL) }
 
-// TestProperties makes fewer random runs than SQLite's: each clones a
-// database and talks to a server.
+// TestProperties makes fewer random runs than SQLite's: each talks to a
+// server.
 func TestProperties(t *testing.T) {
 	t.Parallel()
 	usecasetest.SetPropertyChecks(t, 8, 25)
 	// rapid calls open once per run, each time with this test's t, so the
 	// cleanups of every run's store would wait for the end of the test: a
-	// hundred open pools. Each run closes the store of the one before.
+	// hundred open pools and claimed databases. The runs share one
+	// database, emptied for each, and each closes the store of the one
+	// before.
+	u := pgtest.URL(t)
 	var last disburse.Store
-	usecasetest.RunProperties(t, func(t *testing.T) disburse.Store {
+	t.Cleanup(func() {
 		if last != nil {
 			last.Close()
 		}
-		last = pgtest.Open(t)
-		return last
+	})
+	usecasetest.RunProperties(t, func(t *testing.T) disburse.Store {
+		if last != nil {
+			last.Close()
+			pgtest.Empty(t, u)
+		}
+		s, err := postgres.Open(t.Context(), u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = s
+		return s
 	})
 }
 

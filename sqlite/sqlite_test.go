@@ -14,6 +14,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/idempotency"
+	"github.com/disburse/disburse/sqlite/sqlitetest"
 	"github.com/disburse/disburse/sqlstore"
 	"github.com/disburse/disburse/storetest"
 	"github.com/disburse/disburse/usecasetest"
@@ -22,7 +23,7 @@ import (
 // openTest returns a store on a new file in the test's temp dir.
 func openTest(t *testing.T, e Engine) *sqlstore.Store {
 	t.Helper()
-	return openAt(t, filepath.Join(t.TempDir(), "disburse.db"), e)
+	return openAt(t, sqlitetest.Path(t, Migrations(), Migrate), e)
 }
 
 // openAt opens the store on the file at path, which migrates it.

@@ -16,7 +16,8 @@ func TestPasswordHash(t *testing.T) {
 		t.Errorf("NewPassword: %q, want 22 characters", password)
 	}
 	hash := backoffice.HashPassword(password)
-	if !strings.HasPrefix(hash, "$argon2id$") || strings.Contains(hash, password) {
+	// OWASP's recommended cost: m=19 MiB, t=2, p=1.
+	if !strings.HasPrefix(hash, "$argon2id$v=19$m=19456,t=2,p=1$") || strings.Contains(hash, password) {
 		t.Errorf("HashPassword: %q", hash)
 	}
 	if !backoffice.CheckPassword(hash, password) {

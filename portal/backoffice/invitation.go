@@ -135,7 +135,7 @@ func (s *Service) AcceptInvitation(ctx context.Context, token, password string) 
 	if err := v.Err(); err != nil {
 		return User{}, err
 	}
-	u := User{ID: disburse.NewID(), Email: inv.Email, PasswordHash: HashPassword(password), Role: RoleOrganisation,
+	u := User{ID: disburse.NewID(), Email: inv.Email, PasswordHash: s.passwordCost().hash(password), Role: RoleOrganisation,
 		OrganisationID: inv.OrganisationID, Roles: inv.Roles, CreatedAt: s.now()}
 	err = s.Store.WritePortal(ctx, func(tx Tx) error {
 		// Deleting it first makes a second use of the link, at once, find

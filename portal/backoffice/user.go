@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/disburse/disburse"
@@ -91,7 +92,7 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (User, string, err
 	if in.Role == RoleOrganisation && in.Roles == 0 {
 		in.Roles = disburse.RolesOf(disburse.RoleAdmin)
 	}
-	u := User{ID: disburse.NewID(), Email: email, PasswordHash: HashPassword(password), Role: in.Role, OrganisationID: in.OrganisationID,
+	u := User{ID: disburse.NewID(), Email: email, PasswordHash: s.passwordCost().hash(password), Role: in.Role, OrganisationID: in.OrganisationID,
 		Roles: in.Roles, CreatedAt: s.now()}
 	err = s.Store.WritePortal(ctx, func(tx Tx) error {
 		if u.Role == RoleOrganisation {
@@ -158,7 +159,7 @@ func (s *Service) ResetPassword(ctx context.Context, email string) (string, erro
 		if err != nil {
 			return disburse.OrNotFound(err, "portal user")
 		}
-		return tx.SetPortalPassword(ctx, u.ID, HashPassword(password))
+		return tx.SetPortalPassword(ctx, u.ID, s.passwordCost().hash(password))
 	})
 	return password, err
 }
@@ -180,24 +181,40 @@ func NewPassword() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// argon2id parameters: OWASP's password storage recommendation (a
+// PasswordCost is the cost of an argon2id hash: passes over the memory,
+// the memory in KiB, and the lanes.
+type PasswordCost struct {
+	Time    uint32
+	Memory  uint32
+	Threads uint8
+}
+
+// defaultPasswordCost is OWASP's password storage recommendation (a
 // memory cost a busy server can afford per sign-in); each hash records
-// its parameters, so they can be raised without breaking stored hashes.
-const (
-	argonTime    = 2
-	argonMemory  = 19 * 1024 // KiB
-	argonThreads = 1
-	argonKeyLen  = 32
-)
+// its cost, so it can be raised without breaking stored hashes.
+var defaultPasswordCost = PasswordCost{Time: 2, Memory: 19 * 1024, Threads: 1}
+
+const argonKeyLen = 32
 
 // HashPassword returns password's argon2id hash in the PHC string form,
-// with a random salt and its parameters, so they can change later.
-func HashPassword(password string) string {
+// with a random salt and its cost, so it can change later.
+func HashPassword(password string) string { return defaultPasswordCost.hash(password) }
+
+func (c PasswordCost) hash(password string) string {
 	salt := make([]byte, 16)
 	_, _ = rand.Read(salt)
-	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	key := argon2.IDKey([]byte(password), salt, c.Time, c.Memory, c.Threads, argonKeyLen)
 	enc := base64.RawStdEncoding
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads, enc.EncodeToString(salt), enc.EncodeToString(key))
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, c.Memory, c.Time, c.Threads, enc.EncodeToString(salt), enc.EncodeToString(key))
+}
+
+// passwordCost is the cost of the hashes s makes: its PasswordCost, or
+// the default.
+func (s *Service) passwordCost() PasswordCost {
+	if s.PasswordCost == (PasswordCost{}) {
+		return defaultPasswordCost
+	}
+	return s.PasswordCost
 }
 
 // CheckPassword reports whether password matches hash (HashPassword's form).
@@ -222,9 +239,21 @@ func CheckPassword(hash, password string) bool {
 	return subtle.ConstantTimeCompare(got, want) == 1
 }
 
-// decoyHash is checked against when an email is unknown, so that an
-// unknown email costs the same time as a wrong password.
-var decoyHash = HashPassword(NewPassword())
+// decoys holds, by cost, the hash an unknown email's password is checked
+// against, so that an unknown email costs the same time as a wrong
+// password. The default cost's is made at start-up.
+var decoys sync.Map
+
+func init() { decoys.Store(defaultPasswordCost, HashPassword(NewPassword())) }
+
+// decoy returns the decoy hash of cost c.
+func decoy(c PasswordCost) string {
+	if h, ok := decoys.Load(c); ok {
+		return h.(string)
+	}
+	h, _ := decoys.LoadOrStore(c, c.hash(NewPassword()))
+	return h.(string)
+}
 
 // ErrSignIn is the one answer to a failed sign-in, for an unknown email
 // and a wrong password alike.
@@ -239,7 +268,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string) (string, U
 	}
 	u, err := read(ctx, s.Store, func(tx Tx) (User, error) { return tx.PortalUserByEmail(ctx, email) })
 	if errors.Is(err, disburse.ErrNotFound) {
-		CheckPassword(decoyHash, password)
+		CheckPassword(decoy(s.passwordCost()), password)
 		return "", User{}, s.signInFailed(ctx, User{Email: email})
 	}
 	if err != nil {
