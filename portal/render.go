@@ -51,6 +51,10 @@ type page struct {
 	Legs          []leg
 	UploadID      string             // a new upload's id, for its progress
 	Progress      *backoffice.Upload // an upload's progress
+	// Currency is each organisation's currency by id, for a list of
+	// several organisations' rows; a page of one organisation's reads
+	// Organisation.Currency.
+	Currency map[string]string
 }
 
 var funcs = template.FuncMap{
@@ -68,7 +72,9 @@ var funcs = template.FuncMap{
 		}
 		return d.String()
 	},
-	"operator": func(u backoffice.User) bool { return u.Role == backoffice.RoleOperator },
+	"operator":  func(u backoffice.User) bool { return u.Role == backoffice.RoleOperator },
+	"money":     money,
+	"thousands": thousands,
 	// csvColumns lists the columns of a payments file, the referral ones
 	// or the others, as the upload's hint shows them.
 	"csvColumns": func(referral bool) string {
@@ -120,15 +126,6 @@ var funcs = template.FuncMap{
 
 // megabytes shows a size in MB, one decimal.
 func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }
-
-// thousands writes n with a comma between each three digits.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
 
 // parsePages parses each page with the layout: one template set per page,
 // so that each page's "content" stands alone.

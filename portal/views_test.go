@@ -50,12 +50,12 @@ func TestPaymentPageTransfers(t *testing.T) {
 		page := u.get(path)
 		page.expect(t, http.StatusOK)
 		payment, referral, _ := strings.Cut(page.body, `id="transfers-referral"`)
-		for _, want := range []string{"<td>HOLD</td><td>float: Default</td><td>holding</td><td class=\"num\">20.00</td>", "<td>SETTLE</td><td>holding</td><td>wallet 254712345678</td>"} {
+		for _, want := range []string{"<td>HOLD</td><td>float: Default</td><td>holding</td><td class=\"num\">KES 20.00</td>", "<td>SETTLE</td><td>holding</td><td>wallet 254712345678</td>"} {
 			if !strings.Contains(payment, want) {
 				t.Errorf("the payment leg's transfers lack %q:\n%s", want, payment)
 			}
 		}
-		for _, want := range []string{"<td>HOLD</td><td>float: Default</td><td>holding</td><td class=\"num\">3.00</td>", "<td>REVERSE</td><td>holding</td><td>float: Default</td>"} {
+		for _, want := range []string{"<td>HOLD</td><td>float: Default</td><td>holding</td><td class=\"num\">KES 3.00</td>", "<td>REVERSE</td><td>holding</td><td>float: Default</td>"} {
 			if !strings.Contains(referral, want) {
 				t.Errorf("the referral leg's transfers lack %q:\n%s", want, referral)
 			}
