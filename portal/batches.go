@@ -95,6 +95,11 @@ func (p *portal) batchPage(w http.ResponseWriter, r *http.Request, status int, p
 	if len(payments) > pageSize {
 		pg.Payments, pg.NextCursor = payments[:pageSize], payments[pageSize-1].ID
 	}
+	if pg.Upload == nil && b.Status == disburse.BatchDraft {
+		if pg.Upload, err = p.keptUpload(r, scope, b.ID); err != nil {
+			return err
+		}
+	}
 	p.render(w, r, status, "batch", pg)
 	return nil
 }

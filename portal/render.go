@@ -108,6 +108,9 @@ var funcs = template.FuncMap{
 		case backoffice.UploadAdding:
 			return fmt.Sprintf("Adding the payments: %s of %s added", thousands(u.Done), thousands(u.Total))
 		}
+		if u.FailureCount > 0 {
+			return fmt.Sprintf("Done: nothing added, %s failure(s) in the file's %s line(s).", thousands(u.FailureCount), thousands(u.Lines))
+		}
 		return fmt.Sprintf("Done: %s rows read.", thousands(u.Rows))
 	},
 	// account names an account of a transfer in words: whose it is.
