@@ -3,6 +3,7 @@
 package portal_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/disburse/disburse"
@@ -103,13 +106,21 @@ type axeViolation struct {
 	Nodes            []string
 }
 
-// auditor runs axe on portal pages in one chromium tab, at a phone's
-// width (where wide tables scroll), and fails the test on what it finds.
-type auditor struct {
-	*driver
-	axe     string
-	seen    map[string]bool // the kinds of page audited (pageKind)
-	audited int
+// auditor runs axe on portal pages in a chromium tab of its own, at a
+// phone's width (where wide tables scroll), and fails the test on any
+// violation above minor.
+type auditor struct{ *driver }
+
+// newAuditor starts chromium for t with axe's script src in every page.
+func newAuditor(t *testing.T, w *world, src string) *auditor {
+	t.Helper()
+	a := &auditor{driver: &driver{t: t, ctx: chromium(t), base: w.srv.URL}}
+	a.run("a phone's screen, and axe in every page", chromedp.EmulateViewport(390, 844),
+		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src})
+			return err
+		}))
+	return a
 }
 
 // audit runs axe on the page the tab shows, named what.
@@ -119,14 +130,10 @@ func (a *auditor) audit(what string) {
 	if h, _ := a.tryText("h1"); h == "Something went wrong" {
 		a.t.Errorf("%s: the page is the internal error's", what)
 	}
-	if err := chromedp.Do(a.ctx, chromedp.Evaluate[chromedp.Void](a.axe)); err != nil {
-		a.fail("load axe into "+what, err)
-	}
 	violations, err := chromedp.Run(a.ctx, chromedp.Evaluate[[]axeViolation](axeRun, chromedp.EvalAwaitPromise))
 	if err != nil {
 		a.fail("axe on "+what, err)
 	}
-	a.audited++
 	for _, v := range violations {
 		msg := fmt.Sprintf("%s: axe %s (%s): %s\n\t%s", what, v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "\n\t"))
 		if v.Impact == "minor" {
@@ -148,16 +155,14 @@ func (a *auditor) open(path string) int64 {
 	return res.Status
 }
 
-// crawl audits the pages reached by links from each of starts, within the
-// portal, one page of each kind (pageKind), at most limit pages.
-func (a *auditor) crawl(limit int, starts ...string) {
+// crawl audits the pages reached by links from start, within the portal,
+// one page of each kind (pageKind), at most limit kinds; each must answer
+// 200.
+func (a *auditor) crawl(limit int, start string) {
 	a.t.Helper()
-	queue := slices.Clone(starts)
-	for _, s := range starts {
-		a.seen[pageKind(s)] = true
-	}
-	for visited := 0; len(queue) > 0; visited++ {
-		if visited == limit {
+	queue, seen := []string{start}, map[string]bool{pageKind(start): true}
+	for len(queue) > 0 {
+		if len(seen)-len(queue) == limit {
 			a.t.Fatalf("the crawl reached more than %d kinds of page; still to visit: %v", limit, queue)
 		}
 		path := queue[0]
@@ -174,12 +179,13 @@ func (a *auditor) crawl(limit int, starts ...string) {
 			if err != nil || "http://"+u.Host != a.base || !strings.HasPrefix(u.Path, "/portal/") || strings.HasPrefix(u.Path, "/portal/static/") {
 				continue
 			}
-			if kind := pageKind(u.RequestURI()); !a.seen[kind] {
-				a.seen[kind] = true
+			if kind := pageKind(u.RequestURI()); !seen[kind] {
+				seen[kind] = true
 				queue = append(queue, u.RequestURI())
 			}
 		}
 	}
+	a.t.Logf("the crawl from %s audited %d kinds of page", start, len(seen))
 }
 
 // pageKind is what makes pages alike for the audit: the path with every
@@ -199,64 +205,72 @@ func pageKind(uri string) string {
 // the pages each role reaches by links from its home page (so a page
 // added to the navigation is audited without a change here), and the
 // pages no link leads to, listed below: forms' answers, failures, a
-// filtered list. Add a page no link reaches to the lists.
+// filtered list. Add a page no link reaches to the lists. Each role has a
+// browser of its own.
 func TestBrowserAccessibility(t *testing.T) {
 	eachStore(t, func(t *testing.T, open opener) {
-		ctx := chromium(t)
 		w := newWorld(t, open)
-		uploadID := seedAudit(t, w)
-		a := &auditor{driver: &driver{t: t, ctx: ctx, base: w.srv.URL}, axe: axeScript(t), seen: map[string]bool{}}
-		a.run("a phone's screen", chromedp.EmulateViewport(390, 844))
+		uploadID, draftID := seedAudit(t, w)
+		src := axeScript(t)
 
-		a.open("/portal/signin")
-		a.run("a wrong password",
-			chromedp.SendKeys(chromedp.CSS(`input[name=email]`), operatorEmail),
-			chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "not the password"),
-			chromedp.Click(chromedp.CSS(`#signin`)),
-			chromedp.WaitVisible(chromedp.CSS(`p.error`)),
-		)
-		a.audit("a failed sign-in")
+		t.Run("signed out", func(t *testing.T) {
+			a := newAuditor(t, w, src)
+			a.open("/portal/signin")
+			a.run("a wrong password",
+				chromedp.SendKeys(chromedp.CSS(`input[name=email]`), operatorEmail),
+				chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "not the password"),
+				chromedp.Click(chromedp.CSS(`#signin`)),
+				chromedp.WaitVisible(chromedp.CSS(`p.error`)),
+			)
+			a.audit("a failed sign-in")
+		})
 
-		a.signIn(operatorEmail, w.operatorPassword)
-		a.crawl(60, "/portal/")
-		for _, path := range []string{
-			"/portal/members?msisdn=254712345678",
-			"/portal/members?msisdn=0712",
-			"/portal/notifications?status=PENDING&channel=SMS",
-			"/portal/notifications?status=BOGUS",
-			"/portal/batches?status=NOPE",
-			"/portal/organisations?q=Acme",
-			"/portal/uploads/" + uploadID,
-			"/portal/batches/" + disburse.NewID(),
-		} {
-			a.open(path)
-		}
-		a.run("a settings error",
-			chromedp.Navigate(w.srv.URL+"/portal/organisations/"+w.org.ID),
-			chromedp.SetValue(chromedp.CSS(`#settings input[name=reversalPeriodDays]`), "0"),
-			chromedp.Click(chromedp.CSS(`#save-settings`)),
-			chromedp.WaitVisible(chromedp.CSS(`#reversal-error`)),
-		)
-		a.audit("a settings error")
-		a.signOut()
+		t.Run("operator", func(t *testing.T) {
+			a := newAuditor(t, w, src)
+			a.signIn(operatorEmail, w.operatorPassword)
+			a.crawl(50, "/portal/")
+			for _, path := range []string{
+				"/portal/members?msisdn=254712345678",
+				"/portal/members?msisdn=0712",
+				"/portal/notifications?status=PENDING&channel=SMS",
+				"/portal/notifications?status=BOGUS",
+				"/portal/batches?status=NOPE",
+				"/portal/organisations?q=Acme",
+				"/portal/uploads/" + uploadID,
+				"/portal/batches/" + disburse.NewID(),
+			} {
+				a.open(path)
+			}
+			a.run("a settings error",
+				chromedp.Navigate(w.srv.URL+"/portal/organisations/"+w.org.ID),
+				chromedp.SetValue(chromedp.CSS(`#settings input[name=reversalPeriodDays]`), "0"),
+				chromedp.Click(chromedp.CSS(`#save-settings`)),
+				chromedp.WaitVisible(chromedp.CSS(`#reversal-error`)),
+			)
+			a.audit("a settings error")
+		})
 
-		a.signIn(userEmail, w.userPassword)
-		a.crawl(60, "/portal/")
-		for _, path := range []string{"/portal/uploads/" + uploadID, "/portal/batches?status=DRAFT"} {
-			a.open(path)
-		}
-		a.run("a new key", chromedp.Navigate(w.srv.URL+"/portal/organisations/"+w.org.ID),
-			chromedp.Click(chromedp.CSS(`#issue-key`)), chromedp.WaitVisible(chromedp.CSS(`#new-key`)))
-		a.audit("a new key")
-		t.Logf("audited %d pages, %d kinds reached by links", a.audited, len(a.seen))
+		t.Run("organisation user", func(t *testing.T) {
+			a := newAuditor(t, w, src)
+			a.signIn(userEmail, w.userPassword)
+			a.crawl(50, "/portal/")
+			for _, path := range []string{"/portal/uploads/" + uploadID, "/portal/batches?status=DRAFT"} {
+				a.open(path)
+			}
+			a.open("/portal/batches/" + draftID)
+			screenshot(t, a.ctx, "phone-batch")
+			a.run("a new key", chromedp.Navigate(w.srv.URL+"/portal/organisations/"+w.org.ID),
+				chromedp.Click(chromedp.CSS(`#issue-key`)), chromedp.WaitVisible(chromedp.CSS(`#new-key`)))
+			a.audit("a new key")
+		})
 	})
 }
 
 // seedAudit gives every page of the audit something to show: a draft
 // batch whose last upload failed, a submitted batch with a member paid
 // and a payee whose leg is held (an SMS waits in the outbox), the member's
-// statement, an API key. It returns the failed upload's id.
-func seedAudit(t *testing.T, w *world) string {
+// statement, an API key. It returns the failed upload's id and its batch's.
+func seedAudit(t *testing.T, w *world) (uploadID, draftID string) {
 	t.Helper()
 	ctx := t.Context()
 	must := func(err error) {
@@ -290,5 +304,5 @@ func seedAudit(t *testing.T, w *world) string {
 	w.signedIn(t, userEmail, w.userPassword).upload(draft.ID, "msisdn,amount\n0712345678,1\n254712345678,1.001\n254712345678,5,\"x\n")
 	u, err := w.office.LastUpload(ctx, "", draft.ID)
 	must(err)
-	return u.ID
+	return u.ID, draft.ID
 }

@@ -281,7 +281,7 @@ type progress struct {
 	ctx   context.Context
 	u     backoffice.Upload
 	on    bool
-	tried bool // start failed, or had its last chance: it is not tried again
+	tried bool // start failed: it is not tried again
 	last  time.Time
 
 	aside   bool           // write aside: the caller holds the writer
