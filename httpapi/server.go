@@ -59,10 +59,11 @@ type Config struct {
 	// Metrics counts and times requests (metrics.go); nil: none.
 	Metrics *Metrics
 	// Portal, when not nil, is served at PortalPrefix (and /portal
-	// redirects there), beside the API: its requests get a request id and
-	// go through the same request log and metrics, by the portal's route
-	// patterns (which its router notes with internal/reqroute), but none
-	// of the API's rate limits, body limit or problem answers.
+	// redirects there; /favicon.ico is the portal's too), beside the API:
+	// its requests get a request id and go through the same request log
+	// and metrics, by the portal's route patterns (which its router notes
+	// with internal/reqroute), but none of the API's rate limits, body
+	// limit or problem answers.
 	Portal http.Handler
 	// Webhooks serves the /webhooks routes and the operator's
 	// (webhooks.go). Nil serves no webhooks: those routes then answer
@@ -131,6 +132,7 @@ func withPortal(api, portal http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(PortalPrefix, portal)
 	mux.Handle(strings.TrimSuffix(PortalPrefix, "/"), http.RedirectHandler(PortalPrefix, http.StatusMovedPermanently))
+	mux.Handle("GET /favicon.ico", portal) // browsers ask for it at the root; the portal's icon answers
 	mux.Handle("/", api)
 	return mux
 }

@@ -33,6 +33,13 @@ func (p *portal) batches(w http.ResponseWriter, r *http.Request) error {
 	if len(list) > pageSize {
 		pg.Batches, pg.NextCursor = list[:pageSize], list[pageSize-1].ID
 	}
+	orgs := make([]string, len(pg.Batches))
+	for i, b := range pg.Batches {
+		orgs[i] = b.OrganisationID
+	}
+	if pg.Currency, err = p.office.Currencies(r.Context(), orgs...); err != nil {
+		return err
+	}
 	p.render(w, r, http.StatusOK, "batches", pg)
 	return nil
 }
@@ -88,6 +95,11 @@ func (p *portal) batchPage(w http.ResponseWriter, r *http.Request, status int, p
 	if len(payments) > pageSize {
 		pg.Payments, pg.NextCursor = payments[:pageSize], payments[pageSize-1].ID
 	}
+	if pg.Upload == nil && b.Status == disburse.BatchDraft {
+		if pg.Upload, err = p.keptUpload(r, scope, b.ID); err != nil {
+			return err
+		}
+	}
 	p.render(w, r, status, "batch", pg)
 	return nil
 }
@@ -111,9 +123,14 @@ func (p *portal) submit(w http.ResponseWriter, r *http.Request) error {
 	b, err := p.svc.Submit(r.Context(), org, r.PathValue("id"))
 	var e *disburse.Error
 	if errors.As(err, &e) && e.Code == disburse.CodeInsufficientFloat {
+		cur, err := p.office.Currencies(r.Context(), org)
+		if err != nil {
+			return err
+		}
+		c := cur[org]
 		return p.batchPage(w, r, http.StatusUnprocessableEntity, page{Errors: []string{
-			"Not submitted: the float is too low. The batch needs " + e.Required.String() + ", the account has " + e.Available.String() +
-				", so " + (e.Required - e.Available).String() + " more must be deposited first. The batch stays a draft."}})
+			"Not submitted: the float is too low. The batch needs " + money(c, e.Required) + ", the account has " + money(c, e.Available) +
+				", so " + money(c, e.Required-e.Available) + " more must be deposited first. The batch stays a draft."}})
 	}
 	if err != nil {
 		return err
@@ -137,6 +154,7 @@ func (p *portal) cancel(w http.ResponseWriter, r *http.Request) error {
 // ledger transfers that moved its money.
 type leg struct {
 	Name, To                              string
+	Currency                              string // of the amount and the transfers
 	Amount                                disburse.Money
 	Status                                disburse.PaymentStatus
 	SettledAt, ReversalDueAt, CancelledAt time.Time
@@ -150,10 +168,15 @@ func (p *portal) payment(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	legs := []leg{{Name: "payment", To: pay.Msisdn, Amount: pay.Amount, Status: pay.Status,
+	cur, err := p.office.Currencies(r.Context(), pay.OrganisationID)
+	if err != nil {
+		return err
+	}
+	c := cur[pay.OrganisationID]
+	legs := []leg{{Name: "payment", To: pay.Msisdn, Currency: c, Amount: pay.Amount, Status: pay.Status,
 		SettledAt: pay.SettledAt, ReversalDueAt: pay.ReversalDueAt, CancelledAt: pay.CancelledAt}}
 	if pay.HasReferral() {
-		legs = append(legs, leg{Name: "referral", To: pay.ReferralMsisdn, Amount: pay.ReferralAmount, Status: pay.ReferralStatus,
+		legs = append(legs, leg{Name: "referral", To: pay.ReferralMsisdn, Currency: c, Amount: pay.ReferralAmount, Status: pay.ReferralStatus,
 			SettledAt: pay.ReferralSettledAt, ReversalDueAt: pay.ReversalDueAt})
 	}
 	for _, t := range transfers {

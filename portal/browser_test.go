@@ -232,7 +232,7 @@ func TestBrowser(t *testing.T) {
 			chromedp.Click(chromedp.CSS(`td form button`)),
 			chromedp.WaitVisible(chromedp.CSS(`p.message`)),
 		)
-		if m := text(`p.message`); !strings.Contains(m, "Deposit of 500.00 recorded") {
+		if m := text(`p.message`); !strings.Contains(m, "Deposit of KES 500.00 recorded") {
 			t.Errorf("after the deposit the page says %q", m)
 		}
 		run("issue a key", chromedp.Click(chromedp.CSS(`#issue-key`)), chromedp.WaitVisible(chromedp.CSS(`#new-key`)))
@@ -278,7 +278,7 @@ func TestBrowser(t *testing.T) {
 		}
 		run("submit without float", chromedp.Click(chromedp.CSS(`#submit-batch`)), chromedp.WaitVisible(chromedp.CSS(`p.error`)))
 		result = text(`p.error`)
-		if !strings.Contains(result, "The batch needs 17.00, the account has 0.00") {
+		if !strings.Contains(result, "The batch needs KES 17.00, the account has KES 0.00") {
 			t.Errorf("the shortfall reads %q", result)
 		}
 		if _, err := w.svc.Deposit(t.Context(), w.orgAccount.ID, "100", "float"); err != nil {

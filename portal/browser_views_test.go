@@ -62,7 +62,7 @@ func TestBrowserUploadProgressTransfersOutbox(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		if r := d.text(`#upload-result`); !strings.Contains(r, "20000 payment(s) added") {
+		if r := d.text(`#upload-result`); !strings.Contains(r, "20,000 payment(s) added") {
 			t.Fatalf("the upload's page says:\n%s", r)
 		}
 		server := 0

@@ -39,6 +39,16 @@ func TestOperatorPages(t *testing.T) {
 		other, _ := w.svc.CreateBatch(ctx, w.other.ID, disburse.BatchInput{Name: "Other draft"})
 		all := op.get("/portal/batches")
 		all.expect(t, http.StatusOK, "Acme November", "Other draft")
+		// A list of several organisations' batches shows each amount in its
+		// organisation's currency.
+		ugx, _, err := w.svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Kampala Payouts", Currency: "UGX"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kampala, _ := w.svc.CreateBatch(ctx, ugx.ID, disburse.BatchInput{Name: "Kampala draft"})
+		w.svc.AddPayments(ctx, ugx.ID, kampala.ID, disburse.AddPaymentsInput{ClearExisting: &clearExisting, Payments: []disburse.PaymentInput{{Msisdn: "256712345678", Amount: "123456.70"}}})
+		op.get("/portal/batches").expect(t, http.StatusOK, `<td class="num">UGX 123,456.70</td>`, `<td class="num">KES 12.50</td>`)
+		op.get("/portal/batches/"+kampala.ID).expect(t, http.StatusOK, `<td class="num">UGX 123,456.70</td>`)
 		mine := op.get("/portal/batches?organisation=" + w.other.ID)
 		mine.expect(t, http.StatusOK, "Other draft")
 		if strings.Contains(mine.body, "Acme November") {
@@ -54,7 +64,7 @@ func TestOperatorPages(t *testing.T) {
 
 		op.get("/portal/members?msisdn=0712").expect(t, http.StatusOK, "msisdn must be an international number")
 		op.get("/portal/members?msisdn=447911123456").expect(t, http.StatusOK, "not a member")
-		op.post("/portal/members", url.Values{"msisdn": {"447911123456"}, "appInstalled": {"on"}}).expect(t, http.StatusOK, "registered", "a member", "12.50", "Acme Payouts")
+		op.post("/portal/members", url.Values{"msisdn": {"447911123456"}, "appInstalled": {"on"}}).expect(t, http.StatusOK, "registered", "a member", "KES 12.50", "Acme Payouts")
 		op.get("/portal/batches/"+b.ID).expect(t, http.StatusOK, `<strong id="batch-status">CLOSED</strong>`)
 		op.post("/portal/members", url.Values{"msisdn": {"447911123456"}}).expect(t, http.StatusOK, "was a member already")
 

@@ -94,15 +94,15 @@ func TestOrganisationUserPaysFromCSV(t *testing.T) {
 		payments, _ := w.svc.BatchPayments(t.Context(), w.org.ID, id, disburse.ListQuery{})
 		b.post("/portal/payments/"+payments[2].ID+"/delete", nil).expect(t, http.StatusOK, "Payment to 254722000111 deleted")
 
-		b.post("/portal/batches/"+id+"/submit", nil).expect(t, http.StatusUnprocessableEntity, "The batch needs 225.50, the account has 0.00, so 225.50 more")
-		if _, err := w.svc.Deposit(t.Context(), w.orgAccount.ID, "1000", "float"); err != nil {
+		b.post("/portal/batches/"+id+"/submit", nil).expect(t, http.StatusUnprocessableEntity, "The batch needs KES 225.50, the account has KES 0.00, so KES 225.50 more")
+		if _, err := w.svc.Deposit(t.Context(), w.orgAccount.ID, "10000", "float"); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := w.svc.RegisterMember(t.Context(), disburse.Member{Msisdn: "254712345678"}); err != nil {
 			t.Fatal(err)
 		}
 		b.post("/portal/batches/"+id+"/submit", nil).expect(t, http.StatusOK, "Submitted: the batch is OPEN")
-		b.get("/portal/organisations/"+w.org.ID).expect(t, http.StatusOK, "774.50", "75.50")
+		b.get("/portal/organisations/"+w.org.ID).expect(t, http.StatusOK, `<td class="num">KES 9,774.50</td><td class="num">KES 75.50</td>`)
 		if _, _, err := w.svc.RegisterMember(t.Context(), disburse.Member{Msisdn: "447911123456"}); err != nil {
 			t.Fatal(err)
 		}
@@ -110,8 +110,8 @@ func TestOrganisationUserPaysFromCSV(t *testing.T) {
 		b.get("/portal/payments/"+payments[0].ID).expect(t, http.StatusOK, "SETTLED", "254712345678")
 		// Each leg's transfers: a member paid at once; a non-member held, then settled.
 		b.get("/portal/payments/"+payments[0].ID).expect(t, http.StatusOK, `<table class="transfers" id="transfers-payment">`,
-			"<td>PAY</td><td>float: ", "</td><td>wallet 254712345678</td><td class=\"num\">150.00</td>")
-		b.get("/portal/payments/"+payments[1].ID).expect(t, http.StatusOK, "<td>HOLD</td><td>float: ", "</td><td>holding</td><td class=\"num\">75.50</td>",
+			"<td>PAY</td><td>float: ", "</td><td>wallet 254712345678</td><td class=\"num\">KES 150.00</td>")
+		b.get("/portal/payments/"+payments[1].ID).expect(t, http.StatusOK, "<td>HOLD</td><td>float: ", "</td><td>holding</td><td class=\"num\">KES 75.50</td>",
 			"<td>SETTLE</td><td>holding</td><td>wallet 447911123456</td>")
 		w.signedIn(t, operatorEmail, w.operatorPassword).get("/portal/payments/"+payments[1].ID).expect(t, http.StatusOK, "<td>HOLD</td>", "<td>SETTLE</td>")
 

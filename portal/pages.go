@@ -157,7 +157,11 @@ func (p *portal) deposit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return p.organisationPage(w, r, http.StatusOK, page{Message: "Deposit of " + t.Amount.String() + " recorded."})
+	cur, err := p.office.Currencies(r.Context(), orgID)
+	if err != nil {
+		return err
+	}
+	return p.organisationPage(w, r, http.StatusOK, page{Message: "Deposit of " + money(cur[orgID], t.Amount) + " recorded."})
 }
 
 func (p *portal) createKey(w http.ResponseWriter, r *http.Request) error {

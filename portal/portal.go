@@ -33,6 +33,10 @@ var staticFiles embed.FS
 // Prefix is where the portal is mounted.
 const Prefix = "/portal/"
 
+// iconPath is the portal's icon, which every page links; /favicon.ico,
+// which browsers ask for by themselves, redirects to it.
+const iconPath = Prefix + "static/favicon.svg"
+
 // Config is what the portal needs besides the services.
 type Config struct {
 	// Log receives internal errors; nil means slog.Default().
@@ -79,6 +83,7 @@ func New(svc *disburse.Service, office *backoffice.Service, cfg Config) http.Han
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(staticFiles, "static")
 	mux.Handle("GET /portal/static/", http.StripPrefix("/portal/static/", http.FileServerFS(static)))
+	mux.Handle("GET /favicon.ico", http.RedirectHandler(iconPath, http.StatusMovedPermanently))
 	for _, rt := range p.routes() {
 		mux.Handle(rt.method+" "+rt.path, p.guard(rt.access, p.handle(rt.handler)))
 	}
@@ -229,7 +234,7 @@ func securityHeaders(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "same-origin")
-		if !strings.HasPrefix(r.URL.Path, "/portal/static/") {
+		if !strings.HasPrefix(r.URL.Path, "/portal/static/") && r.URL.Path != "/favicon.ico" {
 			h.Set("Cache-Control", "no-store")
 		}
 		next.ServeHTTP(w, r)

@@ -155,7 +155,7 @@ func TestOperatorSettingsAndAudit(t *testing.T) {
 			t.Errorf("settings not saved: %v, referrals %v", org.ReversalPeriod, org.ReferralsEnabled)
 		}
 		b.post("/portal/accounts/"+w.orgAccount.ID+"/deposits", url.Values{"amount": {"1.001"}}).expect(t, http.StatusBadRequest, "at most 2 decimal places")
-		b.post("/portal/accounts/"+w.orgAccount.ID+"/deposits", url.Values{"amount": {"250.50"}, "reference": {"wire 42"}}).expect(t, http.StatusOK, "Deposit of 250.50 recorded", "250.50")
+		b.post("/portal/accounts/"+w.orgAccount.ID+"/deposits", url.Values{"amount": {"250.50"}, "reference": {"wire 42"}}).expect(t, http.StatusOK, "Deposit of KES 250.50 recorded", "KES 250.50")
 		key := b.post(path+"/keys", nil)
 		key.expect(t, http.StatusOK, "shown this once", "dak_")
 		b.post("/portal/organisations", url.Values{"name": {""}}).expect(t, http.StatusBadRequest, "name is required")

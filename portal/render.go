@@ -58,6 +58,10 @@ type page struct {
 	InvitationLink string                  // the link of the one just made, shown once
 	AllRoles       []disburse.Role         // the roles a form offers
 	Now            time.Time               // to tell expired invitations
+	// Currency is each organisation's currency by id, for a list of
+	// several organisations' rows; a page of one organisation's reads
+	// Organisation.Currency.
+	Currency map[string]string
 }
 
 var funcs = template.FuncMap{
@@ -81,7 +85,9 @@ var funcs = template.FuncMap{
 	// shows only the buttons that work.
 	"can": func(u backoffice.User, need string) bool { return u.Permits(disburse.Role(need)) },
 	// roles lists a set of roles for reading.
-	"roles": func(rs disburse.Roles) string { return strings.ReplaceAll(rs.String(), ",", ", ") },
+	"roles":     func(rs disburse.Roles) string { return strings.ReplaceAll(rs.String(), ",", ", ") },
+	"money":     money,
+	"thousands": thousands,
 	// csvColumns lists the columns of a payments file, the referral ones
 	// or the others, as the upload's hint shows them.
 	"csvColumns": func(referral bool) string {
@@ -115,6 +121,9 @@ var funcs = template.FuncMap{
 		case backoffice.UploadAdding:
 			return fmt.Sprintf("Adding the payments: %s of %s added", thousands(u.Done), thousands(u.Total))
 		}
+		if u.FailureCount > 0 {
+			return fmt.Sprintf("Done: nothing added, %s failure(s) in the file's %s line(s).", thousands(u.FailureCount), thousands(u.Lines))
+		}
 		return fmt.Sprintf("Done: %s rows read.", thousands(u.Rows))
 	},
 	// account names an account of a transfer in words: whose it is.
@@ -133,15 +142,6 @@ var funcs = template.FuncMap{
 
 // megabytes shows a size in MB, one decimal.
 func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/(1<<20)) }
-
-// thousands writes n with a comma between each three digits.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
 
 // parsePages parses each page with the layout: one template set per page,
 // so that each page's "content" stands alone.

@@ -1,6 +1,7 @@
 package portal
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,9 +21,9 @@ import (
 // and external ids stay well inside it.
 const maxUploadBytes = 512 << 20
 
-// maxShownFailures bounds the failures an upload's page lists; all of
-// them are counted.
-const maxShownFailures = 1000
+// maxShownFailures bounds the failures an upload's page lists, the ones
+// the upload keeps; all of them are counted.
+const maxShownFailures = backoffice.UploadFailuresKept
 
 // addChunk is how many rows the second pass hands the service at a time
 // (fewer when the service's limit per request is lower), all in the one
@@ -36,12 +37,15 @@ const addChunk = 20_000
 // between phases; the page polls it about as often.
 const progressEvery = 300 * time.Millisecond
 
-// uploadResult is what the batch page shows after an upload.
+// uploadResult is what the batch page shows after an upload: its answer,
+// or, on the page drawn again, what the batch's last upload kept.
 type uploadResult struct {
-	Rows         int
+	Rows         int64 // the rows read, and added when nothing failed
+	Lines        int64 // the file's lines, which its failures are in
 	Failures     []csvpayments.Failure
-	FailureCount int
+	FailureCount int64
 	Truncated    bool
+	At           time.Time // when a kept upload ended; zero on its own answer
 }
 
 // upload adds the payments of a CSV file to a DRAFT batch, all or nothing
@@ -70,8 +74,9 @@ func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, maxUploadBytes)
 	prog := &progress{p: p, ctx: r.Context(), u: backoffice.Upload{OrganisationID: org, BatchID: b.ID,
 		Phase: backoffice.UploadReceiving, Total: max(r.ContentLength, 0)}}
-	defer prog.finish()
-	spool, size, err := spoolUpload(r, prog)
+	var res *uploadResult
+	defer func() { prog.finish(res) }()
+	spool, size, lines, err := spoolUpload(r, prog)
 	if err != nil {
 		return p.batchPage(w, r, http.StatusBadRequest, page{Errors: []string{err.Error()}})
 	}
@@ -81,11 +86,12 @@ func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 	if chunk <= 0 {
 		chunk = disburse.DefaultLimits.MaxPaymentsPerRequest
 	}
-	res, err := p.checkUpload(spool, size, chunk, o.ReferralsEnabled, prog)
+	res, err = p.checkUpload(spool, size, chunk, o.ReferralsEnabled, prog)
+	res.Lines = lines
 	if err != nil {
 		return err
 	}
-	if limit := p.svc.Limits.MaxPaymentsPerBatch; res.FailureCount == 0 && b.Summary.PaymentsCount+int64(res.Rows) > limit {
+	if limit := p.svc.Limits.MaxPaymentsPerBatch; res.FailureCount == 0 && b.Summary.PaymentsCount+res.Rows > limit {
 		res.add(csvpayments.Failure{Line: 1, Column: "file", Message: fmt.Sprintf(
 			"the batch holds %d payments and the file %d: a batch holds at most %d", b.Summary.PaymentsCount, res.Rows, limit)})
 	}
@@ -108,7 +114,7 @@ func (p *portal) checkUpload(spool io.ReadSeeker, size int64, chunk int, referra
 	res := &uploadResult{}
 	prog.set(backoffice.UploadChecking, 0, size, 0)
 	err := eachChunk(spool, chunk, res, func(rows *csvpayments.Reader, chunk []csvpayments.Row) error {
-		prog.set(backoffice.UploadChecking, rows.Offset(), size, int64(res.Rows))
+		prog.set(backoffice.UploadChecking, rows.Offset(), size, res.Rows)
 		err := p.svc.CheckPayments(csvpayments.Payments(chunk), referrals)
 		var e *disburse.Error
 		if errors.As(err, &e) && e.Code == disburse.CodeInvalid {
@@ -128,7 +134,7 @@ func (p *portal) checkUpload(spool io.ReadSeeker, size int64, chunk int, referra
 // stops it with errStop, its failures in res, and nothing is added.
 func (p *portal) addUpload(r *http.Request, org, batchID string, spool io.ReadSeeker, chunk int, res *uploadResult, prog *progress) error {
 	var last []csvpayments.Row // the chunk handed over last: the one a failure is of
-	prog.set(backoffice.UploadAdding, 0, int64(res.Rows), int64(res.Rows))
+	prog.set(backoffice.UploadAdding, 0, res.Rows, res.Rows)
 	prog.aside = true // from here the add's transaction holds the writer
 	defer func() { prog.aside = false }()
 	_, _, err := p.svc.AddPaymentChunks(r.Context(), org, batchID, func(yield func([]disburse.PaymentInput) error) error {
@@ -136,14 +142,14 @@ func (p *portal) addUpload(r *http.Request, org, batchID string, spool io.ReadSe
 			return err
 		}
 		handed := 0
-		prog.set(backoffice.UploadAdding, 0, int64(res.Rows), int64(res.Rows))
+		prog.set(backoffice.UploadAdding, 0, res.Rows, res.Rows)
 		return eachChunk(spool, chunk, &uploadResult{}, func(_ *csvpayments.Reader, rows []csvpayments.Row) error {
 			last = rows
 			if err := yield(csvpayments.Payments(rows)); err != nil {
 				return err
 			}
 			handed += len(rows)
-			prog.set(backoffice.UploadAdding, int64(handed), int64(res.Rows), int64(res.Rows))
+			prog.set(backoffice.UploadAdding, int64(handed), res.Rows, res.Rows)
 			return nil
 		})
 	})
@@ -174,7 +180,7 @@ func eachChunk(f io.Reader, n int, res *uploadResult, fn func(*csvpayments.Reade
 		if err != nil {
 			return err
 		}
-		res.Rows += len(chunk) + len(notRows)
+		res.Rows += int64(len(chunk) + len(notRows))
 		res.add(notRows...)
 		if len(chunk) > 0 {
 			if err := fn(rows, chunk); err != nil {
@@ -185,21 +191,22 @@ func eachChunk(f io.Reader, n int, res *uploadResult, fn func(*csvpayments.Reade
 }
 
 // spoolUpload copies the multipart part named file to an unlinked
-// temporary file and returns it, positioned at its start, and its size.
-// A part named upload before it (the page's upload id) starts the
-// progress the page polls.
-func spoolUpload(r *http.Request, prog *progress) (*os.File, int64, error) {
+// temporary file and returns it, positioned at its start, its size and
+// its lines. A part named upload before it (the page's upload id) starts
+// the progress the page polls; without one the upload gets an id of its
+// own, which keeps its failures all the same.
+func spoolUpload(r *http.Request, prog *progress) (f *os.File, size, lines int64, err error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return nil, 0, errors.New("send the file as a form upload (multipart/form-data)")
+		return nil, 0, 0, errors.New("send the file as a form upload (multipart/form-data)")
 	}
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
-			return nil, 0, errors.New("choose a CSV file to upload")
+			return nil, 0, 0, errors.New("choose a CSV file to upload")
 		}
 		if err != nil {
-			return nil, 0, errors.New("the upload was cut off or is too large")
+			return nil, 0, 0, errors.New("the upload was cut off or is too large")
 		}
 		switch part.FormName() {
 		case "upload":
@@ -207,39 +214,57 @@ func spoolUpload(r *http.Request, prog *progress) (*os.File, int64, error) {
 			prog.start(string(id))
 			continue
 		case "file":
+			prog.start("")
 		default:
 			continue
 		}
 		f, err := os.CreateTemp("", "disburse-upload-*.csv")
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 		_ = os.Remove(f.Name()) // unlinked: gone when closed, whatever happens
-		n, err := io.Copy(f, &countingReader{r: part, prog: prog})
+		counted := &countingReader{r: part, prog: prog}
+		n, err := io.Copy(f, counted)
 		if err != nil {
 			f.Close()
-			return nil, 0, errors.New("the upload was cut off or is too large")
+			return nil, 0, 0, errors.New("the upload was cut off or is too large")
 		}
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			f.Close()
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
-		return f, n, nil
+		return f, n, counted.lines(), nil
 	}
 }
 
-// countingReader reports the bytes of the file received so far.
+// countingReader reports the bytes of the file received so far, and
+// counts its lines: what a failure's message is true of, whatever the CSV
+// reader made of them (a stray quote takes many lines into one field).
 type countingReader struct {
-	r    io.Reader
-	n    int64
-	prog *progress
+	r        io.Reader
+	n        int64
+	newlines int64
+	last     byte
+	prog     *progress
 }
 
 func (c *countingReader) Read(b []byte) (int, error) {
 	n, err := c.r.Read(b)
+	if n > 0 {
+		c.newlines += int64(bytes.Count(b[:n], []byte{'\n'}))
+		c.last = b[n-1]
+	}
 	c.n += int64(n)
 	c.prog.set(backoffice.UploadReceiving, c.n, c.prog.u.Total, 0)
 	return n, err
+}
+
+// lines counts the last line whether or not a newline ends it.
+func (c *countingReader) lines() int64 {
+	if c.n > 0 && c.last != '\n' {
+		return c.newlines + 1
+	}
+	return c.newlines
 }
 
 // progress writes an upload's progress to the database: at each change of
@@ -252,29 +277,38 @@ func (c *countingReader) Read(b []byte) (int, error) {
 // phase is written aside (aside), one write at a time, never waited for
 // there: on SQLite it lands when the add commits.
 type progress struct {
-	p    *portal
-	ctx  context.Context
-	u    backoffice.Upload
-	on   bool
-	last time.Time
+	p     *portal
+	ctx   context.Context
+	u     backoffice.Upload
+	on    bool
+	tried bool // start failed: it is not tried again
+	last  time.Time
 
 	aside   bool           // write aside: the caller holds the writer
 	writing atomic.Bool    // a write aside is in flight
 	written sync.WaitGroup // the writes aside, which finish waits for
 }
 
-// start records the upload id, when it is one; an id the database holds
-// already (a page sent twice) is not tracked.
+// start records the upload under id, the page's; when that is not an
+// upload id, or the database holds it already (a page sent twice), under
+// an id of its own, which no page polls but which keeps the upload's
+// failures for the batch's page. Once started it does nothing.
 func (g *progress) start(id string) {
-	if g.on || !disburse.ValidID(id) {
+	if g.on || g.tried {
 		return
+	}
+	if !disburse.ValidID(id) {
+		id = disburse.NewID()
 	}
 	g.u.ID = id
 	u, err := g.p.office.StartUpload(g.ctx, g.u)
+	if errors.Is(err, disburse.ErrDuplicate) {
+		g.u.ID = disburse.NewID()
+		u, err = g.p.office.StartUpload(g.ctx, g.u)
+	}
 	if err != nil {
-		if !errors.Is(err, disburse.ErrDuplicate) {
-			g.p.log.Warn("portal: upload progress", "err", err)
-		}
+		g.tried = true
+		g.p.log.Warn("portal: upload progress", "err", err)
 		return
 	}
 	g.u, g.on, g.last = u, true, time.Now()
@@ -316,14 +350,19 @@ func (g *progress) save() {
 }
 
 // finish marks the upload answered, whatever the answer, once the writes
-// aside are in: the last word is done.
-func (g *progress) finish() {
+// aside are in: the last word is done, with res's failures (nil: the file
+// was not read).
+func (g *progress) finish(res *uploadResult) {
 	g.written.Wait()
 	g.aside = false
-	if g.on {
-		g.u.Phase = backoffice.UploadDone
-		g.save()
+	if !g.on {
+		return
 	}
+	g.u.Phase = backoffice.UploadDone
+	if res != nil {
+		g.u.Lines, g.u.FailureCount, g.u.Failures = res.Lines, res.FailureCount, res.Failures
+	}
+	g.save()
 }
 
 // uploadStatus shows how far an upload has got: the page polls it (htmx)
@@ -337,6 +376,24 @@ func (p *portal) uploadStatus(w http.ResponseWriter, r *http.Request) error {
 	p.render(w, r, http.StatusOK, "upload", page{Title: "Upload", Progress: &u})
 	return nil
 }
+
+// keptUpload is what the batch's last upload found wrong, which its page
+// shows again until the next upload; nil when it found nothing wrong or
+// has not ended.
+func (p *portal) keptUpload(r *http.Request, scope, batchID string) (*uploadResult, error) {
+	u, err := p.office.LastUpload(r.Context(), scope, batchID)
+	if disburse.ErrorCode(err) == disburse.CodeNotFound {
+		return nil, nil
+	}
+	if err != nil || u.Phase != backoffice.UploadDone || u.FailureCount == 0 {
+		return nil, err
+	}
+	return &uploadResult{Rows: u.Rows, Lines: u.Lines, Failures: u.Failures, FailureCount: u.FailureCount,
+		Truncated: u.FailureCount > int64(len(u.Failures)), At: u.UpdatedAt}, nil
+}
+
+// Shown is how many failures the page lists.
+func (res *uploadResult) Shown() int64 { return int64(len(res.Failures)) }
 
 func (res *uploadResult) add(failures ...csvpayments.Failure) {
 	for _, f := range failures {

@@ -50,12 +50,12 @@ func TestPaymentPageTransfers(t *testing.T) {
 		page := u.get(path)
 		page.expect(t, http.StatusOK)
 		payment, referral, _ := strings.Cut(page.body, `id="transfers-referral"`)
-		for _, want := range []string{"<td>HOLD</td><td>float: Default</td><td>holding</td><td class=\"num\">20.00</td>", "<td>SETTLE</td><td>holding</td><td>wallet 254712345678</td>"} {
+		for _, want := range []string{"<td>HOLD</td><td>float: Default</td><td>holding</td><td class=\"num\">KES 20.00</td>", "<td>SETTLE</td><td>holding</td><td>wallet 254712345678</td>"} {
 			if !strings.Contains(payment, want) {
 				t.Errorf("the payment leg's transfers lack %q:\n%s", want, payment)
 			}
 		}
-		for _, want := range []string{"<td>HOLD</td><td>float: Default</td><td>holding</td><td class=\"num\">3.00</td>", "<td>REVERSE</td><td>holding</td><td>float: Default</td>"} {
+		for _, want := range []string{"<td>HOLD</td><td>float: Default</td><td>holding</td><td class=\"num\">KES 3.00</td>", "<td>REVERSE</td><td>holding</td><td>float: Default</td>"} {
 			if !strings.Contains(referral, want) {
 				t.Errorf("the referral leg's transfers lack %q:\n%s", want, referral)
 			}
@@ -166,12 +166,14 @@ func TestUploadProgress(t *testing.T) {
 		if err != nil || up.Phase != backoffice.UploadDone || up.Rows != 3 || up.BatchID != id {
 			t.Errorf("the stored progress: %+v, %v", up, err)
 		}
-		// The same page sent twice: the second upload is not tracked, and works.
+		// The same page sent twice: the second upload is kept under an id of
+		// its own, which the page does not poll, and works.
 		b.uploadAs(id, form[1], "msisdn,amount\n254712345678,4\n").expect(t, http.StatusOK, "1 payment(s) added")
-		// A failed check is done too, with the rows it read.
+		b.get("/portal/uploads/"+form[1]).expect(t, http.StatusOK, "Done: 3 rows read.")
+		// A failed check is done too, with its failures in the file's lines.
 		next := disburse.NewID()
 		b.uploadAs(id, next, "msisdn,amount\n0712345678,1\n254712345678,1\n254712345678,1\n").expect(t, http.StatusBadRequest, "msisdn must be")
-		b.get("/portal/uploads/"+next).expect(t, http.StatusOK, "Done: 3 rows read.")
+		b.get("/portal/uploads/"+next).expect(t, http.StatusOK, "Done: nothing added, 1 failure(s) in the file&#39;s 4 line(s).")
 		// While it runs: each phase in words, and the poll for the next look.
 		up.Phase, up.Done, up.Total, up.Rows = backoffice.UploadAdding, 4, 8, 8
 		if err := w.office.SaveUpload(t.Context(), &up); err != nil {
@@ -180,16 +182,20 @@ func TestUploadProgress(t *testing.T) {
 		b.get("/portal/uploads/"+form[1]).expect(t, http.StatusOK, "Adding the payments: 4 of 8 added", `value="50"`, `hx-get="/portal/uploads/`+form[1]+`"`)
 		op := w.signedIn(t, operatorEmail, w.operatorPassword)
 		op.get("/portal/uploads/"+form[1]).expect(t, http.StatusOK, "Adding the payments")
-		// A day after its last change the progress is purged.
+		// A day after its last change the progress is purged, but for the
+		// draft batch's last upload, whose failures its page shows.
 		if n, err := w.office.PurgeUploads(t.Context()); err != nil || n != 0 {
 			t.Errorf("PurgeUploads at once: %d, %v", n, err)
 		}
 		w.clock.Add(backoffice.UploadKeep + time.Minute)
 		if n, err := w.office.PurgeUploads(t.Context()); err != nil || n != 2 {
-			t.Errorf("PurgeUploads a day on: %d, %v; want the 2 uploads", n, err)
+			t.Errorf("PurgeUploads a day on: %d, %v; want the 2 uploads before the last", n, err)
 		}
 		if _, err := w.office.ScopedUpload(t.Context(), "", form[1]); disburse.ErrorCode(err) != disburse.CodeNotFound {
 			t.Errorf("a purged upload: %v", err)
 		}
+		b = w.signedIn(t, userEmail, w.userPassword) // the session before has gone idle
+		b.get("/portal/uploads/"+next).expect(t, http.StatusOK, "Done: nothing added")
+		b.get("/portal/batches/"+id).expect(t, http.StatusOK, "<td>2</td><td>msisdn</td>")
 	})
 }

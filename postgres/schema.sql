@@ -249,7 +249,12 @@ CREATE TABLE portal_uploads (
     rows_read bigint NOT NULL,
     created_at bigint NOT NULL,
     updated_at bigint NOT NULL,
+    lines bigint DEFAULT 0 NOT NULL,
+    failure_count bigint DEFAULT 0 NOT NULL,
+    failures text DEFAULT '[]'::text NOT NULL,
     CONSTRAINT portal_uploads_done_check CHECK ((done >= 0)),
+    CONSTRAINT portal_uploads_failure_count_check CHECK ((failure_count >= 0)),
+    CONSTRAINT portal_uploads_lines_check CHECK ((lines >= 0)),
     CONSTRAINT portal_uploads_phase_check CHECK ((phase = ANY (ARRAY['RECEIVING'::text, 'CHECKING'::text, 'ADDING'::text, 'DONE'::text]))),
     CONSTRAINT portal_uploads_rows_read_check CHECK ((rows_read >= 0)),
     CONSTRAINT portal_uploads_total_check CHECK ((total >= 0)),
@@ -257,6 +262,7 @@ CREATE TABLE portal_uploads (
     CONSTRAINT portal_uploads_organisation_id_fkey FOREIGN KEY (organisation_id) REFERENCES organisations(id),
     CONSTRAINT portal_uploads_pkey PRIMARY KEY (id)
 );
+CREATE INDEX portal_uploads_batch ON portal_uploads USING btree (batch_id, created_at, id);
 CREATE INDEX portal_uploads_updated ON portal_uploads USING btree (updated_at);
 
 CREATE TABLE portal_users (

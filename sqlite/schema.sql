@@ -192,7 +192,7 @@ CREATE TABLE portal_uploads (
     rows_read       INTEGER NOT NULL CHECK (rows_read >= 0),
     created_at      INTEGER NOT NULL,
     updated_at      INTEGER NOT NULL
-) STRICT;
+, lines INTEGER NOT NULL DEFAULT 0 CHECK (lines >= 0), failure_count INTEGER NOT NULL DEFAULT 0 CHECK (failure_count >= 0), failures TEXT NOT NULL DEFAULT '[]') STRICT;
 
 CREATE TABLE portal_users (
     id              TEXT PRIMARY KEY,
@@ -304,6 +304,8 @@ CREATE INDEX payments_held_msisdn ON payments (msisdn) WHERE held;
 CREATE INDEX payments_held_referral ON payments (referral_msisdn) WHERE referral_held;
 
 CREATE INDEX portal_sessions_expires ON portal_sessions (expires_at);
+
+CREATE INDEX portal_uploads_batch ON portal_uploads (batch_id, created_at, id);
 
 CREATE INDEX portal_uploads_updated ON portal_uploads (updated_at);
 

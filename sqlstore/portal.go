@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/csvpayments"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -274,30 +276,96 @@ func (t *tx) pendingPage(ctx context.Context, f backoffice.NotificationFilter, n
 		strings.Join(where, " AND ")+` ORDER BY n.next_attempt_at, n.id LIMIT ?`, append(args, n)...)
 }
 
-const uploadColumns = `id, organisation_id, batch_id, phase, done, total, rows_read, created_at, updated_at`
+const uploadColumns = `id, organisation_id, batch_id, phase, done, total, rows_read, created_at, updated_at, lines, failure_count, failures`
 
 func (t *tx) InsertUpload(ctx context.Context, u backoffice.Upload) error {
-	return t.insert(ctx, "upload", `INSERT INTO portal_uploads (`+uploadColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		u.ID, u.OrganisationID, u.BatchID, string(u.Phase), u.Done, u.Total, u.Rows, micros(u.CreatedAt), micros(u.UpdatedAt))
+	failures, err := uploadFailuresJSON(u.Failures)
+	if err != nil {
+		return err
+	}
+	return t.insert(ctx, "upload", `INSERT INTO portal_uploads (`+uploadColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		u.ID, u.OrganisationID, u.BatchID, string(u.Phase), u.Done, u.Total, u.Rows, micros(u.CreatedAt), micros(u.UpdatedAt),
+		u.Lines, u.FailureCount, failures)
 }
 
 func (t *tx) UpdateUpload(ctx context.Context, u backoffice.Upload) error {
-	return t.update(ctx, "upload", `UPDATE portal_uploads SET phase = ?, done = ?, total = ?, rows_read = ?, updated_at = ? WHERE id = ?`,
-		string(u.Phase), u.Done, u.Total, u.Rows, micros(u.UpdatedAt), u.ID)
+	failures, err := uploadFailuresJSON(u.Failures)
+	if err != nil {
+		return err
+	}
+	return t.update(ctx, "upload", `UPDATE portal_uploads SET phase = ?, done = ?, total = ?, rows_read = ?, updated_at = ?,
+		lines = ?, failure_count = ?, failures = ? WHERE id = ?`,
+		string(u.Phase), u.Done, u.Total, u.Rows, micros(u.UpdatedAt), u.Lines, u.FailureCount, failures, u.ID)
 }
 
 func (t *tx) Upload(ctx context.Context, id string) (backoffice.Upload, error) {
-	var u backoffice.Upload
-	var phase string
-	err := t.queryRow(ctx, `SELECT `+uploadColumns+` FROM portal_uploads WHERE id = ?`, id).
-		Scan(&u.ID, &u.OrganisationID, &u.BatchID, &phase, &u.Done, &u.Total, &u.Rows, at(&u.CreatedAt), at(&u.UpdatedAt))
-	u.Phase = backoffice.UploadPhase(phase)
-	return u, found("upload", err)
+	return t.upload(ctx, `SELECT `+uploadColumns+` FROM portal_uploads WHERE id = ?`, id)
 }
 
+func (t *tx) LastUpload(ctx context.Context, batchID string) (backoffice.Upload, error) {
+	return t.upload(ctx, `SELECT `+uploadColumns+` FROM portal_uploads WHERE batch_id = ?
+		ORDER BY created_at DESC, id DESC LIMIT 1`, batchID)
+}
+
+// upload reads the one upload query finds.
+func (t *tx) upload(ctx context.Context, query string, args ...any) (backoffice.Upload, error) {
+	var u backoffice.Upload
+	var phase, failures string
+	err := t.queryRow(ctx, query, args...).Scan(&u.ID, &u.OrganisationID, &u.BatchID, &phase, &u.Done, &u.Total, &u.Rows,
+		at(&u.CreatedAt), at(&u.UpdatedAt), &u.Lines, &u.FailureCount, &failures)
+	if err != nil {
+		return u, found("upload", err)
+	}
+	u.Phase = backoffice.UploadPhase(phase)
+	u.Failures, err = uploadFailures(failures)
+	return u, err
+}
+
+// uploadFailure is a failure of an upload as the failures column keeps it,
+// in JSON.
+type uploadFailure struct {
+	Line    int    `json:"line"`
+	Column  string `json:"column,omitempty"`
+	Value   string `json:"value,omitempty"`
+	Message string `json:"message"`
+}
+
+func uploadFailuresJSON(fs []csvpayments.Failure) (string, error) {
+	out := make([]uploadFailure, len(fs))
+	for i, f := range fs {
+		out[i] = uploadFailure(f)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return "", fmt.Errorf("upload failures: %w", err)
+	}
+	return string(b), nil
+}
+
+func uploadFailures(text string) ([]csvpayments.Failure, error) {
+	var in []uploadFailure
+	if err := json.Unmarshal([]byte(text), &in); err != nil {
+		return nil, fmt.Errorf("upload failures: %w", err)
+	}
+	if len(in) == 0 {
+		return nil, nil
+	}
+	out := make([]csvpayments.Failure, len(in))
+	for i, f := range in {
+		out[i] = csvpayments.Failure(f)
+	}
+	return out, nil
+}
+
+// DeleteOldUploads keeps a DRAFT batch's last upload while it has
+// failures, whatever its age: the batch's page shows them until the next
+// upload (docs/portal.md, "Organisation users").
 func (t *tx) DeleteOldUploads(ctx context.Context, before time.Time, limit int) (int, error) {
 	res, err := t.exec(ctx, `DELETE FROM portal_uploads WHERE id IN (
-		SELECT id FROM portal_uploads WHERE updated_at < ? LIMIT ?)`, micros(before), limit)
+		SELECT u.id FROM portal_uploads u WHERE u.updated_at < ? AND NOT (u.failure_count > 0
+			AND EXISTS (SELECT 1 FROM batches b WHERE b.id = u.batch_id AND b.status = 'DRAFT')
+			AND NOT EXISTS (SELECT 1 FROM portal_uploads n WHERE n.batch_id = u.batch_id AND (n.created_at, n.id) > (u.created_at, u.id)))
+		LIMIT ?)`, micros(before), limit)
 	if err != nil {
 		return 0, fmt.Errorf("delete old uploads: %w", err)
 	}

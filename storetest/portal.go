@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/csvpayments"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -37,6 +38,7 @@ func RunPortal(t *testing.T, open func(t *testing.T) PortalStore) {
 		{"PaymentTransfers", testPaymentTransfers},
 		{"NotificationsPage", testNotificationsPage},
 		{"Uploads", testUploads},
+		{"UploadFailures", testUploadFailures},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -359,4 +361,47 @@ func testUploads(t *testing.T, s PortalStore) {
 	if err := s.WritePortal(ctx, func(tx backoffice.Tx) error { return tx.UpdateUpload(ctx, old) }); !errors.Is(err, disburse.ErrNotFound) {
 		t.Errorf("UpdateUpload of a purged upload: %v, want ErrNotFound", err)
 	}
+}
+
+// testUploadFailures: a done upload keeps its failures and their count;
+// a batch's last upload is the one started last; the purge keeps a DRAFT
+// batch's last upload while it has failures, and nothing else past its
+// time.
+func testUploadFailures(t *testing.T, s PortalStore) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	draft, open := w.insertBatch(t, s, "draft"), w.insertOpenBatch(t, s, "open", time.Time{})
+	notFoundPortal(t, s, "the last upload of a batch with none", func(tx backoffice.Tx) error { _, err := tx.LastUpload(ctx, draft.ID); return err })
+	upload := func(b disburse.Batch, created time.Duration, failures ...csvpayments.Failure) backoffice.Upload {
+		t.Helper()
+		u := backoffice.Upload{ID: disburse.NewID(), OrganisationID: w.org.ID, BatchID: b.ID, Phase: backoffice.UploadReceiving,
+			CreatedAt: at(created), UpdatedAt: at(created)}
+		writePortal(t, s, func(tx backoffice.Tx) error { return tx.InsertUpload(ctx, u) })
+		u.Phase, u.Lines, u.FailureCount, u.Failures = backoffice.UploadDone, 20_000, int64(len(failures)), failures
+		writePortal(t, s, func(tx backoffice.Tx) error { return tx.UpdateUpload(ctx, u) })
+		return u
+	}
+	failed := upload(draft, 0, csvpayments.Failure{Line: 9999, Message: `extraneous or missing " in quoted-field`},
+		csvpayments.Failure{Line: 3, Column: "msisdn", Value: "07 ü", Message: "msisdn must be an international number"})
+	same(t, "Upload with failures", failed, getPortal(t, s, func(tx backoffice.Tx) (backoffice.Upload, error) { return tx.Upload(ctx, failed.ID) }))
+	last := func(b disburse.Batch) string {
+		t.Helper()
+		return getPortal(t, s, func(tx backoffice.Tx) (backoffice.Upload, error) { return tx.LastUpload(ctx, b.ID) }).ID
+	}
+	same(t, "LastUpload", failed.ID, last(draft))
+	// Started later, failed too: the last, and the one before is superseded.
+	again := upload(draft, time.Minute, csvpayments.Failure{Line: 2, Message: "the row has 3 fields, the header 2"})
+	same(t, "LastUpload after another", again.ID, last(draft))
+	superseded := failed
+	ok := upload(draft, -time.Hour) // started earlier: not the last
+	openFailed := upload(open, 0, csvpayments.Failure{Line: 2, Message: "x"})
+	var n int
+	writePortal(t, s, func(tx backoffice.Tx) (err error) { n, err = tx.DeleteOldUploads(ctx, at(time.Hour), 10); return err })
+	if n != 3 {
+		t.Errorf("DeleteOldUploads deleted %d, want 3: the superseded, the earlier and the open batch's", n)
+	}
+	for _, gone := range []backoffice.Upload{superseded, ok, openFailed} {
+		notFoundPortal(t, s, "a purged upload", func(tx backoffice.Tx) error { _, err := tx.Upload(ctx, gone.ID); return err })
+	}
+	same(t, "the draft batch's last failed upload, kept", again, getPortal(t, s, func(tx backoffice.Tx) (backoffice.Upload, error) { return tx.Upload(ctx, again.ID) }))
 }

@@ -158,7 +158,7 @@ func (f *Reader) Next(n int) ([]Row, []Failure, error) {
 			}
 			return rows, failures, nil
 		case errors.As(err, &parseErr):
-			failures = append(failures, Failure{Line: parseErr.StartLine, Message: problem(err)})
+			failures = append(failures, notRead(parseErr))
 			continue
 		case err != nil:
 			return nil, nil, err
@@ -177,6 +177,21 @@ func (f *Reader) Next(n int) ([]Row, []Failure, error) {
 		}
 	}
 	return rows, failures, nil
+}
+
+// notRead is the failure of a record encoding/csv could not read, on the
+// line the record starts on. A quote that opens a field and is not closed
+// where it should be makes the reader take the lines after it into that
+// one field, up to where it gave up (the file's end, or a quote it could
+// not place): the failure names those lines, since none of them is read
+// as a row (docs/portal.md, "Organisation users").
+func notRead(pe *csv.ParseError) Failure {
+	if pe.Line <= pe.StartLine {
+		return Failure{Line: pe.StartLine, Message: problem(pe)}
+	}
+	return Failure{Line: pe.StartLine, Message: fmt.Sprintf(
+		"%s: the field quoted on line %d runs on to line %d, so lines %d to %d are read as one field, not as rows; check the quotes on line %d",
+		problem(pe), pe.StartLine, pe.Line, pe.StartLine, pe.Line, pe.StartLine)}
 }
 
 // problem says what encoding/csv found, without its line prefix.

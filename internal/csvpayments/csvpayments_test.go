@@ -107,3 +107,49 @@ func TestPlaced(t *testing.T) {
 		t.Errorf("String: %q", got)
 	}
 }
+
+// TestNextStrayQuote: a quote that opens a field and is not closed takes
+// the lines after it into that field, to the file's end or to a quote the
+// reader cannot place; the failure is on the quote's line and names the
+// lines that are not rows, and reading goes on after them.
+func TestNextStrayQuote(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string
+		want       []Failure
+		rows       []int // the lines of the rows read
+	}{
+		{"to the end", "msisdn,amount\n1,1\n2,\"2\n3,3\n4,4\n", []Failure{{Line: 3, Message: `extraneous or missing " in quoted-field: ` +
+			"the field quoted on line 3 runs on to line 5, so lines 3 to 5 are read as one field, not as rows; check the quotes on line 3"}}, []int{2}},
+		{"to another quote", "msisdn,amount\n1,\"1\n2,2\n3,\"3\",x\n4,4\n", []Failure{{Line: 2, Message: `extraneous or missing " in quoted-field: ` +
+			"the field quoted on line 2 runs on to line 4, so lines 2 to 4 are read as one field, not as rows; check the quotes on line 2"}}, []int{5}},
+		{"on one line", "msisdn,amount\n1,1\"x\n2,2\n", []Failure{{Line: 2, Message: `bare " in non-quoted-field`}}, []int{3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, failures := Open(strings.NewReader(tc.file))
+			if failures != nil {
+				t.Fatal(failures)
+			}
+			var got []Failure
+			var lines []int
+			for {
+				rows, notRows, err := r.Next(10)
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, notRows...)
+				for _, row := range rows {
+					lines = append(lines, row.Line)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("failures (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.rows, lines); diff != "" {
+				t.Errorf("the rows' lines (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -112,8 +112,12 @@ type Tx interface {
 	UpdateUpload(ctx context.Context, u Upload) error
 	// Upload returns the upload id.
 	Upload(ctx context.Context, id string) (Upload, error)
+	// LastUpload returns the batch's upload started last; ErrNotFound
+	// when the batch has none.
+	LastUpload(ctx context.Context, batchID string) (Upload, error)
 	// DeleteOldUploads deletes up to limit uploads last changed before
-	// before and returns how many it deleted.
+	// before, but for the last upload of a DRAFT batch while it has
+	// failures, and returns how many it deleted.
 	DeleteOldUploads(ctx context.Context, before time.Time, limit int) (int, error)
 }
 

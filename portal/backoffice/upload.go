@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/csvpayments"
 )
 
 // UploadPhase is how far the portal has got with a CSV upload.
@@ -19,7 +20,9 @@ const (
 )
 
 // Upload is the progress of one CSV upload through the portal, kept in the
-// database so that a page can poll it on whichever replica answers.
+// database so that a page can poll it on whichever replica answers, and,
+// once it is done, what it found wrong, which the batch's page shows until
+// the batch's next upload.
 type Upload struct {
 	ID             string
 	OrganisationID string
@@ -29,7 +32,15 @@ type Upload struct {
 	Rows           int64 // rows read so far
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+
+	Lines        int64                 // the file's lines, once it is in
+	FailureCount int64                 // every failure found
+	Failures     []csvpayments.Failure // the first of them, at most UploadFailuresKept
 }
+
+// UploadFailuresKept bounds the failures an upload keeps, the first ones
+// found; it counts them all.
+const UploadFailuresKept = 1000
 
 // Percent is how far the phase has got, 0 to 100.
 func (u Upload) Percent() int {
@@ -42,7 +53,9 @@ func (u Upload) Percent() int {
 	return int(min(100, 100*u.Done/u.Total))
 }
 
-// UploadKeep is how long an upload's progress is kept after its last change.
+// UploadKeep is how long an upload's progress is kept after its last
+// change; a draft batch's last upload is kept longer while it failed, so
+// that the batch's page still shows why (Tx.DeleteOldUploads).
 const UploadKeep = 24 * time.Hour
 
 // StartUpload records the start of an upload into a batch the caller has
@@ -57,16 +70,35 @@ func (s *Service) StartUpload(ctx context.Context, u Upload) (Upload, error) {
 	return u, s.Store.WritePortal(ctx, func(tx Tx) error { return tx.InsertUpload(ctx, u) })
 }
 
-// SaveUpload writes an upload's progress.
+// SaveUpload writes an upload's progress, and its failures: the first
+// UploadFailuresKept, each value cut as a failure's fieldValue is.
 func (s *Service) SaveUpload(ctx context.Context, u *Upload) error {
 	u.UpdatedAt = s.now()
-	return s.Store.WritePortal(ctx, func(tx Tx) error { return tx.UpdateUpload(ctx, *u) })
+	kept := *u
+	kept.Failures = make([]csvpayments.Failure, min(len(u.Failures), UploadFailuresKept))
+	for i := range kept.Failures {
+		kept.Failures[i] = u.Failures[i]
+		kept.Failures[i].Value = disburse.ShortValue(u.Failures[i].Value)
+	}
+	return s.Store.WritePortal(ctx, func(tx Tx) error { return tx.UpdateUpload(ctx, kept) })
 }
 
 // ScopedUpload returns the upload id when it is within scope.
 func (s *Service) ScopedUpload(ctx context.Context, scope, id string) (Upload, error) {
 	return read(ctx, s.Store, func(tx Tx) (Upload, error) {
 		return scopedRow(ctx, tx, scope, id, "upload", tx.Upload, func(u Upload) string { return u.OrganisationID })
+	})
+}
+
+// LastUpload returns the last upload to the batch batchID, when the batch
+// is within scope: the one whose failures its page shows.
+func (s *Service) LastUpload(ctx context.Context, scope, batchID string) (Upload, error) {
+	return read(ctx, s.Store, func(tx Tx) (Upload, error) {
+		if _, err := scopedRow(ctx, tx, scope, batchID, "batch", tx.Batch, batchOrganisation); err != nil {
+			return Upload{}, err
+		}
+		u, err := tx.LastUpload(ctx, batchID)
+		return u, disburse.OrNotFound(err, "upload")
 	})
 }
 
