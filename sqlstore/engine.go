@@ -38,11 +38,10 @@ type Engine interface {
 	InsertRows(ctx context.Context, c Conn, table string, cols []Column, n int) error
 	// PaymentPages runs p.Query in seq order and hands its rows to p.Read
 	// p.Size at a time, calling p.Use after each page's rows are closed,
-	// until p.Read reads fewer than p.Size, or after the first page when
-	// p.OnePage is set. Each page's cost must follow
-	// p.Size, not what is left of the query; and p.Use may change the
-	// payments p.Read has read without changing which payments later pages
-	// hold.
+	// until p.Read reads fewer than p.Size (or after the first page, with
+	// p.OnePage). Each page's cost must follow p.Size, not what is left of
+	// the query; and p.Use may change the payments p.Read has read without
+	// changing which payments later pages hold.
 	PaymentPages(ctx context.Context, c Conn, p *PaymentPagesParams) error
 	// Migrations returns the engine's embedded goose migrations, which
 	// Store.SchemaCurrent compares with what the database has applied.
@@ -66,7 +65,7 @@ type PaymentPagesParams struct {
 	// OnePage stops after the first page: a reader that takes each page in
 	// a transaction of its own (Tx.PaymentsAfter), its Query starting
 	// after the last payment it read, gets the engine's plan for a page,
-	// not the plan of a plain LIMIT (docs/benchmarks.md).
+	// not the plan of a plain LIMIT (docs/benchmarks.md, "The export's pages").
 	OnePage bool
 }
 

@@ -44,7 +44,7 @@ func (t *tx) PaymentPages(ctx context.Context, batchID string, status disburse.P
 // what the first does. The page is the engine's first page of
 // PaymentPages: a plain LIMIT of thousands, without statistics, was
 // planned on PostgreSQL as a scan and sort of the rest of the batch
-// (docs/benchmarks.md, "The export").
+// (docs/benchmarks.md, "The export's pages").
 func (t *tx) PaymentsAfter(ctx context.Context, batchID, after string, n int) ([]disburse.Payment, error) {
 	if n <= 0 {
 		return nil, errors.New("payments after: the page size must be positive")
