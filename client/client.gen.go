@@ -9574,6 +9574,11 @@ type ExportPaymentsResponse401Headers struct {
 	XRequestId      string
 }
 
+// ExportPaymentsResponse403Headers the declared response headers of an HTTP 403 response for ExportPayments
+type ExportPaymentsResponse403Headers struct {
+	XRequestId string
+}
+
 // ExportPaymentsResponse404Headers the declared response headers of an HTTP 404 response for ExportPayments
 type ExportPaymentsResponse404Headers struct {
 	XRequestId string
@@ -9603,6 +9608,8 @@ type ExportPaymentsResponse struct {
 	HTTPResponse *http.Response
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -9615,6 +9622,8 @@ type ExportPaymentsResponse struct {
 	Headers200 *ExportPaymentsResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ExportPaymentsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ExportPaymentsResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ExportPaymentsResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -9628,6 +9637,11 @@ type ExportPaymentsResponse struct {
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r ExportPaymentsResponse) GetApplicationproblemJSON401() *Unauthorized {
 	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ExportPaymentsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -17843,6 +17857,13 @@ func ParseExportPaymentsResponse(rsp *http.Response) (*ExportPaymentsResponse, e
 		}
 		response.ApplicationproblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17922,6 +17943,16 @@ func ParseExportPaymentsResponse(rsp *http.Response) (*ExportPaymentsResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ExportPaymentsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers ExportPaymentsResponse404Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {

@@ -101,7 +101,7 @@ func TestRouteAccessAsDocumented(t *testing.T) {
 		"GET /portal/members": "operator", "POST /portal/members": "operator", "GET /portal/notifications": "operator",
 		"GET /portal/ledger": "operator", "GET /portal/audit": "viewer",
 
-		"GET /portal/batches": "viewer", "POST /portal/batches": "maker", "GET /portal/batches/{id}": "viewer",
+		"GET /portal/batches": "viewer", "POST /portal/batches": "maker", "GET /portal/batches/{id}": "viewer", "GET /portal/batches/{id}/payments.csv": "viewer",
 		"POST /portal/batches/{id}/upload": "maker", "GET /portal/uploads/{id}": "viewer", "POST /portal/batches/{id}/submit": "maker",
 		"POST /portal/batches/{id}/cancel": "maker", "GET /portal/payments/{id}": "viewer", "POST /portal/payments/{id}/delete": "maker",
 	}
