@@ -193,6 +193,14 @@ func (s *server) routes() []route {
 
 		{"GET", "/audit", s.org(s.orgAudit)},
 
+		// Approvals (docs/api.md section 4.3). approve and reject are the
+		// routes an approver's role guards; the requester of an approval
+		// is refused in the domain, whatever their role.
+		{"GET", "/approvals", s.org(s.listApprovals)},
+		{"GET", "/approvals/{id}", s.org(s.getApproval)},
+		{"POST", "/approvals/{id}/approve", s.org(s.orgIdempotent(replayKept, (*server).approve))},
+		{"POST", "/approvals/{id}/reject", s.org(s.orgIdempotent(replayKept, (*server).reject))},
+
 		{"POST", "/admin/organisations", s.admin(s.adminIdempotent((*server).createOrganisation))},
 		{"GET", "/admin/organisations", s.admin(s.listOrganisations)},
 		{"GET", "/admin/organisations/{id}/apiKeys", s.admin(s.listAPIKeys)},
