@@ -286,3 +286,21 @@ func (s *Service) Approvals(ctx context.Context, organisationID string, q Approv
 	}
 	return read(ctx, s.Store, func(tx Tx) ([]Approval, error) { return tx.Approvals(ctx, organisationID, f) })
 }
+
+// ApprovalBatches returns the organisation's batches of approvals, by id,
+// in one read: the portal's list names each approval's batch.
+func (s *Service) ApprovalBatches(ctx context.Context, organisationID string, approvals []Approval) (map[string]Batch, error) {
+	ids := make([]string, len(approvals))
+	for i, a := range approvals {
+		ids[i] = a.BatchID
+	}
+	return read(ctx, s.Store, func(tx Tx) (map[string]Batch, error) {
+		batches, err := tx.BatchesByID(ctx, ids)
+		for id, b := range batches {
+			if b.OrganisationID != organisationID {
+				delete(batches, id)
+			}
+		}
+		return batches, err
+	})
+}

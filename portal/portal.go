@@ -125,6 +125,7 @@ func (p *portal) routes() []route {
 		{"POST", "/portal/organisations", operatorOnly, p.createOrganisation},
 		{"GET", "/portal/organisations/{id}", anyUser, p.organisation},
 		{"POST", "/portal/organisations/{id}/settings", operatorOnly, p.updateSettings},
+		{"POST", "/portal/organisations/{id}/approvalThreshold", anyUser, p.updateApprovalThreshold},
 		{"POST", "/portal/organisations/{id}/accounts", operatorOnly, p.createAccount},
 		{"POST", "/portal/organisations/{id}/keys", anyUser, p.createKey},
 		{"POST", "/portal/keys/{id}/revoke", anyUser, p.revokeKey},
@@ -141,8 +142,16 @@ func (p *portal) routes() []route {
 		{"GET", "/portal/batches/{id}", anyUser, p.batch},
 		{"POST", "/portal/batches/{id}/upload", anyUser, p.upload},
 		{"GET", "/portal/uploads/{id}", anyUser, p.uploadStatus},
+		{"GET", "/portal/batches/{id}/submit", anyUser, p.confirmSubmit},
 		{"POST", "/portal/batches/{id}/submit", anyUser, p.submit},
+		{"GET", "/portal/batches/{id}/cancel", anyUser, p.confirmCancel},
 		{"POST", "/portal/batches/{id}/cancel", anyUser, p.cancel},
+		// Approvals (docs/portal.md): approve and reject are the routes an
+		// approver's role guards; the requester is refused in the domain.
+		{"GET", "/portal/approvals", anyUser, p.approvals},
+		{"GET", "/portal/approvals/{id}", anyUser, p.approval},
+		{"POST", "/portal/approvals/{id}/approve", anyUser, p.approve},
+		{"POST", "/portal/approvals/{id}/reject", anyUser, p.reject},
 		{"GET", "/portal/payments/{id}", anyUser, p.payment},
 		{"POST", "/portal/payments/{id}/delete", anyUser, p.deletePayment},
 	}

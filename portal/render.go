@@ -51,6 +51,18 @@ type page struct {
 	Legs          []leg
 	UploadID      string             // a new upload's id, for its progress
 	Progress      *backoffice.Upload // an upload's progress
+
+	// Preview is what a submit or a cancel of Batch would do now, for a
+	// confirmation (Confirm: "submit" or "cancel") and an approval's page.
+	Preview  *disburse.Preview
+	Confirm  string
+	Approval disburse.Approval
+	// Approvals, with their batches by id, for the list of approvals.
+	Approvals       []disburse.Approval
+	ApprovalBatches map[string]disburse.Batch
+	ApprovalStatus  []disburse.ApprovalStatus
+	// Mine: the signed-in user requested Approval, so may not decide it.
+	Mine bool
 }
 
 var funcs = template.FuncMap{
@@ -69,6 +81,13 @@ var funcs = template.FuncMap{
 		return d.String()
 	},
 	"operator": func(u backoffice.User) bool { return u.Role == backoffice.RoleOperator },
+	// threshold shows an approval threshold, or "" while approval is off.
+	"threshold": func(m *disburse.Money) string {
+		if m == nil {
+			return ""
+		}
+		return m.String()
+	},
 	// csvColumns lists the columns of a payments file, the referral ones
 	// or the others, as the upload's hint shows them.
 	"csvColumns": func(referral bool) string {
