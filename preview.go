@@ -44,8 +44,7 @@ func (p Preview) Short() Money { return max(0, -p.FloatAfterSubmit()) }
 
 // Preview reads what a submit or a cancel of the organisation's batch
 // would do now, in one snapshot. The legs are counted by one statement
-// (Tx.DraftLegs), so a batch of a million previews in about the time of a
-// read of its payments' column, never a payment at a time.
+// (Tx.DraftLegs), never a payment at a time: a batch holds up to a million.
 func (s *Service) Preview(ctx context.Context, organisationID, batchID string) (Preview, error) {
 	return read(ctx, s.Store, func(tx Tx) (Preview, error) {
 		b, err := ownBatch(ctx, tx, organisationID, batchID, false)
