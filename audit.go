@@ -28,6 +28,12 @@ const (
 // the database directly (org create, operator-token, serve --demo).
 var CommandLine = Actor{Type: ActorCommandLine, Name: "command line"}
 
+// Same reports whether a and b are one credential: of the same kind,
+// with the same id. An approval's requester may not decide it (docs/api.md
+// section 4.3), whatever name either carries; two actors without an id
+// (the system) are the same.
+func (a Actor) Same(b Actor) bool { return a.Type == b.Type && a.ID == b.ID }
+
 type actorKey struct{}
 
 // WithActor returns ctx carrying the actor of the changes made with it:
@@ -91,8 +97,12 @@ func auditJSON(v any) string {
 
 // auditOrganisation is what the log keeps of an organisation's state.
 func auditOrganisation(o Organisation) map[string]any {
+	var threshold any // null while approval is off
+	if o.ApprovalThreshold != nil {
+		threshold = o.ApprovalThreshold.String()
+	}
 	return map[string]any{"name": o.Name, "currency": o.Currency, "referralsEnabled": o.ReferralsEnabled,
-		"reversalPeriodSeconds": int64(o.ReversalPeriod / time.Second)}
+		"reversalPeriodSeconds": int64(o.ReversalPeriod / time.Second), "approvalThreshold": threshold}
 }
 
 // auditBatch is what the log keeps of a batch's state.

@@ -100,7 +100,8 @@ func (s *Service) cancelled(ctx context.Context, tx Tx, b Batch, now time.Time) 
 }
 
 // cancelDraft cancels a batch read as DRAFT: its payments become
-// CANCELLED and no money moves. The batch's lock keeps every other writer
+// CANCELLED, no money moves, and an approval its submit waits for is
+// CANCELLED too. The batch's lock keeps every other writer
 // off its DRAFT payments: adds, deletes and submit lock the batch first.
 func (s *Service) cancelDraft(ctx context.Context, tx Tx, m *writeBuffer, batchID string) (Batch, error) {
 	b, err := tx.LockBatch(ctx, batchID)
@@ -112,6 +113,13 @@ func (s *Service) cancelDraft(ctx context.Context, tx Tx, m *writeBuffer, batchI
 	}
 	if err := checkAllowed(b, ActionCancel); err != nil {
 		return Batch{}, err
+	}
+	if b.ApprovalID != "" {
+		// Its submit waits for an approval: the cancel withdraws it
+		// (docs/api.md section 4.3), the batch locked first.
+		if err := s.withdrawApproval(ctx, tx, &b); err != nil {
+			return Batch{}, err
+		}
 	}
 	payments, err := tx.Payments(ctx, b.ID, PaymentFilter{Status: PaymentDraft})
 	if err != nil {

@@ -13,7 +13,7 @@ type Code string
 const (
 	CodeInvalid           Code = "invalid"            // 400, with field failures
 	CodeUnauthorized      Code = "unauthorized"       // 401
-	CodeForbidden         Code = "forbidden"          // 403: the credential's role does not permit it
+	CodeForbidden         Code = "forbidden"          // 403: the credential's role does not permit it, or an approval's requester decides it
 	CodeNotFound          Code = "not_found"          // 404
 	CodeInvalidState      Code = "invalid_state"      // 409
 	CodeBatchEmpty        Code = "batch_empty"        // 422

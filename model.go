@@ -3,7 +3,8 @@ package disburse
 import "time"
 
 // Organisation pays from its payout accounts. Its settings are the operator's
-// to change (docs/api.md section 7), never the organisation's.
+// to change (docs/api.md section 7), never the organisation's through the
+// API; its approval threshold its portal users change too.
 type Organisation struct {
 	ID               string
 	Name             string
@@ -12,6 +13,17 @@ type Organisation struct {
 	ReversalPeriod   time.Duration
 	HoldingAccountID string
 	CreatedAt        time.Time
+	// ApprovalThreshold, when set, is the total at or above which a
+	// batch's submit waits for a second person's approval (docs/api.md
+	// section 4.3); nil: no batch does.
+	ApprovalThreshold *Money
+}
+
+// NeedsApproval reports whether a submit of a batch that totals s waits
+// for an approval: its total, what the submit takes from the float
+// (paymentsAmount + referralsAmount), is at or above the threshold.
+func (o Organisation) NeedsApproval(s Summary) bool {
+	return o.ApprovalThreshold != nil && s.PaymentsAmount+s.ReferralsAmount >= *o.ApprovalThreshold
 }
 
 // AccountKind says what an account in the ledger is for (docs/ledger.md).
@@ -117,6 +129,10 @@ type Batch struct {
 	// submit, for every leg the submit held, from the organisation's
 	// reversal period then.
 	ReversalDueAt time.Time
+	// ApprovalID is the PENDING approval a DRAFT batch's submit waits
+	// for; while it is set the batch takes no change but a cancel
+	// (docs/states.md). Empty when it waits for none.
+	ApprovalID string
 }
 
 // Payment is one instruction to pay an msisdn, with an optional referral leg.

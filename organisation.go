@@ -21,6 +21,35 @@ type Settings struct {
 	ReferralsEnabled      *bool
 	ReversalPeriodDays    *int64
 	ReversalPeriodSeconds *int64
+	// ApprovalThreshold, when not nil, sets the approval threshold or
+	// turns approval off (docs/api.md section 4.3).
+	ApprovalThreshold *ThresholdSetting
+}
+
+// ThresholdSetting is a new approval threshold: Off turns approval off;
+// else Amount, an amount's text as a JSON number writes it, is the
+// threshold, 0 for every batch.
+type ThresholdSetting struct {
+	Off    bool
+	Amount Number
+}
+
+// maxApprovalThreshold bounds the threshold as a deposit is bounded: far
+// above any batch, far below overflow.
+const maxApprovalThreshold = maxDeposit
+
+// threshold validates a new approval threshold; nil turns approval off.
+func (t ThresholdSetting) threshold(v *Validation) *Money {
+	if t.Off {
+		return nil
+	}
+	amount, ok := ParseMoney(string(t.Amount))
+	if !ok || amount > maxApprovalThreshold {
+		v.Add(-1, "ApprovalThreshold", string(t.Amount), "approvalThreshold must be an amount with at most 2 decimal places, from 0 to "+
+			maxApprovalThreshold.String()+", or null to turn approval off")
+		return nil
+	}
+	return &amount
 }
 
 // maxReversalPeriod keeps reversal dates far from overflow: ten years.
@@ -123,7 +152,8 @@ func (s *Service) UpdateSettings(ctx context.Context, id string, in Settings) (O
 }
 
 // UpdateSettingsBy changes an organisation's settings. A new reversal period
-// applies to batches submitted after the change (docs/api.md section 6).
+// applies to batches submitted after the change (docs/api.md section 6), a
+// new approval threshold to submits after it (section 4.3).
 func (s *Service) UpdateSettingsBy(ctx context.Context, actor Actor, id string, in Settings) (Organisation, []Account, error) {
 	if !ValidID(id) {
 		return Organisation{}, nil, NotFound("organisation")
@@ -135,6 +165,10 @@ func (s *Service) UpdateSettingsBy(ctx context.Context, actor Actor, id string, 
 		period = reversalPeriod(&v, "ReversalPeriodSeconds", *in.ReversalPeriodSeconds, time.Second)
 	case in.ReversalPeriodDays != nil:
 		period = reversalPeriod(&v, "ReversalPeriodDays", *in.ReversalPeriodDays, 24*time.Hour)
+	}
+	var threshold *Money
+	if in.ApprovalThreshold != nil {
+		threshold = in.ApprovalThreshold.threshold(&v)
 	}
 	if err := v.Err(); err != nil {
 		return Organisation{}, nil, err
@@ -152,6 +186,11 @@ func (s *Service) UpdateSettingsBy(ctx context.Context, actor Actor, id string, 
 		}
 		if period > 0 {
 			org.ReversalPeriod = period
+		}
+		if in.ApprovalThreshold != nil {
+			// A batch waiting for an approval keeps waiting: the
+			// threshold is read at each submit, not again at approval.
+			org.ApprovalThreshold = threshold
 		}
 		if err := tx.UpdateOrganisation(ctx, org); err != nil {
 			return err

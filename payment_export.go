@@ -7,7 +7,7 @@ import (
 
 // ExportPayments calls visit with the batch's non-deleted payments in the
 // order they were added, PageSize at a time: a batch's results as its
-// export gives them (docs/api.md section 4.3). Each page is read in a
+// export gives them (docs/api.md section 4.4). Each page is read in a
 // read transaction of its own, from where the page before ended, so that
 // an export held up by a client that reads slowly holds no transaction or
 // connection while it waits, and memory follows a page, not the batch.

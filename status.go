@@ -52,8 +52,14 @@ var batchActions = map[BatchStatus]map[Action]bool{
 // Allows reports whether a batch in status s accepts action a.
 func (s BatchStatus) Allows(a Action) bool { return batchActions[s][a] }
 
-// checkAllowed returns the invalid_state error for an action a batch refuses.
+// checkAllowed returns the invalid_state error for an action a batch
+// refuses. A DRAFT batch whose submit waits for an approval takes only a
+// cancel (docs/states.md): what the approver approves does not change
+// under them.
 func checkAllowed(b Batch, a Action) error {
+	if b.ApprovalID != "" && a != ActionCancel {
+		return Errorf(CodeInvalidState, "cannot %s: batch is DRAFT and its submit waits for approval %s", a, b.ApprovalID)
+	}
 	if b.Status.Allows(a) {
 		return nil
 	}

@@ -186,6 +186,21 @@ type Tx interface {
 	// transaction are skipped (PostgreSQL: SKIP LOCKED).
 	ClaimDueLegs(ctx context.Context, now time.Time, limit int) ([]Payment, error)
 
+	// InsertApproval writes a new approval (approval.go). A second
+	// PENDING approval of one batch is ErrDuplicate.
+	InsertApproval(ctx context.Context, a Approval) error
+	Approval(ctx context.Context, id string) (Approval, error)
+	LockApproval(ctx context.Context, id string) (Approval, error)
+	// UpdateApproval writes an approval's decision: its status, decider,
+	// time and comment.
+	UpdateApproval(ctx context.Context, a Approval) error
+	// Approvals lists an organisation's approvals newest first (by the
+	// time they were requested, ties by id), narrowed and paged by f.
+	Approvals(ctx context.Context, organisationID string, f ApprovalFilter) ([]Approval, error)
+	// DraftLegs counts the batch's DRAFT legs by whether their payee is a
+	// member now, in one statement, whatever the batch's size.
+	DraftLegs(ctx context.Context, batchID string) (DraftLegs, error)
+
 	// InsertWebhookEvents writes one PENDING delivery, due at the event's
 	// time, per event and enabled endpoint of its organisation that wants
 	// it, in bulk, in the transaction of the change that caused the events

@@ -11,9 +11,12 @@ import (
 // account until they register or the reversal period ends. The payments
 // move a page at a time (PageSize), each page's writes in bulk, so that a
 // batch of a million never sits in memory whole. It returns the batch;
-// PaymentPages then reads the payments with their new statuses.
+// PaymentPages then reads the payments with their new statuses. A batch
+// its organisation wants approved is not paid: the batch returned is
+// DRAFT, its ApprovalID the approval requested (SubmitSpooled).
 func (s *Service) Submit(ctx context.Context, organisationID, batchID string) (Batch, error) {
-	return s.SubmitSpooled(ctx, organisationID, batchID, nil)
+	sub, err := s.SubmitSpooled(ctx, organisationID, batchID, nil)
+	return sub.Batch, err
 }
 
 // AnswerSpool keeps a submit's answer: it is shown the payments a page at
@@ -29,54 +32,88 @@ type AnswerSpool interface {
 	Page(payments []Payment)
 }
 
+// Submission is what a submit did: it paid the batch, or, for a batch at
+// or above its organisation's approval threshold, it paid nothing and
+// requested an approval (docs/api.md section 4.3), which Approval then is.
+type Submission struct {
+	Batch    Batch
+	Approval *Approval // nil when the batch was paid
+}
+
 // SubmitSpooled submits as Submit does, showing spool (when not nil) the
 // payments as it goes. Until it returns without an error, nothing shown
-// has been committed.
-func (s *Service) SubmitSpooled(ctx context.Context, organisationID, batchID string, spool AnswerSpool) (Batch, error) {
-	var b Batch
+// has been committed; a submit that requested an approval shows nothing.
+func (s *Service) SubmitSpooled(ctx context.Context, organisationID, batchID string, spool AnswerSpool) (Submission, error) {
+	var sub Submission
 	var moved moves
 	err := s.Store.Write(ctx, func(tx Tx) error {
-		moved = nil
+		sub, moved = Submission{}, nil
 		if spool != nil {
 			spool.Restart() // a retry after a deadlock runs this again
 		}
-		var err error
-		if b, err = ownBatch(ctx, tx, organisationID, batchID, true); err != nil {
+		b, err := ownBatch(ctx, tx, organisationID, batchID, true)
+		if err != nil {
 			return err
 		}
-		if err := checkSubmittable(ctx, tx, b); err != nil {
+		if err := checkSubmittable(b); err != nil {
 			return err
 		}
 		org, err := tx.Organisation(ctx, b.OrganisationID)
 		if err != nil {
 			return err
 		}
-		var now time.Time
-		if now, moved, err = s.payPages(ctx, tx, org, &b, spool); err != nil {
+		if org.NeedsApproval(b.Summary) {
+			a, err := s.requestApproval(ctx, tx, org, &b)
+			sub = Submission{Batch: b, Approval: &a}
 			return err
 		}
-		if err := openSubmitted(ctx, tx, org, &b, now); err != nil {
-			return err
-		}
-		return s.audit(ctx, tx, ActorOf(ctx), "batch.submitted", organisationID, b.ID, map[string]any{
-			"paymentsCount": b.Summary.PaymentsCount, "paymentsAmount": b.Summary.PaymentsAmount.String(), "status": b.Status})
+		moved, err = s.submitLocked(ctx, tx, org, &b, spool)
+		sub.Batch = b
+		return err
 	})
 	if err != nil {
-		return Batch{}, err
+		return Submission{}, err
 	}
 	s.report(moved)
-	return b, nil
+	return sub, nil
 }
 
 // checkSubmittable refuses a batch that cannot be submitted: not DRAFT,
-// empty, or more than its payout account holds (which it locks).
-func checkSubmittable(ctx context.Context, tx Tx, b Batch) error {
+// waiting for an approval, or empty.
+func checkSubmittable(b Batch) error {
 	if err := checkAllowed(b, ActionSubmit); err != nil {
 		return err
 	}
 	if b.Summary.PaymentsCount == 0 {
 		return Errorf(CodeBatchEmpty, "the batch has no payments to submit")
 	}
+	return nil
+}
+
+// submitLocked pays b, which the transaction holds locked and has found
+// submittable: it locks the payout account, checks that the float covers
+// the batch (else insufficient_float, nothing written), pays every page,
+// writes the batch OPEN or CLOSED with its events and the audit entry,
+// and returns what moved. An approval runs it as the organisation's own
+// submit does, its approver the actor.
+func (s *Service) submitLocked(ctx context.Context, tx Tx, org Organisation, b *Batch, spool AnswerSpool) (moves, error) {
+	if err := checkFloat(ctx, tx, *b); err != nil {
+		return nil, err
+	}
+	now, moved, err := s.payPages(ctx, tx, org, b, spool)
+	if err != nil {
+		return nil, err
+	}
+	if err := openSubmitted(ctx, tx, org, b, now); err != nil {
+		return nil, err
+	}
+	return moved, s.audit(ctx, tx, ActorOf(ctx), "batch.submitted", org.ID, b.ID, map[string]any{
+		"paymentsCount": b.Summary.PaymentsCount, "paymentsAmount": b.Summary.PaymentsAmount.String(), "status": b.Status})
+}
+
+// checkFloat locks the batch's payout account and refuses a batch that
+// needs more than it holds: paymentsAmount + referralsAmount.
+func checkFloat(ctx context.Context, tx Tx, b Batch) error {
 	float, err := tx.LockAccount(ctx, b.AccountID)
 	if err != nil {
 		return err

@@ -2,11 +2,12 @@ package disburse
 
 import "time"
 
-// EventType names what happened to a batch or a payment, as an
-// organisation's webhook endpoints receive it (docs/webhooks.md).
+// EventType names what happened to a batch, a payment or an approval, as
+// an organisation's webhook endpoints receive it (docs/webhooks.md).
 type EventType string
 
-// The events. A batch's events carry the batch, a payment's the payment.
+// The events. A batch's events carry the batch, a payment's the payment,
+// an approval's the approval.
 const (
 	// EventBatchSubmitted: the batch was submitted and is OPEN or CLOSED;
 	// its payments, each with its status, are paged from
@@ -26,17 +27,36 @@ const (
 	EventReferralSettled EventType = "payment.referral.settled"
 	// EventReferralReversed: a PENDING referral leg was reversed.
 	EventReferralReversed EventType = "payment.referral.reversed"
+	// EventApprovalRequested: a submit of a batch at or above the
+	// approval threshold waits for an approver (docs/api.md section 4.3).
+	EventApprovalRequested EventType = "approval.requested"
+	// EventApprovalApproved: an approver approved; the batch was
+	// submitted in the same transaction, which wrote its batch.submitted.
+	EventApprovalApproved EventType = "approval.approved"
+	// EventApprovalRejected: an approver rejected, or the float fell
+	// short when the approval ran the submit; the batch is DRAFT again.
+	EventApprovalRejected EventType = "approval.rejected"
+	// EventApprovalCancelled: the batch was cancelled while its approval
+	// was pending, in the transaction that wrote its batch.cancelled.
+	EventApprovalCancelled EventType = "approval.cancelled"
 )
 
 // EventTypes lists every event an endpoint may subscribe to.
 func EventTypes() []EventType {
 	return []EventType{EventBatchSubmitted, EventBatchClosed, EventBatchCancelled,
-		EventPaymentSettled, EventPaymentReversed, EventReferralSettled, EventReferralReversed}
+		EventPaymentSettled, EventPaymentReversed, EventReferralSettled, EventReferralReversed,
+		EventApprovalRequested, EventApprovalApproved, EventApprovalRejected, EventApprovalCancelled}
 }
 
-// IsBatchEvent reports whether the event's resource is a batch (else a payment).
+// IsBatchEvent reports whether the event's resource is a batch.
 func (e EventType) IsBatchEvent() bool {
 	return e == EventBatchSubmitted || e == EventBatchClosed || e == EventBatchCancelled
+}
+
+// IsApprovalEvent reports whether the event's resource is an approval
+// (neither a batch's nor an approval's event is a payment's).
+func (e EventType) IsApprovalEvent() bool {
+	return e == EventApprovalRequested || e == EventApprovalApproved || e == EventApprovalRejected || e == EventApprovalCancelled
 }
 
 // WebhookEvent is one event as a use case writes it, in the transaction of
@@ -46,6 +66,6 @@ func (e EventType) IsBatchEvent() bool {
 type WebhookEvent struct {
 	OrganisationID string
 	Type           EventType
-	ResourceID     string // the batch's or the payment's id
+	ResourceID     string // the batch's, the payment's or the approval's id
 	At             time.Time
 }

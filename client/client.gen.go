@@ -20,17 +20,17 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
-// Defines values for AuditEntryActorType.
+// Defines values for ActorType.
 const (
-	ApiKey        AuditEntryActorType = "apiKey"
-	CommandLine   AuditEntryActorType = "commandLine"
-	OperatorToken AuditEntryActorType = "operatorToken"
-	PortalUser    AuditEntryActorType = "portalUser"
-	System        AuditEntryActorType = "system"
+	ApiKey        ActorType = "apiKey"
+	CommandLine   ActorType = "commandLine"
+	OperatorToken ActorType = "operatorToken"
+	PortalUser    ActorType = "portalUser"
+	System        ActorType = "system"
 )
 
-// Valid indicates whether the value is a known member of the AuditEntryActorType enum.
-func (e AuditEntryActorType) Valid() bool {
+// Valid indicates whether the value is a known member of the ActorType enum.
+func (e ActorType) Valid() bool {
 	switch e {
 	case ApiKey:
 		return true
@@ -41,6 +41,54 @@ func (e AuditEntryActorType) Valid() bool {
 	case PortalUser:
 		return true
 	case System:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApprovalEventType.
+const (
+	ApprovalEventTypeApprovalApproved  ApprovalEventType = "approval.approved"
+	ApprovalEventTypeApprovalCancelled ApprovalEventType = "approval.cancelled"
+	ApprovalEventTypeApprovalRejected  ApprovalEventType = "approval.rejected"
+	ApprovalEventTypeApprovalRequested ApprovalEventType = "approval.requested"
+)
+
+// Valid indicates whether the value is a known member of the ApprovalEventType enum.
+func (e ApprovalEventType) Valid() bool {
+	switch e {
+	case ApprovalEventTypeApprovalApproved:
+		return true
+	case ApprovalEventTypeApprovalCancelled:
+		return true
+	case ApprovalEventTypeApprovalRejected:
+		return true
+	case ApprovalEventTypeApprovalRequested:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApprovalStatus.
+const (
+	ApprovalStatusAPPROVED  ApprovalStatus = "APPROVED"
+	ApprovalStatusCANCELLED ApprovalStatus = "CANCELLED"
+	ApprovalStatusPENDING   ApprovalStatus = "PENDING"
+	ApprovalStatusREJECTED  ApprovalStatus = "REJECTED"
+)
+
+// Valid indicates whether the value is a known member of the ApprovalStatus enum.
+func (e ApprovalStatus) Valid() bool {
+	switch e {
+	case ApprovalStatusAPPROVED:
+		return true
+	case ApprovalStatusCANCELLED:
+		return true
+	case ApprovalStatusPENDING:
+		return true
+	case ApprovalStatusREJECTED:
 		return true
 	default:
 		return false
@@ -94,6 +142,10 @@ func (e BatchStatus) Valid() bool {
 
 // Defines values for EventType.
 const (
+	EventTypeApprovalApproved        EventType = "approval.approved"
+	EventTypeApprovalCancelled       EventType = "approval.cancelled"
+	EventTypeApprovalRejected        EventType = "approval.rejected"
+	EventTypeApprovalRequested       EventType = "approval.requested"
 	EventTypeBatchCancelled          EventType = "batch.cancelled"
 	EventTypeBatchClosed             EventType = "batch.closed"
 	EventTypeBatchSubmitted          EventType = "batch.submitted"
@@ -106,6 +158,14 @@ const (
 // Valid indicates whether the value is a known member of the EventType enum.
 func (e EventType) Valid() bool {
 	switch e {
+	case EventTypeApprovalApproved:
+		return true
+	case EventTypeApprovalCancelled:
+		return true
+	case EventTypeApprovalRejected:
+		return true
+	case EventTypeApprovalRequested:
+		return true
 	case EventTypeBatchCancelled:
 		return true
 	case EventTypeBatchClosed:
@@ -406,6 +466,16 @@ type Account struct {
 	Name        string             `json:"name"`
 }
 
+// Actor Who made a change: an API key (id, and its prefix as name), an operator token (name; bootstrap for --admin-token), a portal user (id, email), the command line, or the system.
+type Actor struct {
+	Id   *string   `json:"id"`
+	Name string    `json:"name"`
+	Type ActorType `json:"type"`
+}
+
+// ActorType defines model for Actor.Type.
+type ActorType string
+
 // AddPayments defines model for AddPayments.
 type AddPayments struct {
 	// ClearExisting Required: missing is a 400 on ClearExisting.
@@ -445,17 +515,82 @@ type ApiKeyInfo struct {
 	Role Role `json:"role"`
 }
 
+// Approval defines model for Approval.
+type Approval struct {
+	BatchId openapi_types.UUID `json:"batchId"`
+
+	// Comment The decider's comment; for a rejection by the float check, why.
+	Comment *string `json:"comment,omitempty"`
+
+	// DecidedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	//
+	// Examples: 2026-11-22T10:15:30.1234560
+	DecidedAt *DateTime `json:"decidedAt,omitempty"`
+
+	// DecidedBy Who approved, rejected or (by cancelling the batch) cancelled it; absent while PENDING.
+	DecidedBy *Actor             `json:"decidedBy,omitempty"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// PaymentsAmount An exact decimal amount with two decimals, e.g. 150.00. Read it as a decimal or integer minor units, never as a binary float.
+	//
+	// Examples: 150
+	PaymentsAmount Amount `json:"paymentsAmount"`
+
+	// PaymentsCount The batch's when requested; it cannot change while the approval is PENDING.
+	PaymentsCount int `json:"paymentsCount"`
+
+	// ReferralsAmount An exact decimal amount with two decimals, e.g. 150.00. Read it as a decimal or integer minor units, never as a binary float.
+	//
+	// Examples: 150
+	ReferralsAmount Amount `json:"referralsAmount"`
+
+	// RequestedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	//
+	// Examples: 2026-11-22T10:15:30.1234560
+	RequestedAt DateTime `json:"requestedAt"`
+
+	// RequestedBy Who made a change: an API key (id, and its prefix as name), an operator token (name; bootstrap for --admin-token), a portal user (id, email), the command line, or the system.
+	RequestedBy Actor `json:"requestedBy"`
+
+	// Status PENDING: waits for an approver, its batch held. APPROVED: its batch was submitted. REJECTED: by an approver, or by the float check when approved; the batch is DRAFT and free. CANCELLED: the batch was cancelled while it waited.
+	Status ApprovalStatus `json:"status"`
+}
+
+// ApprovalDecided defines model for ApprovalDecided.
+type ApprovalDecided struct {
+	Approval Approval `json:"approval"`
+	Batch    Batch    `json:"batch"`
+}
+
+// ApprovalEvent The body of approval.requested, approval.approved, approval.rejected and approval.cancelled.
+type ApprovalEvent struct {
+	Data Approval `json:"data"`
+
+	// Timestamp Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	//
+	// Examples: 2026-11-22T10:15:30.1234560
+	Timestamp DateTime          `json:"timestamp"`
+	Type      ApprovalEventType `json:"type"`
+}
+
+// ApprovalEventType defines model for ApprovalEvent.Type.
+type ApprovalEventType string
+
+// ApprovalRequested defines model for ApprovalRequested.
+type ApprovalRequested struct {
+	Approval Approval `json:"approval"`
+}
+
+// ApprovalStatus PENDING: waits for an approver, its batch held. APPROVED: its batch was submitted. REJECTED: by an approver, or by the float check when approved; the batch is DRAFT and free. CANCELLED: the batch was cancelled while it waited.
+type ApprovalStatus string
+
 // AuditEntry defines model for AuditEntry.
 type AuditEntry struct {
 	// Action A dotted name, e.g. batch.submitted (docs/api.md section 7).
 	Action string `json:"action"`
 
-	// Actor Who made the change: an API key (id, and its prefix as name), an operator token (name; bootstrap for --admin-token), a portal user (id, email), the command line, or the system.
-	Actor struct {
-		Id   *string             `json:"id"`
-		Name string              `json:"name"`
-		Type AuditEntryActorType `json:"type"`
-	} `json:"actor"`
+	// Actor Who made a change: an API key (id, and its prefix as name), an operator token (name; bootstrap for --admin-token), a portal user (id, email), the command line, or the system.
+	Actor Actor `json:"actor"`
 
 	// At Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
 	//
@@ -473,9 +608,6 @@ type AuditEntry struct {
 	Subject string `json:"subject"`
 }
 
-// AuditEntryActorType defines model for AuditEntry.Actor.Type.
-type AuditEntryActorType string
-
 // AuditPage defines model for AuditPage.
 type AuditPage struct {
 	Entries    []AuditEntry `json:"entries"`
@@ -486,6 +618,9 @@ type AuditPage struct {
 type Batch struct {
 	// AccountId Extension.
 	AccountId openapi_types.UUID `json:"accountId"`
+
+	// ApprovalId Extension: the PENDING approval a DRAFT batch's submit waits for, while it waits; the batch then takes no change but a cancel.
+	ApprovalId *openapi_types.UUID `json:"approvalId,omitempty"`
 
 	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
 	//
@@ -535,6 +670,9 @@ type BatchWithPayments struct {
 	// AccountId Extension.
 	AccountId openapi_types.UUID `json:"accountId"`
 
+	// ApprovalId Extension: the PENDING approval a DRAFT batch's submit waits for, while it waits; the batch then takes no change but a cancel.
+	ApprovalId *openapi_types.UUID `json:"approvalId,omitempty"`
+
 	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
 	//
 	// Examples: 2026-11-22T10:15:30.1234560
@@ -558,6 +696,12 @@ type BatchWithPayments struct {
 //
 // Examples: 2026-11-22T10:15:30.1234560
 type DateTime = wire.DateTime
+
+// Decision defines model for Decision.
+type Decision struct {
+	// Comment Optional.
+	Comment *string `json:"comment,omitempty"`
+}
 
 // EventType defines model for EventType.
 type EventType string
@@ -635,7 +779,12 @@ type NotificationStatus string
 
 // Organisation defines model for Organisation.
 type Organisation struct {
-	Accounts              []Account          `json:"accounts"`
+	Accounts []Account `json:"accounts"`
+
+	// ApprovalThreshold Extension: submits of batches at or above it wait for an approval; absent while approval is off.
+	//
+	// Examples: 150
+	ApprovalThreshold     *Amount            `json:"approvalThreshold,omitempty"`
 	Currency              string             `json:"currency"`
 	Id                    openapi_types.UUID `json:"id"`
 	Name                  string             `json:"name"`
@@ -645,6 +794,11 @@ type Organisation struct {
 
 // OrganisationSummary defines model for OrganisationSummary.
 type OrganisationSummary struct {
+	// ApprovalThreshold Absent while approval is off.
+	//
+	// Examples: 150
+	ApprovalThreshold *Amount `json:"approvalThreshold,omitempty"`
+
 	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
 	//
 	// Examples: 2026-11-22T10:15:30.1234560
@@ -896,7 +1050,7 @@ type WebhookDelivery struct {
 	// Examples: 2026-11-22T10:15:30.1234560
 	NextAttemptAt *DateTime `json:"nextAttemptAt,omitempty"`
 
-	// ResourceId The batch's or the payment's id.
+	// ResourceId The batch's, the payment's or the approval's id.
 	ResourceId openapi_types.UUID    `json:"resourceId"`
 	Status     WebhookDeliveryStatus `json:"status"`
 	Type       EventType             `json:"type"`
@@ -1197,9 +1351,13 @@ type CreateApiKeyParams struct {
 
 // UpdateSettingsJSONBody defines parameters for UpdateSettings.
 type UpdateSettingsJSONBody struct {
-	ReferralsEnabled      *bool `json:"referralsEnabled,omitempty"`
-	ReversalPeriodDays    *int  `json:"reversalPeriodDays,omitempty"`
-	ReversalPeriodSeconds *int  `json:"reversalPeriodSeconds,omitempty"`
+	// ApprovalThreshold An amount (0 up, at most two decimals): a submit of a batch whose paymentsAmount + referralsAmount is at or above it waits for an approval; 0 means every batch. null turns approval off (the default); absent leaves it.
+	//
+	// Examples: 5000
+	ApprovalThreshold     *wire.NullableAmount `json:"approvalThreshold,omitempty"`
+	ReferralsEnabled      *bool                `json:"referralsEnabled,omitempty"`
+	ReversalPeriodDays    *int                 `json:"reversalPeriodDays,omitempty"`
+	ReversalPeriodSeconds *int                 `json:"reversalPeriodSeconds,omitempty"`
 }
 
 // AdminListWebhooksParams defines parameters for AdminListWebhooks.
@@ -1211,6 +1369,55 @@ type AdminListWebhooksParams struct {
 // AdminDisableWebhookJSONBody defines parameters for AdminDisableWebhook.
 type AdminDisableWebhookJSONBody struct {
 	Reason *string `json:"reason,omitempty"`
+}
+
+// ListApprovalsParams defines parameters for ListApprovals.
+type ListApprovalsParams struct {
+	Status *ApprovalStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Skip Items to skip, 0 or more (default 0); a bad value is a 400 on Skip.
+	Skip *Skip `form:"skip,omitempty" json:"skip,omitempty"`
+
+	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
+	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+}
+
+// ApproveApprovalParams defines parameters for ApproveApproval.
+type ApproveApprovalParams struct {
+	// IdempotencyKey Makes the request safe to retry (docs/idempotency.md). The first
+	// request with a key runs and its answer, 4xx included, is kept for 24
+	// hours; the same key with the same request (method, path, body) gets
+	// that answer again, byte for byte, with `Idempotent-Replayed: true`,
+	// and runs nothing. The same key with another request is 422
+	// `idempotency_key_reused`; while the first still runs, 409
+	// `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
+	// Keys are the organisation's own; the operator API's are the operator's.
+	// A submit's replay is rebuilt from the batch: its payments as they
+	// are at the replay. An answer that shows a secret once (an API key,
+	// a webhook's signing secret) is replayed with it: the answer is kept
+	// in the transaction of the work, encrypted with a key only the
+	// Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+	// 400 on `Idempotency-Key`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RejectApprovalParams defines parameters for RejectApproval.
+type RejectApprovalParams struct {
+	// IdempotencyKey Makes the request safe to retry (docs/idempotency.md). The first
+	// request with a key runs and its answer, 4xx included, is kept for 24
+	// hours; the same key with the same request (method, path, body) gets
+	// that answer again, byte for byte, with `Idempotent-Replayed: true`,
+	// and runs nothing. The same key with another request is 422
+	// `idempotency_key_reused`; while the first still runs, 409
+	// `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
+	// Keys are the organisation's own; the operator API's are the operator's.
+	// A submit's replay is rebuilt from the batch: its payments as they
+	// are at the replay. An answer that shows a secret once (an API key,
+	// a webhook's signing secret) is replayed with it: the answer is kept
+	// in the transaction of the work, encrypted with a key only the
+	// Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+	// 400 on `Idempotency-Key`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListAuditParams defines parameters for ListAudit.
@@ -1339,6 +1546,18 @@ type ListWebhookDeliveriesParams struct {
 	Take *Take `form:"take,omitempty" json:"take,omitempty"`
 }
 
+// ApprovalEventParams defines parameters for ApprovalEvent.
+type ApprovalEventParams struct {
+	// WebhookId The delivery's id: the same on every attempt of it.
+	WebhookId WebhookId `json:"webhook-id"`
+
+	// WebhookTimestamp The attempt's time in unix seconds; refuse one far from your clock.
+	WebhookTimestamp WebhookTimestamp `json:"webhook-timestamp"`
+
+	// WebhookSignature Space-separated `v1,<base64 HMAC-SHA256>`: one per secret that signs (two for 24 hours after a rotation).
+	WebhookSignature WebhookSignature `json:"webhook-signature"`
+}
+
 // BatchEventParams defines parameters for BatchEvent.
 type BatchEventParams struct {
 	// WebhookId The delivery's id: the same on every attempt of it.
@@ -1384,6 +1603,12 @@ type UpdateSettingsJSONRequestBody UpdateSettingsJSONBody
 // AdminDisableWebhookJSONRequestBody defines body for AdminDisableWebhook for application/json ContentType.
 type AdminDisableWebhookJSONRequestBody AdminDisableWebhookJSONBody
 
+// ApproveApprovalJSONRequestBody defines body for ApproveApproval for application/json ContentType.
+type ApproveApprovalJSONRequestBody = Decision
+
+// RejectApprovalJSONRequestBody defines body for RejectApproval for application/json ContentType.
+type RejectApprovalJSONRequestBody = Decision
+
 // GetTokenJSONRequestBody defines body for GetToken for application/json ContentType.
 type GetTokenJSONRequestBody GetTokenJSONBody
 
@@ -1401,6 +1626,9 @@ type CreateWebhookJSONRequestBody = WebhookInput
 
 // UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
 type UpdateWebhookJSONRequestBody = WebhookInput
+
+// ApprovalEventJSONRequestBody defines body for ApprovalEvent for application/json ContentType.
+type ApprovalEventJSONRequestBody = ApprovalEvent
 
 // BatchEventJSONRequestBody defines body for BatchEvent for application/json ContentType.
 type BatchEventJSONRequestBody = BatchEvent
@@ -1626,7 +1854,8 @@ type ClientInterface interface {
 	//
 	// Absent fields are left alone. When both reversal periods are given,
 	// seconds win (they exist so tests need not wait days). A new period
-	// applies to batches submitted after the change.
+	// applies to batches submitted after the change; a new approval
+	// threshold to submits after the change.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1637,7 +1866,8 @@ type ClientInterface interface {
 	//
 	// Absent fields are left alone. When both reversal periods are given,
 	// seconds win (they exist so tests need not wait days). A new period
-	// applies to batches submitted after the change.
+	// applies to batches submitted after the change; a new approval
+	// threshold to submits after the change.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1666,6 +1896,64 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /admin/webhooks/{id}/disable (the `AdminDisableWebhook` operationId).
 	AdminDisableWebhook(ctx context.Context, id ID, body AdminDisableWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListApprovals List the organisation's approvals, newest first (ties by id)
+	//
+	// Corresponds with GET /approvals (the `ListApprovals` operationId).
+	ListApprovals(ctx context.Context, params *ListApprovalsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetApproval Read one approval
+	//
+	// Corresponds with GET /approvals/{id} (the `GetApproval` operationId).
+	GetApproval(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ApproveApprovalWithBody Approve a PENDING approval, which submits its batch
+	//
+	// One transaction: the approval becomes APPROVED and the batch is
+	// submitted as `POST /batches/{id}/submit` submits it, the approver
+	// its actor. Too little float rejects the approval instead (REJECTED,
+	// the batch DRAFT and free again, committed) and answers the submit's
+	// 422 `insufficient_float`. The requester of the approval, the same
+	// API key or portal user, may not decide it: 403 `forbidden`. The body
+	// is optional.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /approvals/{id}/approve (the `ApproveApproval` operationId).
+	ApproveApprovalWithBody(ctx context.Context, id ID, params *ApproveApprovalParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ApproveApproval Approve a PENDING approval, which submits its batch
+	//
+	// One transaction: the approval becomes APPROVED and the batch is
+	// submitted as `POST /batches/{id}/submit` submits it, the approver
+	// its actor. Too little float rejects the approval instead (REJECTED,
+	// the batch DRAFT and free again, committed) and answers the submit's
+	// 422 `insufficient_float`. The requester of the approval, the same
+	// API key or portal user, may not decide it: 403 `forbidden`. The body
+	// is optional.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /approvals/{id}/approve (the `ApproveApproval` operationId).
+	ApproveApproval(ctx context.Context, id ID, params *ApproveApprovalParams, body ApproveApprovalJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RejectApprovalWithBody Reject a PENDING approval; its batch is DRAFT and free again
+	//
+	// Nothing is paid. The requester may not reject their own request (403 `forbidden`); they cancel the batch instead. The body is optional.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /approvals/{id}/reject (the `RejectApproval` operationId).
+	RejectApprovalWithBody(ctx context.Context, id ID, params *RejectApprovalParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RejectApproval Reject a PENDING approval; its batch is DRAFT and free again
+	//
+	// Nothing is paid. The requester may not reject their own request (403 `forbidden`); they cancel the batch instead. The body is optional.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /approvals/{id}/reject (the `RejectApproval` operationId).
+	RejectApproval(ctx context.Context, id ID, params *RejectApprovalParams, body RejectApprovalJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListAudit The organisation's own audit entries, newest first
 	//
@@ -1741,9 +2029,10 @@ type ClientInterface interface {
 
 	// CancelBatch Cancel a DRAFT or OPEN batch
 	//
-	// DRAFT: every DRAFT payment becomes CANCELLED, nothing moves. OPEN:
-	// every PENDING leg becomes CANCELLED and its funds return to the
-	// float; SETTLED payments stay SETTLED. No body.
+	// DRAFT: every DRAFT payment becomes CANCELLED, nothing moves; an
+	// approval the batch waits for becomes CANCELLED too. OPEN: every
+	// PENDING leg becomes CANCELLED and its funds return to the float;
+	// SETTLED payments stay SETTLED. No body.
 	//
 	// Corresponds with POST /batches/{id}/cancel (the `CancelBatch` operationId).
 	CancelBatch(ctx context.Context, id ID, params *CancelBatchParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1818,6 +2107,13 @@ type ClientInterface interface {
 	// referralsAmount`, each leg to a member is paid (SETTLED), each leg to
 	// a non-member is held (PENDING, `reversalDueAt` set). The batch becomes
 	// CLOSED when nothing is pending, else OPEN. No body.
+	//
+	// When the organisation has an approval threshold and the batch's
+	// `paymentsAmount + referralsAmount` is at or above it, nothing is
+	// paid: the answer is 202 with the approval requested, and the batch
+	// stays DRAFT, taking no change but a cancel (409 `invalid_state`)
+	// until an approver decides (docs/api.md section 4.3). The float is
+	// checked when the approval runs the submit.
 	//
 	// Corresponds with POST /batches/{id}/submit (the `SubmitBatch` operationId).
 	SubmitBatch(ctx context.Context, id ID, params *SubmitBatchParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2274,7 +2570,8 @@ func (c *Client) CreateApiKey(ctx context.Context, id ID, params *CreateApiKeyPa
 //
 // Absent fields are left alone. When both reversal periods are given,
 // seconds win (they exist so tests need not wait days). A new period
-// applies to batches submitted after the change.
+// applies to batches submitted after the change; a new approval
+// threshold to submits after the change.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2295,7 +2592,8 @@ func (c *Client) UpdateSettingsWithBody(ctx context.Context, id ID, contentType 
 //
 // Absent fields are left alone. When both reversal periods are given,
 // seconds win (they exist so tests need not wait days). A new period
-// applies to batches submitted after the change.
+// applies to batches submitted after the change; a new approval
+// threshold to submits after the change.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2355,6 +2653,124 @@ func (c *Client) AdminDisableWebhookWithBody(ctx context.Context, id ID, content
 // Corresponds with POST /admin/webhooks/{id}/disable (the `AdminDisableWebhook` operationId).
 func (c *Client) AdminDisableWebhook(ctx context.Context, id ID, body AdminDisableWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAdminDisableWebhookRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListApprovals List the organisation's approvals, newest first (ties by id)
+//
+// Corresponds with GET /approvals (the `ListApprovals` operationId).
+func (c *Client) ListApprovals(ctx context.Context, params *ListApprovalsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListApprovalsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetApproval Read one approval
+//
+// Corresponds with GET /approvals/{id} (the `GetApproval` operationId).
+func (c *Client) GetApproval(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetApprovalRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ApproveApprovalWithBody Approve a PENDING approval, which submits its batch
+//
+// One transaction: the approval becomes APPROVED and the batch is
+// submitted as `POST /batches/{id}/submit` submits it, the approver
+// its actor. Too little float rejects the approval instead (REJECTED,
+// the batch DRAFT and free again, committed) and answers the submit's
+// 422 `insufficient_float`. The requester of the approval, the same
+// API key or portal user, may not decide it: 403 `forbidden`. The body
+// is optional.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /approvals/{id}/approve (the `ApproveApproval` operationId).
+func (c *Client) ApproveApprovalWithBody(ctx context.Context, id ID, params *ApproveApprovalParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApproveApprovalRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ApproveApproval Approve a PENDING approval, which submits its batch
+//
+// One transaction: the approval becomes APPROVED and the batch is
+// submitted as `POST /batches/{id}/submit` submits it, the approver
+// its actor. Too little float rejects the approval instead (REJECTED,
+// the batch DRAFT and free again, committed) and answers the submit's
+// 422 `insufficient_float`. The requester of the approval, the same
+// API key or portal user, may not decide it: 403 `forbidden`. The body
+// is optional.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /approvals/{id}/approve (the `ApproveApproval` operationId).
+func (c *Client) ApproveApproval(ctx context.Context, id ID, params *ApproveApprovalParams, body ApproveApprovalJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApproveApprovalRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RejectApprovalWithBody Reject a PENDING approval; its batch is DRAFT and free again
+//
+// Nothing is paid. The requester may not reject their own request (403 `forbidden`); they cancel the batch instead. The body is optional.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /approvals/{id}/reject (the `RejectApproval` operationId).
+func (c *Client) RejectApprovalWithBody(ctx context.Context, id ID, params *RejectApprovalParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRejectApprovalRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RejectApproval Reject a PENDING approval; its batch is DRAFT and free again
+//
+// Nothing is paid. The requester may not reject their own request (403 `forbidden`); they cancel the batch instead. The body is optional.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /approvals/{id}/reject (the `RejectApproval` operationId).
+func (c *Client) RejectApproval(ctx context.Context, id ID, params *RejectApprovalParams, body RejectApprovalJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRejectApprovalRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2539,9 +2955,10 @@ func (c *Client) UpdateBatch(ctx context.Context, id ID, body UpdateBatchJSONReq
 
 // CancelBatch Cancel a DRAFT or OPEN batch
 //
-// DRAFT: every DRAFT payment becomes CANCELLED, nothing moves. OPEN:
-// every PENDING leg becomes CANCELLED and its funds return to the
-// float; SETTLED payments stay SETTLED. No body.
+// DRAFT: every DRAFT payment becomes CANCELLED, nothing moves; an
+// approval the batch waits for becomes CANCELLED too. OPEN: every
+// PENDING leg becomes CANCELLED and its funds return to the float;
+// SETTLED payments stay SETTLED. No body.
 //
 // Corresponds with POST /batches/{id}/cancel (the `CancelBatch` operationId).
 func (c *Client) CancelBatch(ctx context.Context, id ID, params *CancelBatchParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2666,6 +3083,13 @@ func (c *Client) ExportPayments(ctx context.Context, id ID, reqEditors ...Reques
 // referralsAmount`, each leg to a member is paid (SETTLED), each leg to
 // a non-member is held (PENDING, `reversalDueAt` set). The batch becomes
 // CLOSED when nothing is pending, else OPEN. No body.
+//
+// When the organisation has an approval threshold and the batch's
+// `paymentsAmount + referralsAmount` is at or above it, nothing is
+// paid: the answer is 202 with the approval requested, and the batch
+// stays DRAFT, taking no change but a cancel (409 `invalid_state`)
+// until an approver decides (docs/api.md section 4.3). The float is
+// checked when the approval runs the submit.
 //
 // Corresponds with POST /batches/{id}/submit (the `SubmitBatch` operationId).
 func (c *Client) SubmitBatch(ctx context.Context, id ID, params *SubmitBatchParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3807,6 +4231,242 @@ func NewAdminDisableWebhookRequestWithBody(server string, id ID, contentType str
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListApprovalsRequest constructs an http.Request for the ListApprovals method
+func NewListApprovalsRequest(server string, params *ListApprovalsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/approvals")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Skip != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "skip", *params.Skip, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Take != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetApprovalRequest constructs an http.Request for the GetApproval method
+func NewGetApprovalRequest(server string, id ID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/approvals/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewApproveApprovalRequest calls the generic ApproveApproval builder with application/json body
+func NewApproveApprovalRequest(server string, id ID, params *ApproveApprovalParams, body ApproveApprovalJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewApproveApprovalRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewApproveApprovalRequestWithBody constructs an http.Request for the ApproveApproval method, with any body, and a specified content type
+func NewApproveApprovalRequestWithBody(server string, id ID, params *ApproveApprovalParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/approvals/%s/approve", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewRejectApprovalRequest calls the generic RejectApproval builder with application/json body
+func NewRejectApprovalRequest(server string, id ID, params *RejectApprovalParams, body RejectApprovalJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRejectApprovalRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewRejectApprovalRequestWithBody constructs an http.Request for the RejectApproval method, with any body, and a specified content type
+func NewRejectApprovalRequestWithBody(server string, id ID, params *RejectApprovalParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/approvals/%s/reject", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -5183,7 +5843,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Absent fields are left alone. When both reversal periods are given,
 	// seconds win (they exist so tests need not wait days). A new period
-	// applies to batches submitted after the change.
+	// applies to batches submitted after the change; a new approval
+	// threshold to submits after the change.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5194,7 +5855,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Absent fields are left alone. When both reversal periods are given,
 	// seconds win (they exist so tests need not wait days). A new period
-	// applies to batches submitted after the change.
+	// applies to batches submitted after the change; a new approval
+	// threshold to submits after the change.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5225,6 +5887,68 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /admin/webhooks/{id}/disable (the `AdminDisableWebhook` operationId).
 	AdminDisableWebhookWithResponse(ctx context.Context, id ID, body AdminDisableWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*AdminDisableWebhookResponse, error)
+
+	// ListApprovalsWithResponse List the organisation's approvals, newest first (ties by id)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /approvals (the `ListApprovals` operationId).
+	ListApprovalsWithResponse(ctx context.Context, params *ListApprovalsParams, reqEditors ...RequestEditorFn) (*ListApprovalsResponse, error)
+
+	// GetApprovalWithResponse Read one approval
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /approvals/{id} (the `GetApproval` operationId).
+	GetApprovalWithResponse(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*GetApprovalResponse, error)
+
+	// ApproveApprovalWithBodyWithResponse Approve a PENDING approval, which submits its batch
+	//
+	// One transaction: the approval becomes APPROVED and the batch is
+	// submitted as `POST /batches/{id}/submit` submits it, the approver
+	// its actor. Too little float rejects the approval instead (REJECTED,
+	// the batch DRAFT and free again, committed) and answers the submit's
+	// 422 `insufficient_float`. The requester of the approval, the same
+	// API key or portal user, may not decide it: 403 `forbidden`. The body
+	// is optional.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /approvals/{id}/approve (the `ApproveApproval` operationId).
+	ApproveApprovalWithBodyWithResponse(ctx context.Context, id ID, params *ApproveApprovalParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ApproveApprovalResponse, error)
+
+	// ApproveApprovalWithResponse Approve a PENDING approval, which submits its batch
+	//
+	// One transaction: the approval becomes APPROVED and the batch is
+	// submitted as `POST /batches/{id}/submit` submits it, the approver
+	// its actor. Too little float rejects the approval instead (REJECTED,
+	// the batch DRAFT and free again, committed) and answers the submit's
+	// 422 `insufficient_float`. The requester of the approval, the same
+	// API key or portal user, may not decide it: 403 `forbidden`. The body
+	// is optional.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /approvals/{id}/approve (the `ApproveApproval` operationId).
+	ApproveApprovalWithResponse(ctx context.Context, id ID, params *ApproveApprovalParams, body ApproveApprovalJSONRequestBody, reqEditors ...RequestEditorFn) (*ApproveApprovalResponse, error)
+
+	// RejectApprovalWithBodyWithResponse Reject a PENDING approval; its batch is DRAFT and free again
+	//
+	// Nothing is paid. The requester may not reject their own request (403 `forbidden`); they cancel the batch instead. The body is optional.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /approvals/{id}/reject (the `RejectApproval` operationId).
+	RejectApprovalWithBodyWithResponse(ctx context.Context, id ID, params *RejectApprovalParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RejectApprovalResponse, error)
+
+	// RejectApprovalWithResponse Reject a PENDING approval; its batch is DRAFT and free again
+	//
+	// Nothing is paid. The requester may not reject their own request (403 `forbidden`); they cancel the batch instead. The body is optional.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /approvals/{id}/reject (the `RejectApproval` operationId).
+	RejectApprovalWithResponse(ctx context.Context, id ID, params *RejectApprovalParams, body RejectApprovalJSONRequestBody, reqEditors ...RequestEditorFn) (*RejectApprovalResponse, error)
 
 	// ListAuditWithResponse The organisation's own audit entries, newest first
 	//
@@ -5308,9 +6032,10 @@ type ClientWithResponsesInterface interface {
 
 	// CancelBatchWithResponse Cancel a DRAFT or OPEN batch
 	//
-	// DRAFT: every DRAFT payment becomes CANCELLED, nothing moves. OPEN:
-	// every PENDING leg becomes CANCELLED and its funds return to the
-	// float; SETTLED payments stay SETTLED. No body.
+	// DRAFT: every DRAFT payment becomes CANCELLED, nothing moves; an
+	// approval the batch waits for becomes CANCELLED too. OPEN: every
+	// PENDING leg becomes CANCELLED and its funds return to the float;
+	// SETTLED payments stay SETTLED. No body.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5391,6 +6116,13 @@ type ClientWithResponsesInterface interface {
 	// referralsAmount`, each leg to a member is paid (SETTLED), each leg to
 	// a non-member is held (PENDING, `reversalDueAt` set). The batch becomes
 	// CLOSED when nothing is pending, else OPEN. No body.
+	//
+	// When the organisation has an approval threshold and the batch's
+	// `paymentsAmount + referralsAmount` is at or above it, nothing is
+	// paid: the answer is 202 with the approval requested, and the batch
+	// stays DRAFT, taking no change but a cancel (409 `invalid_state`)
+	// until an approver decides (docs/api.md section 4.3). The float is
+	// checked when the approval runs the submit.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7984,6 +8716,676 @@ func (r AdminDisableWebhookResponse) ContentType() string {
 	return ""
 }
 
+// ListApprovalsResponse200Headers the declared response headers of an HTTP 200 response for ListApprovals
+type ListApprovalsResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// ListApprovalsResponse400Headers the declared response headers of an HTTP 400 response for ListApprovals
+type ListApprovalsResponse400Headers struct {
+	XRequestId string
+}
+
+// ListApprovalsResponse401Headers the declared response headers of an HTTP 401 response for ListApprovals
+type ListApprovalsResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      string
+}
+
+// ListApprovalsResponse403Headers the declared response headers of an HTTP 403 response for ListApprovals
+type ListApprovalsResponse403Headers struct {
+	XRequestId string
+}
+
+// ListApprovalsResponse429Headers the declared response headers of an HTTP 429 response for ListApprovals
+type ListApprovalsResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      int
+	XRequestId      string
+}
+
+// ListApprovalsResponse500Headers the declared response headers of an HTTP 500 response for ListApprovals
+type ListApprovalsResponse500Headers struct {
+	XRequestId string
+}
+
+// ListApprovalsResponse503Headers the declared response headers of an HTTP 503 response for ListApprovals
+type ListApprovalsResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type ListApprovalsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]Approval
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListApprovalsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListApprovalsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListApprovalsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListApprovalsResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListApprovalsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListApprovalsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListApprovalsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListApprovalsResponse) GetJSON200() *[]Approval {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListApprovalsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListApprovalsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListApprovalsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListApprovalsResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListApprovalsResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListApprovalsResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListApprovalsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListApprovalsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListApprovalsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListApprovalsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetApprovalResponse200Headers the declared response headers of an HTTP 200 response for GetApproval
+type GetApprovalResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestId      string
+}
+
+// GetApprovalResponse401Headers the declared response headers of an HTTP 401 response for GetApproval
+type GetApprovalResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      string
+}
+
+// GetApprovalResponse403Headers the declared response headers of an HTTP 403 response for GetApproval
+type GetApprovalResponse403Headers struct {
+	XRequestId string
+}
+
+// GetApprovalResponse404Headers the declared response headers of an HTTP 404 response for GetApproval
+type GetApprovalResponse404Headers struct {
+	XRequestId string
+}
+
+// GetApprovalResponse429Headers the declared response headers of an HTTP 429 response for GetApproval
+type GetApprovalResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      int
+	XRequestId      string
+}
+
+// GetApprovalResponse500Headers the declared response headers of an HTTP 500 response for GetApproval
+type GetApprovalResponse500Headers struct {
+	XRequestId string
+}
+
+// GetApprovalResponse503Headers the declared response headers of an HTTP 503 response for GetApproval
+type GetApprovalResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type GetApprovalResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Approval
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetApprovalResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetApprovalResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetApprovalResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetApprovalResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetApprovalResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetApprovalResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetApprovalResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetApprovalResponse) GetJSON200() *Approval {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetApprovalResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetApprovalResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetApprovalResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetApprovalResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetApprovalResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetApprovalResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetApprovalResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetApprovalResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetApprovalResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetApprovalResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ApproveApprovalResponse200Headers the declared response headers of an HTTP 200 response for ApproveApproval
+type ApproveApprovalResponse200Headers struct {
+	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
+	XRequestId         string
+}
+
+// ApproveApprovalResponse400Headers the declared response headers of an HTTP 400 response for ApproveApproval
+type ApproveApprovalResponse400Headers struct {
+	XRequestId string
+}
+
+// ApproveApprovalResponse401Headers the declared response headers of an HTTP 401 response for ApproveApproval
+type ApproveApprovalResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      string
+}
+
+// ApproveApprovalResponse403Headers the declared response headers of an HTTP 403 response for ApproveApproval
+type ApproveApprovalResponse403Headers struct {
+	XRequestId string
+}
+
+// ApproveApprovalResponse404Headers the declared response headers of an HTTP 404 response for ApproveApproval
+type ApproveApprovalResponse404Headers struct {
+	XRequestId string
+}
+
+// ApproveApprovalResponse409Headers the declared response headers of an HTTP 409 response for ApproveApproval
+type ApproveApprovalResponse409Headers struct {
+	XRequestId string
+}
+
+// ApproveApprovalResponse413Headers the declared response headers of an HTTP 413 response for ApproveApproval
+type ApproveApprovalResponse413Headers struct {
+	XRequestId string
+}
+
+// ApproveApprovalResponse422Headers the declared response headers of an HTTP 422 response for ApproveApproval
+type ApproveApprovalResponse422Headers struct {
+	XRequestId string
+}
+
+// ApproveApprovalResponse429Headers the declared response headers of an HTTP 429 response for ApproveApproval
+type ApproveApprovalResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      int
+	XRequestId      string
+}
+
+// ApproveApprovalResponse500Headers the declared response headers of an HTTP 500 response for ApproveApproval
+type ApproveApprovalResponse500Headers struct {
+	XRequestId string
+}
+
+// ApproveApprovalResponse503Headers the declared response headers of an HTTP 503 response for ApproveApproval
+type ApproveApprovalResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type ApproveApprovalResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ApprovalDecided
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *InvalidStateOrIdempotencyConflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *UnprocessableOrKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ApproveApprovalResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ApproveApprovalResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ApproveApprovalResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ApproveApprovalResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ApproveApprovalResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ApproveApprovalResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *ApproveApprovalResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ApproveApprovalResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ApproveApprovalResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ApproveApprovalResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ApproveApprovalResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ApproveApprovalResponse) GetJSON200() *ApprovalDecided {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ApproveApprovalResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ApproveApprovalResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ApproveApprovalResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ApproveApprovalResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r ApproveApprovalResponse) GetApplicationproblemJSON409() *InvalidStateOrIdempotencyConflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ApproveApprovalResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ApproveApprovalResponse) GetApplicationproblemJSON422() *UnprocessableOrKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ApproveApprovalResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ApproveApprovalResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ApproveApprovalResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ApproveApprovalResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ApproveApprovalResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ApproveApprovalResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ApproveApprovalResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RejectApprovalResponse200Headers the declared response headers of an HTTP 200 response for RejectApproval
+type RejectApprovalResponse200Headers struct {
+	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
+	XRequestId         string
+}
+
+// RejectApprovalResponse400Headers the declared response headers of an HTTP 400 response for RejectApproval
+type RejectApprovalResponse400Headers struct {
+	XRequestId string
+}
+
+// RejectApprovalResponse401Headers the declared response headers of an HTTP 401 response for RejectApproval
+type RejectApprovalResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      string
+}
+
+// RejectApprovalResponse403Headers the declared response headers of an HTTP 403 response for RejectApproval
+type RejectApprovalResponse403Headers struct {
+	XRequestId string
+}
+
+// RejectApprovalResponse404Headers the declared response headers of an HTTP 404 response for RejectApproval
+type RejectApprovalResponse404Headers struct {
+	XRequestId string
+}
+
+// RejectApprovalResponse409Headers the declared response headers of an HTTP 409 response for RejectApproval
+type RejectApprovalResponse409Headers struct {
+	XRequestId string
+}
+
+// RejectApprovalResponse413Headers the declared response headers of an HTTP 413 response for RejectApproval
+type RejectApprovalResponse413Headers struct {
+	XRequestId string
+}
+
+// RejectApprovalResponse422Headers the declared response headers of an HTTP 422 response for RejectApproval
+type RejectApprovalResponse422Headers struct {
+	XRequestId string
+}
+
+// RejectApprovalResponse429Headers the declared response headers of an HTTP 429 response for RejectApproval
+type RejectApprovalResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      int
+	XRequestId      string
+}
+
+// RejectApprovalResponse500Headers the declared response headers of an HTTP 500 response for RejectApproval
+type RejectApprovalResponse500Headers struct {
+	XRequestId string
+}
+
+// RejectApprovalResponse503Headers the declared response headers of an HTTP 503 response for RejectApproval
+type RejectApprovalResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type RejectApprovalResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ApprovalDecided
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *InvalidStateOrIdempotencyConflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RejectApprovalResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RejectApprovalResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RejectApprovalResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RejectApprovalResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *RejectApprovalResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RejectApprovalResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *RejectApprovalResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *RejectApprovalResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RejectApprovalResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *RejectApprovalResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RejectApprovalResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RejectApprovalResponse) GetJSON200() *ApprovalDecided {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RejectApprovalResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RejectApprovalResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RejectApprovalResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RejectApprovalResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r RejectApprovalResponse) GetApplicationproblemJSON409() *InvalidStateOrIdempotencyConflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r RejectApprovalResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r RejectApprovalResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r RejectApprovalResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RejectApprovalResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RejectApprovalResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RejectApprovalResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RejectApprovalResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RejectApprovalResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RejectApprovalResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListAuditResponse200Headers the declared response headers of an HTTP 200 response for ListAudit
 type ListAuditResponse200Headers struct {
 	RateLimit       *string
@@ -9701,6 +11103,15 @@ type SubmitBatchResponse200Headers struct {
 	XRequestId         string
 }
 
+// SubmitBatchResponse202Headers the declared response headers of an HTTP 202 response for SubmitBatch
+type SubmitBatchResponse202Headers struct {
+	IdempotentReplayed *string
+	Location           *string
+	RateLimit          *string
+	RateLimitPolicy    *string
+	XRequestId         string
+}
+
 // SubmitBatchResponse400Headers the declared response headers of an HTTP 400 response for SubmitBatch
 type SubmitBatchResponse400Headers struct {
 	XRequestId string
@@ -9756,6 +11167,8 @@ type SubmitBatchResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *BatchWithPayments
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *ApprovalRequested
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -9776,6 +11189,8 @@ type SubmitBatchResponse struct {
 	ApplicationproblemJSON503 *Unavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *SubmitBatchResponse200Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SubmitBatchResponse202Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *SubmitBatchResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
@@ -9799,6 +11214,11 @@ type SubmitBatchResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r SubmitBatchResponse) GetJSON200() *BatchWithPayments {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SubmitBatchResponse) GetJSON202() *ApprovalRequested {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -11855,7 +13275,8 @@ func (c *ClientWithResponses) CreateApiKeyWithResponse(ctx context.Context, id I
 //
 // Absent fields are left alone. When both reversal periods are given,
 // seconds win (they exist so tests need not wait days). A new period
-// applies to batches submitted after the change.
+// applies to batches submitted after the change; a new approval
+// threshold to submits after the change.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11872,7 +13293,8 @@ func (c *ClientWithResponses) UpdateSettingsWithBodyWithResponse(ctx context.Con
 //
 // Absent fields are left alone. When both reversal periods are given,
 // seconds win (they exist so tests need not wait days). A new period
-// applies to batches submitted after the change.
+// applies to batches submitted after the change; a new approval
+// threshold to submits after the change.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11926,6 +13348,104 @@ func (c *ClientWithResponses) AdminDisableWebhookWithResponse(ctx context.Contex
 		return nil, err
 	}
 	return ParseAdminDisableWebhookResponse(rsp)
+}
+
+// ListApprovalsWithResponse List the organisation's approvals, newest first (ties by id)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /approvals (the `ListApprovals` operationId).
+func (c *ClientWithResponses) ListApprovalsWithResponse(ctx context.Context, params *ListApprovalsParams, reqEditors ...RequestEditorFn) (*ListApprovalsResponse, error) {
+	rsp, err := c.ListApprovals(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListApprovalsResponse(rsp)
+}
+
+// GetApprovalWithResponse Read one approval
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /approvals/{id} (the `GetApproval` operationId).
+func (c *ClientWithResponses) GetApprovalWithResponse(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*GetApprovalResponse, error) {
+	rsp, err := c.GetApproval(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetApprovalResponse(rsp)
+}
+
+// ApproveApprovalWithBodyWithResponse Approve a PENDING approval, which submits its batch
+//
+// One transaction: the approval becomes APPROVED and the batch is
+// submitted as `POST /batches/{id}/submit` submits it, the approver
+// its actor. Too little float rejects the approval instead (REJECTED,
+// the batch DRAFT and free again, committed) and answers the submit's
+// 422 `insufficient_float`. The requester of the approval, the same
+// API key or portal user, may not decide it: 403 `forbidden`. The body
+// is optional.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /approvals/{id}/approve (the `ApproveApproval` operationId).
+func (c *ClientWithResponses) ApproveApprovalWithBodyWithResponse(ctx context.Context, id ID, params *ApproveApprovalParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ApproveApprovalResponse, error) {
+	rsp, err := c.ApproveApprovalWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseApproveApprovalResponse(rsp)
+}
+
+// ApproveApprovalWithResponse Approve a PENDING approval, which submits its batch
+//
+// One transaction: the approval becomes APPROVED and the batch is
+// submitted as `POST /batches/{id}/submit` submits it, the approver
+// its actor. Too little float rejects the approval instead (REJECTED,
+// the batch DRAFT and free again, committed) and answers the submit's
+// 422 `insufficient_float`. The requester of the approval, the same
+// API key or portal user, may not decide it: 403 `forbidden`. The body
+// is optional.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /approvals/{id}/approve (the `ApproveApproval` operationId).
+func (c *ClientWithResponses) ApproveApprovalWithResponse(ctx context.Context, id ID, params *ApproveApprovalParams, body ApproveApprovalJSONRequestBody, reqEditors ...RequestEditorFn) (*ApproveApprovalResponse, error) {
+	rsp, err := c.ApproveApproval(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseApproveApprovalResponse(rsp)
+}
+
+// RejectApprovalWithBodyWithResponse Reject a PENDING approval; its batch is DRAFT and free again
+//
+// Nothing is paid. The requester may not reject their own request (403 `forbidden`); they cancel the batch instead. The body is optional.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /approvals/{id}/reject (the `RejectApproval` operationId).
+func (c *ClientWithResponses) RejectApprovalWithBodyWithResponse(ctx context.Context, id ID, params *RejectApprovalParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RejectApprovalResponse, error) {
+	rsp, err := c.RejectApprovalWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRejectApprovalResponse(rsp)
+}
+
+// RejectApprovalWithResponse Reject a PENDING approval; its batch is DRAFT and free again
+//
+// Nothing is paid. The requester may not reject their own request (403 `forbidden`); they cancel the batch instead. The body is optional.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /approvals/{id}/reject (the `RejectApproval` operationId).
+func (c *ClientWithResponses) RejectApprovalWithResponse(ctx context.Context, id ID, params *RejectApprovalParams, body RejectApprovalJSONRequestBody, reqEditors ...RequestEditorFn) (*RejectApprovalResponse, error) {
+	rsp, err := c.RejectApproval(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRejectApprovalResponse(rsp)
 }
 
 // ListAuditWithResponse The organisation's own audit entries, newest first
@@ -12070,9 +13590,10 @@ func (c *ClientWithResponses) UpdateBatchWithResponse(ctx context.Context, id ID
 
 // CancelBatchWithResponse Cancel a DRAFT or OPEN batch
 //
-// DRAFT: every DRAFT payment becomes CANCELLED, nothing moves. OPEN:
-// every PENDING leg becomes CANCELLED and its funds return to the
-// float; SETTLED payments stay SETTLED. No body.
+// DRAFT: every DRAFT payment becomes CANCELLED, nothing moves; an
+// approval the batch waits for becomes CANCELLED too. OPEN: every
+// PENDING leg becomes CANCELLED and its funds return to the float;
+// SETTLED payments stay SETTLED. No body.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12183,6 +13704,13 @@ func (c *ClientWithResponses) ExportPaymentsWithResponse(ctx context.Context, id
 // referralsAmount`, each leg to a member is paid (SETTLED), each leg to
 // a non-member is held (PENDING, `reversalDueAt` set). The batch becomes
 // CLOSED when nothing is pending, else OPEN. No body.
+//
+// When the organisation has an approval threshold and the batch's
+// `paymentsAmount + referralsAmount` is at or above it, nothing is
+// paid: the answer is 202 with the approval requested, and the batch
+// stays DRAFT, taking no change but a cancel (409 `invalid_state`)
+// until an approver decides (docs/api.md section 4.3). The float is
+// checked when the approval runs the submit.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -15687,6 +17215,916 @@ func ParseAdminDisableWebhookResponse(rsp *http.Response) (*AdminDisableWebhookR
 	return response, nil
 }
 
+// ParseListApprovalsResponse parses an HTTP response from a ListApprovalsWithResponse call
+func ParseListApprovalsResponse(rsp *http.Response) (*ListApprovalsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListApprovalsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []Approval
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListApprovalsResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListApprovalsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListApprovalsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListApprovalsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListApprovalsResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListApprovalsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListApprovalsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetApprovalResponse parses an HTTP response from a GetApprovalWithResponse call
+func ParseGetApprovalResponse(rsp *http.Response) (*GetApprovalResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetApprovalResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Approval
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetApprovalResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetApprovalResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetApprovalResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetApprovalResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetApprovalResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetApprovalResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetApprovalResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseApproveApprovalResponse parses an HTTP response from a ApproveApprovalWithResponse call
+func ParseApproveApprovalResponse(rsp *http.Response) (*ApproveApprovalResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ApproveApprovalResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ApprovalDecided
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest InvalidStateOrIdempotencyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableOrKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ApproveApprovalResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ApproveApprovalResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ApproveApprovalResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ApproveApprovalResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ApproveApprovalResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers ApproveApprovalResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers ApproveApprovalResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers ApproveApprovalResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ApproveApprovalResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ApproveApprovalResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ApproveApprovalResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRejectApprovalResponse parses an HTTP response from a RejectApprovalWithResponse call
+func ParseRejectApprovalResponse(rsp *http.Response) (*RejectApprovalResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RejectApprovalResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ApprovalDecided
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest InvalidStateOrIdempotencyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RejectApprovalResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers RejectApprovalResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers RejectApprovalResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RejectApprovalResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers RejectApprovalResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers RejectApprovalResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers RejectApprovalResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers RejectApprovalResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers RejectApprovalResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers RejectApprovalResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RejectApprovalResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListAuditResponse parses an HTTP response from a ListAuditWithResponse call
 func ParseListAuditResponse(rsp *http.Response) (*ListAuditResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -18047,6 +20485,13 @@ func ParseSubmitBatchResponse(rsp *http.Response) (*SubmitBatchResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest ApprovalRequested
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18144,6 +20589,44 @@ func ParseSubmitBatchResponse(rsp *http.Response) (*SubmitBatchResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 202:
+		var headers SubmitBatchResponse202Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 400:
 		var headers SubmitBatchResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -20370,6 +22853,11 @@ func (p *WebhookInitiator) applyWebhookEditors(ctx context.Context, req *http.Re
 
 // WebhookInitiatorInterface is the interface specification for the webhook initiator.
 type WebhookInitiatorInterface interface {
+	// ApprovalEventWithBody fires the approvalEvent webhook with any body
+	ApprovalEventWithBody(ctx context.Context, targetURL string, params *ApprovalEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	ApprovalEvent(ctx context.Context, targetURL string, params *ApprovalEventParams, body ApprovalEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// BatchEventWithBody fires the batchEvent webhook with any body
 	BatchEventWithBody(ctx context.Context, targetURL string, params *BatchEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -20379,6 +22867,30 @@ type WebhookInitiatorInterface interface {
 	PaymentEventWithBody(ctx context.Context, targetURL string, params *PaymentEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	PaymentEvent(ctx context.Context, targetURL string, params *PaymentEventParams, body PaymentEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+func (p *WebhookInitiator) ApprovalEventWithBody(ctx context.Context, targetURL string, params *ApprovalEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApprovalEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) ApprovalEvent(ctx context.Context, targetURL string, params *ApprovalEventParams, body ApprovalEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApprovalEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
 }
 
 func (p *WebhookInitiator) BatchEventWithBody(ctx context.Context, targetURL string, params *BatchEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -20427,6 +22939,67 @@ func (p *WebhookInitiator) PaymentEvent(ctx context.Context, targetURL string, p
 		return nil, err
 	}
 	return p.Client.Do(req)
+}
+
+// NewApprovalEventWebhookRequest builds a application/json POST request for the approvalEvent webhook
+func NewApprovalEventWebhookRequest(targetURL string, params *ApprovalEventParams, body ApprovalEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewApprovalEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewApprovalEventWebhookRequestWithBody builds a POST request for the approvalEvent webhook with any body
+func NewApprovalEventWebhookRequestWithBody(targetURL string, params *ApprovalEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "integer", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
 }
 
 // NewBatchEventWebhookRequest builds a application/json POST request for the batchEvent webhook

@@ -22,7 +22,7 @@ const (
 	// holding it, or admin; every role reads.
 	viewer   = access(disburse.RoleViewer)
 	maker    = access(disburse.RoleMaker)
-	approver = access(disburse.RoleApprover) // for approving or rejecting a submit: no route of this table yet
+	approver = access(disburse.RoleApprover) // approving or rejecting a submit
 	orgAdmin = access(disburse.RoleAdmin)
 )
 

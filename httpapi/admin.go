@@ -37,9 +37,11 @@ func (s *server) updateSettings(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	org, accounts, err := s.svc.UpdateSettings(r.Context(), r.PathValue("id"), disburse.Settings{
-		ReferralsEnabled: req.ReferralsEnabled, ReversalPeriodDays: req.ReversalPeriodDays, ReversalPeriodSeconds: req.ReversalPeriodSeconds,
-	})
+	in, err := req.settings()
+	if err != nil {
+		return err
+	}
+	org, accounts, err := s.svc.UpdateSettings(r.Context(), r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}

@@ -146,13 +146,28 @@ func decodeInto(dec *jsontext.Decoder, dst any) ([]disburse.FieldError, error) {
 	if err != nil || p.wrongTypes >= 0 {
 		return nil, err
 	}
+	return p.failures(w), nil
+}
+
+// failures are the wrong types w as failures, in the struct's field order.
+func (p *structPlan) failures(w disburse.WrongTypes) []disburse.FieldError {
 	var out []disburse.FieldError
 	for _, f := range p.fields {
 		if t, ok := w[f.field]; ok {
 			out = append(out, disburse.FieldError{FieldName: string(f.field), FieldValue: disburse.ShortValue(t.Value), ErrorMessage: t.Message})
 		}
 	}
-	return out, nil
+	return out
+}
+
+// wrongTypesError is decode's 400 for the wrong types w of dst, a pointer
+// to a struct that keeps them in its WrongTypes field so that its handler
+// may take one first (a null that means something); nil for none.
+func wrongTypesError(dst any, w disburse.WrongTypes) error {
+	if len(w) == 0 {
+		return nil
+	}
+	return &disburse.Error{Code: disburse.CodeInvalid, Message: "the body has values of the wrong type", Fields: planOf(reflect.TypeOf(dst).Elem()).failures(w)}
 }
 
 // object reads a JSON object into v, a struct planned by p, and returns

@@ -36,6 +36,9 @@ func passedOn(dst any) error {
 		}
 	}
 	switch d := dst.(type) {
+	case *settingsRequest: // its handler reports them, but a null approvalThreshold
+		_, err := d.settings()
+		return err
 	case *disburse.BatchInput:
 		add(*d, d.WrongTypes, nil)
 	case *disburse.AddPaymentsInput:
@@ -102,6 +105,8 @@ func TestDecodeFailures(t *testing.T) {
 			[]failure{{"Name", "5", nil}}},
 		{"every wrong type of the settings", `{"referralsEnabled":"yes","reversalPeriodDays":1.5,"reversalPeriodSeconds":"60"}`, newSettings,
 			[]failure{{"ReferralsEnabled", "yes", nil}, {"ReversalPeriodDays", "1.5", nil}, {"ReversalPeriodSeconds", "60", nil}}},
+		{"a string for the approval threshold, beside the others", `{"approvalThreshold":"100","referralsEnabled":1}`, newSettings,
+			[]failure{{"ReferralsEnabled", "1", nil}, {"ApprovalThreshold", "100", nil}}},
 		{"an array for a string", `{"name":[1]}`, newBatch, []failure{{"Name", "array", nil}}},
 		{"a string for a list of strings", `{"url":"https://example.com","events":"batch.closed"}`, newWebhook,
 			[]failure{{"Events", "batch.closed", nil}}},
@@ -149,6 +154,32 @@ func newBatch() any    { return new(disburse.BatchInput) }
 func newPayments() any { return new(disburse.AddPaymentsInput) }
 func newSettings() any { return new(settingsRequest) }
 func newWebhook() any  { return new(webhookRequest) }
+
+// TestSettingsApprovalThreshold: absent leaves the threshold, null turns
+// approval off, a number sets it (docs/api.md section 4.3).
+func TestSettingsApprovalThreshold(t *testing.T) {
+	for body, want := range map[string]*disburse.ThresholdSetting{
+		`{"referralsEnabled":true}`:                        nil,
+		`{"approvalThreshold":null}`:                       {Off: true},
+		`{"approvalThreshold":0}`:                          {Amount: "0"},
+		`{"approvalThreshold":5000.50}`:                    {Amount: "5000.50"},
+		`{"APPROVALTHRESHOLD":null}`:                       {Off: true},
+		`{"approvalThreshold":null,"approvalThreshold":7}`: {Amount: "7"},
+	} {
+		var req settingsRequest
+		if err := decodeBody(body, DefaultMaxBodyBytes, &req); err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		in, err := req.settings()
+		if err != nil {
+			t.Errorf("%s: %v", body, err)
+			continue
+		}
+		if diff := cmp.Diff(want, in.ApprovalThreshold); diff != "" {
+			t.Errorf("%s: threshold (-want +got):\n%s", body, diff)
+		}
+	}
+}
 
 // TestDecodeListOfStrings: an array of strings is read whole, null leaves
 // it empty.

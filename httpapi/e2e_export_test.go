@@ -25,7 +25,7 @@ import (
 	"github.com/disburse/disburse/internal/testenv"
 )
 
-// exportHeader is docs/api.md section 4.3's header line, word for word.
+// exportHeader is docs/api.md section 4.4's header line, word for word.
 const exportHeader = "msisdn,amount,firstname,lastname,externalId,statusCode,isMember,settledAt,referralAmount,referralMsisdn,referralStatusCode,id"
 
 // TestE2EExportPayments: GET /batches/{id}/payments.csv gives every
@@ -33,7 +33,7 @@ const exportHeader = "msisdn,amount,firstname,lastname,externalId,statusCode,isM
 // harness reads 3 at a time), each cell the text of the JSON member of
 // its column, formulas neutralised; the header alone for an empty batch;
 // 404 for another organisation's, an unknown or a malformed id; 401
-// without a token (docs/api.md section 4.3).
+// without a token (docs/api.md section 4.4).
 func TestE2EExportPayments(t *testing.T) { eachStore(t, testE2EExportPayments) }
 
 func testE2EExportPayments(t *testing.T, store opener) {
@@ -166,7 +166,7 @@ func (s readCountingStore) Read(ctx context.Context, fn func(disburse.Tx) error)
 // TestE2EExportStopsWhenClientHangsUp: a client that hangs up midway
 // through an export stops it: the page being read is abandoned with the
 // request's context, no later page is read, and the request is logged as
-// it ended, with no error (docs/api.md section 4.3).
+// it ended, with no error (docs/api.md section 4.4).
 func TestE2EExportStopsWhenClientHangsUp(t *testing.T) {
 	eachStore(t, func(t *testing.T, open opener) {
 		store := open(t)
@@ -252,7 +252,7 @@ func readLine(r io.Reader) (string, error) {
 // TestE2EExportToASlowClient: a client that reads a large export more
 // slowly than the server's write timeout allows for the whole answer
 // still gets all of it: the deadline moves with each write (docs/api.md
-// section 4.3). Its receive buffer is small, so that the server waits on
+// section 4.4). Its receive buffer is small, so that the server waits on
 // it rather than on the kernel's buffers.
 func TestE2EExportToASlowClient(t *testing.T) {
 	testenv.SkipUnlessLong(t)

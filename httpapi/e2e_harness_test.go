@@ -336,6 +336,7 @@ type Batch struct {
 	StatusCode  string    `json:"statusCode"`
 	CreatedAt   string    `json:"createdAt"`
 	SubmittedAt string    `json:"submittedAt"`
+	ApprovalID  string    `json:"approvalId"`
 	Summary     *Summary  `json:"summary"`
 	Payments    []Payment `json:"payments"`
 }
@@ -427,12 +428,13 @@ type Account struct {
 }
 
 type Organisation struct {
-	ID                    string    `json:"id"`
-	Name                  string    `json:"name"`
-	Currency              string    `json:"currency"`
-	ReferralsEnabled      bool      `json:"referralsEnabled"`
-	ReversalPeriodSeconds int64     `json:"reversalPeriodSeconds"`
-	Accounts              []Account `json:"accounts"`
+	ID                    string      `json:"id"`
+	Name                  string      `json:"name"`
+	Currency              string      `json:"currency"`
+	ReferralsEnabled      bool        `json:"referralsEnabled"`
+	ReversalPeriodSeconds int64       `json:"reversalPeriodSeconds"`
+	ApprovalThreshold     json.Number `json:"approvalThreshold"`
+	Accounts              []Account   `json:"accounts"`
 }
 
 type Statement struct {

@@ -87,18 +87,25 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		_ = writeJSON(w, http.StatusBadRequest, fieldFailures(e)) // FieldErrors always marshal
 		return
 	}
-	p := problem{Status: status, Code: e.Code, Detail: e.Message}
 	switch e.Code {
 	case disburse.CodeUnauthorized:
 		w.Header().Set("WWW-Authenticate", "Bearer")
-	case disburse.CodeInsufficientFloat:
-		p.Required, p.Available = &e.Required, &e.Available
 	case disburse.CodeUnavailable:
 		// Nothing was committed: the same request may simply be sent again.
 		w.Header().Set("Retry-After", "1")
 		s.log.WarnContext(r.Context(), "database unavailable", "request_id", requestIDFrom(r.Context()), "method", r.Method, "route", s.route(r), "err", err)
 	}
-	writeProblem(w, p)
+	writeProblem(w, problemOf(e, status))
+}
+
+// problemOf is the problem of a domain error with a known code, answered
+// with status.
+func problemOf(e *disburse.Error, status int) problem {
+	p := problem{Status: status, Code: e.Code, Detail: e.Message}
+	if e.Code == disburse.CodeInsufficientFloat {
+		p.Required, p.Available = &e.Required, &e.Available
+	}
+	return p
 }
 
 // fieldFailures is the 400 body: never empty, never null.
@@ -109,9 +116,14 @@ func fieldFailures(e *disburse.Error) []disburse.FieldError {
 	return []disburse.FieldError{{ErrorMessage: e.Message, FieldName: "Body"}}
 }
 
-func writeProblem(w http.ResponseWriter, p problem) {
+// filled is p with its type and title: about:blank, and the status's phrase.
+func (p problem) filled() problem {
 	p.Type, p.Title = "about:blank", http.StatusText(p.Status)
-	body, _ := json.Marshal(p) // a problem always marshals
+	return p
+}
+
+func writeProblem(w http.ResponseWriter, p problem) {
+	body, _ := json.Marshal(p.filled()) // a problem always marshals
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(p.Status)

@@ -9,7 +9,7 @@ import (
 )
 
 // exportPayments answers with the batch's results as a CSV file
-// (docs/api.md section 4.3), written a page at a time as the pages are
+// (docs/api.md section 4.4), written a page at a time as the pages are
 // read. A read that fails once the file has begun cuts it short: logged
 // here, since no error answer can follow a status line already sent.
 func (s *server) exportPayments(w http.ResponseWriter, r *http.Request, orgID string) error {

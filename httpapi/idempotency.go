@@ -28,7 +28,7 @@ type replayKind int
 
 const (
 	replayKept   replayKind = iota // the answer is kept, byte for byte
-	replaySubmit                   // rebuilt: the batch with every payment, which may be a million
+	replaySubmit                   // a 200 is rebuilt: the batch with every payment, which may be a million
 )
 
 // idemHandler is a handler run under an Idempotency-Key: s is a copy of
@@ -122,7 +122,10 @@ const refSubmit = "submit"
 // replay writes a key's answer again, marked Idempotent-Replayed.
 func (s *server) replay(w http.ResponseWriter, r *http.Request, scope string, rp *idempotency.Replay) error {
 	w.Header().Set(replayedHeader, "true")
-	if rp.RefKind == refSubmit {
+	// A submit that requested an approval kept its 202, made in its
+	// transaction; one that paid is rebuilt (its status is 0 when the
+	// process stopped before keeping it).
+	if rp.RefKind == refSubmit && (rp.Status == 0 || rp.Status == http.StatusOK) {
 		b, err := s.svc.Batch(r.Context(), scope, rp.RefID)
 		if err != nil {
 			return err
@@ -144,11 +147,12 @@ func (s *server) replay(w http.ResponseWriter, r *http.Request, scope string, rp
 }
 
 // answerRecorder passes an answer on and keeps what a replay needs of it:
-// the body too, unless the route's success is rebuilt on replay (a
-// submit's); its failures are small, and kept.
+// the body too, unless the route's 200 is rebuilt on replay (a submit's
+// batch with every payment); its other answers (an approval requested,
+// failures) are small, and kept.
 type answerRecorder struct {
 	http.ResponseWriter
-	rebuilt     bool // the route's 2xx answers are rebuilt on replay
+	rebuilt     bool // the route's 200 answers are rebuilt on replay
 	keepBody    bool
 	code        int
 	wroteHeader bool
@@ -159,7 +163,7 @@ type answerRecorder struct {
 func (a *answerRecorder) WriteHeader(code int) {
 	if !a.wroteHeader {
 		a.code, a.wroteHeader = code, true
-		a.keepBody = !a.rebuilt || code >= http.StatusMultipleChoices
+		a.keepBody = !a.rebuilt || code != http.StatusOK
 		a.kept = map[string]string{}
 		for _, k := range keptHeaders {
 			if v := a.Header().Get(k); v != "" {

@@ -14,8 +14,9 @@ import (
 // (idempotency.Written), so that the answer is kept in the same transaction
 // as the work: a process that stops after the commit leaves a key that
 // replays. Each makes the bytes its handler writes, from the same values.
-// Every POST that takes a key has one but the submit, whose answer is
-// rebuilt from the batch on replay (docs/idempotency.md). Answers with a
+// Every POST that takes a key has one. A submit's makes only the 202 of
+// an approval requested: a submit that paid is rebuilt from the batch on
+// replay (docs/idempotency.md). Answers with a
 // secret in clear (an API key, a webhook's signing secret) are made here
 // too: the key's row keeps them sealed by the Idempotency-Key.
 // Keyed by the route's pattern.
@@ -36,6 +37,14 @@ var answerRenderers = map[string]func(idempotency.Written) (idempotency.Answer, 
 		}
 		return out.answer(), true
 	},
+	"POST /batches/{id}/submit": func(w idempotency.Written) (idempotency.Answer, bool) {
+		if w.Approval == nil || w.Approval.Status != disburse.ApprovalPending {
+			return idempotency.Answer{}, false // paid: rebuilt on replay
+		}
+		return approvalRequested(*w.Approval)
+	},
+	"POST /approvals/{id}/approve": renderDecision,
+	"POST /approvals/{id}/reject":  renderDecision,
 	"POST /batches/{id}/cancel": func(w idempotency.Written) (idempotency.Answer, bool) {
 		if w.Batch == nil {
 			return idempotency.Answer{}, false
@@ -106,6 +115,15 @@ var answerRenderers = map[string]func(idempotency.Written) (idempotency.Answer, 
 		}
 		return jsonAnswer(memberStatus(!w.MemberExisted), toMember(*w.Member))
 	},
+}
+
+// renderDecision is an approval's decision's answer, from the approval
+// and the batch it wrote.
+func renderDecision(w idempotency.Written) (idempotency.Answer, bool) {
+	if w.Approval == nil || w.Batch == nil {
+		return idempotency.Answer{}, false
+	}
+	return decisionAnswer(*w.Approval, *w.Batch)
 }
 
 // jsonAnswer is writeJSON's answer, with extra headers as name, value pairs.

@@ -75,7 +75,10 @@ type batchJSON struct {
 	StatusCode  disburse.BatchStatus `json:"statusCode"`
 	CreatedAt   dateTime             `json:"createdAt,omitzero"`
 	SubmittedAt dateTime             `json:"submittedAt,omitzero"`
-	Summary     summaryJSON          `json:"summary"`
+	// ApprovalID is the approval a DRAFT batch's submit waits for, while
+	// it waits (docs/api.md section 4.3).
+	ApprovalID string      `json:"approvalId,omitempty"`
+	Summary    summaryJSON `json:"summary"`
 	// add-payments and submit follow it with "payments" (docs/api.md section
 	// 4), written one by one by writeBatchWithPayments.
 }
@@ -97,7 +100,7 @@ func toBatch(b disburse.Batch) batchJSON {
 	s := b.Summary
 	return batchJSON{
 		ID: b.ID, Name: b.Name, ExternalID: b.ExternalID, AccountID: b.AccountID, StatusCode: b.Status,
-		CreatedAt: dateTime(b.CreatedAt), SubmittedAt: dateTime(b.SubmittedAt),
+		CreatedAt: dateTime(b.CreatedAt), SubmittedAt: dateTime(b.SubmittedAt), ApprovalID: b.ApprovalID,
 		Summary: summaryJSON{
 			PaymentsAmount: s.PaymentsAmount, PaymentsCount: s.PaymentsCount, ReferralsAmount: s.ReferralsAmount,
 			SettledAmount: s.SettledAmount, SettledCount: s.SettledCount,
@@ -132,18 +135,22 @@ func toAccount(a disburse.Account) accountJSON {
 }
 
 type organisationJSON struct {
-	ID                    string        `json:"id"`
-	Name                  string        `json:"name"`
-	Currency              string        `json:"currency"`
-	ReferralsEnabled      bool          `json:"referralsEnabled"`
-	ReversalPeriodSeconds int64         `json:"reversalPeriodSeconds"`
-	Accounts              []accountJSON `json:"accounts"`
+	ID                    string `json:"id"`
+	Name                  string `json:"name"`
+	Currency              string `json:"currency"`
+	ReferralsEnabled      bool   `json:"referralsEnabled"`
+	ReversalPeriodSeconds int64  `json:"reversalPeriodSeconds"`
+	// ApprovalThreshold is left out while approval is off (docs/api.md
+	// section 4.3), as every absent value is.
+	ApprovalThreshold *disburse.Money `json:"approvalThreshold,omitempty"`
+	Accounts          []accountJSON   `json:"accounts"`
 }
 
 func toOrganisation(o disburse.Organisation, accounts []disburse.Account) organisationJSON {
 	return organisationJSON{
 		ID: o.ID, Name: o.Name, Currency: o.Currency, ReferralsEnabled: o.ReferralsEnabled,
-		ReversalPeriodSeconds: int64(o.ReversalPeriod / time.Second), Accounts: toList(accounts, toAccount),
+		ReversalPeriodSeconds: int64(o.ReversalPeriod / time.Second), ApprovalThreshold: o.ApprovalThreshold,
+		Accounts: toList(accounts, toAccount),
 	}
 }
 

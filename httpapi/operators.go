@@ -51,12 +51,13 @@ type auditPageJSON struct {
 }
 
 type organisationSummaryJSON struct {
-	ID                    string   `json:"id"`
-	Name                  string   `json:"name"`
-	Currency              string   `json:"currency"`
-	ReferralsEnabled      bool     `json:"referralsEnabled"`
-	ReversalPeriodSeconds int64    `json:"reversalPeriodSeconds"`
-	CreatedAt             dateTime `json:"createdAt"`
+	ID                    string          `json:"id"`
+	Name                  string          `json:"name"`
+	Currency              string          `json:"currency"`
+	ReferralsEnabled      bool            `json:"referralsEnabled"`
+	ReversalPeriodSeconds int64           `json:"reversalPeriodSeconds"`
+	ApprovalThreshold     *disburse.Money `json:"approvalThreshold,omitempty"`
+	CreatedAt             dateTime        `json:"createdAt"`
 }
 
 type organisationsPageJSON struct {
@@ -67,7 +68,7 @@ type organisationsPageJSON struct {
 func toOrganisationSummary(o disburse.Organisation) organisationSummaryJSON {
 	s := toOrganisation(o, nil)
 	return organisationSummaryJSON{ID: s.ID, Name: s.Name, Currency: s.Currency, ReferralsEnabled: s.ReferralsEnabled,
-		ReversalPeriodSeconds: s.ReversalPeriodSeconds, CreatedAt: dateTime(o.CreatedAt)}
+		ReversalPeriodSeconds: s.ReversalPeriodSeconds, ApprovalThreshold: s.ApprovalThreshold, CreatedAt: dateTime(o.CreatedAt)}
 }
 
 // apiKeyInfoJSON is a key as the operator's list shows it: never its

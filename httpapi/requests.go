@@ -20,10 +20,35 @@ type organisationRequest struct {
 	ReversalPeriodDays *int64 `json:"reversalPeriodDays"`
 }
 
+// settingsRequest keeps its wrong types: a null approvalThreshold is one
+// (a number is due), and means approval off (docs/api.md section 4.3).
 type settingsRequest struct {
-	ReferralsEnabled      *bool  `json:"referralsEnabled"`
-	ReversalPeriodDays    *int64 `json:"reversalPeriodDays"`
-	ReversalPeriodSeconds *int64 `json:"reversalPeriodSeconds"`
+	ReferralsEnabled      *bool               `json:"referralsEnabled"`
+	ReversalPeriodDays    *int64              `json:"reversalPeriodDays"`
+	ReversalPeriodSeconds *int64              `json:"reversalPeriodSeconds"`
+	ApprovalThreshold     disburse.Number     `json:"approvalThreshold"`
+	WrongTypes            disburse.WrongTypes `json:"-"`
+}
+
+// settings is the domain's change: an approvalThreshold absent leaves the
+// threshold, null turns approval off, a number sets it. Any other wrong
+// type is a 400, as decode answers it for the operator's bodies.
+func (req *settingsRequest) settings() (disburse.Settings, error) {
+	in := disburse.Settings{ReferralsEnabled: req.ReferralsEnabled, ReversalPeriodDays: req.ReversalPeriodDays, ReversalPeriodSeconds: req.ReversalPeriodSeconds}
+	const field = disburse.Field("ApprovalThreshold")
+	switch t, wrong := req.WrongTypes[field]; {
+	case wrong && t.Null:
+		in.ApprovalThreshold = &disburse.ThresholdSetting{Off: true}
+		delete(req.WrongTypes, field)
+	case !wrong && req.ApprovalThreshold != "":
+		in.ApprovalThreshold = &disburse.ThresholdSetting{Amount: req.ApprovalThreshold}
+	}
+	return in, wrongTypesError(req, req.WrongTypes)
+}
+
+// decisionRequest is the optional body of an approval's approve or reject.
+type decisionRequest struct {
+	Comment string `json:"comment"`
 }
 
 type accountRequest struct {

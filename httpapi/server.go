@@ -204,6 +204,14 @@ func (s *server) routes() []route {
 
 		{"GET", "/audit", viewer, s.org(s.orgAudit)},
 
+		// Approvals (docs/api.md section 4.3). approve and reject are the
+		// routes an approver's role guards; the requester of an approval
+		// is refused in the domain, whatever their role.
+		{"GET", "/approvals", viewer, s.org(s.listApprovals)},
+		{"GET", "/approvals/{id}", viewer, s.org(s.getApproval)},
+		{"POST", "/approvals/{id}/approve", approver, s.org(s.orgIdempotent(replayKept, (*server).approve))},
+		{"POST", "/approvals/{id}/reject", approver, s.org(s.orgIdempotent(replayKept, (*server).reject))},
+
 		{"POST", "/admin/organisations", operator, s.admin(s.adminIdempotent((*server).createOrganisation))},
 		{"GET", "/admin/organisations", operator, s.admin(s.listOrganisations)},
 		{"GET", "/admin/organisations/{id}/apiKeys", operator, s.admin(s.listAPIKeys)},

@@ -92,10 +92,12 @@ type Request struct {
 	// Render, when set, makes the request's answer from what its
 	// transaction wrote, so that the answer is kept in that transaction:
 	// a process that stops after the commit leaves a key that replays.
-	// It reports false when what was written does not make an answer,
-	// and the transaction then fails rather than commit without one.
-	// A request needs Render or RefKind: a key done with neither is an
-	// internal error on replay.
+	// It reports false when what was written does not make an answer:
+	// a request with a RefKind then commits, its answer rebuilt on
+	// replay (a submit that paid, where one that requested an approval
+	// keeps its answer); one without fails rather than commit without
+	// an answer. A request needs Render or RefKind: a key done with
+	// neither is an internal error on replay.
 	Render func(Written) (Answer, bool)
 }
 
@@ -114,6 +116,8 @@ type Written struct {
 	// APIKey is the key issued, with its Secret in clear: the answer,
 	// which is sealed, is the one place it is kept.
 	APIKey *disburse.APIKey
+	// Approval is the approval requested or decided, the last written.
+	Approval *disburse.Approval
 	// Feature is what the use case of a package beside the domain wrote
 	// through its own transaction port (Claim.Keep), for that package's
 	// renderers: the webhooks package's endpoint or delivery.
@@ -426,6 +430,9 @@ func (c *Claim) Keep(ctx context.Context, tx disburse.IdempotencyMarks, work fun
 		return nil
 	}
 	a, ok := c.render(w)
+	if !ok && c.refKind != "" {
+		return nil // done with its reference: the answer is rebuilt on replay
+	}
 	if !ok {
 		// The key commits with its answer or not at all: a key done
 		// without one could replay nothing.
@@ -515,6 +522,22 @@ func (w *writtenTx) Members(ctx context.Context, msisdns []string) (map[string]d
 		w.written.Member, w.written.MemberExisted = &m, true
 	}
 	return ms, err
+}
+
+func (w *writtenTx) InsertApproval(ctx context.Context, a disburse.Approval) error {
+	err := w.Tx.InsertApproval(ctx, a)
+	if err == nil {
+		w.written.Approval = &a
+	}
+	return err
+}
+
+func (w *writtenTx) UpdateApproval(ctx context.Context, a disburse.Approval) error {
+	err := w.Tx.UpdateApproval(ctx, a)
+	if err == nil {
+		w.written.Approval = &a
+	}
+	return err
 }
 
 func (w *writtenTx) InsertAPIKey(ctx context.Context, k disburse.APIKey) error {

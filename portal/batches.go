@@ -114,13 +114,14 @@ func ownBatchOnly(r *http.Request) (string, error) {
 	return u.OrganisationID, nil
 }
 
-// submit shows the float check's shortfall plainly when it fails.
+// submit shows the float check's shortfall plainly when it fails, and
+// the approval when the batch is at or above the approval threshold.
 func (p *portal) submit(w http.ResponseWriter, r *http.Request) error {
 	org, err := ownBatchOnly(r)
 	if err != nil {
 		return err
 	}
-	b, err := p.svc.Submit(r.Context(), org, r.PathValue("id"))
+	sub, err := p.svc.SubmitSpooled(r.Context(), org, r.PathValue("id"), nil)
 	var e *disburse.Error
 	if errors.As(err, &e) && e.Code == disburse.CodeInsufficientFloat {
 		cur, err := p.office.Currencies(r.Context(), org)
@@ -135,7 +136,11 @@ func (p *portal) submit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return p.batchPage(w, r, http.StatusOK, page{Message: "Submitted: the batch is " + string(b.Status) + "."})
+	if a := sub.Approval; a != nil {
+		r.SetPathValue("id", a.ID)
+		return p.approvalPage(w, r, http.StatusOK, page{Message: "Sent for approval: nothing is paid until another user of the organisation approves it."})
+	}
+	return p.batchPage(w, r, http.StatusOK, page{Message: "Submitted: the batch is " + string(sub.Batch.Status) + "."})
 }
 
 func (p *portal) cancel(w http.ResponseWriter, r *http.Request) error {
@@ -144,6 +149,11 @@ func (p *portal) cancel(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	b, err := p.svc.Cancel(r.Context(), org, r.PathValue("id"))
+	var e *disburse.Error
+	if errors.As(err, &e) && e.Code == disburse.CodeInvalidState {
+		// Another user got there first: say so on the batch's page.
+		return p.batchPage(w, r, http.StatusConflict, page{Errors: []string{"Not cancelled: " + e.Message + "."}})
+	}
 	if err != nil {
 		return err
 	}

@@ -149,6 +149,14 @@ func (d *driver) waitText(sel, want string) {
 	}
 }
 
+// confirm clicks button, a link to a confirmation page, then the page's
+// confirm button, and waits for done: each click on a page loaded whole.
+func (d *driver) confirm(what, button, done string) {
+	d.t.Helper()
+	d.run(what+": the confirmation", chromedp.Click(chromedp.CSS(button)), chromedp.WaitVisible(chromedp.CSS(`#confirm`)))
+	d.run(what+": confirmed", chromedp.Click(chromedp.CSS(`#confirm`)), chromedp.WaitVisible(chromedp.CSS(done)))
+}
+
 func (d *driver) signIn(email, password string) {
 	d.t.Helper()
 	d.run("sign in as "+email,
@@ -276,7 +284,7 @@ func TestBrowser(t *testing.T) {
 		if !strings.Contains(result, "2 payment(s) added") {
 			t.Errorf("the good upload's page says:\n%s", result)
 		}
-		run("submit without float", chromedp.Click(chromedp.CSS(`#submit-batch`)), chromedp.WaitVisible(chromedp.CSS(`p.error`)))
+		d.confirm("submit without float", `#submit-batch`, `p.error`)
 		result = text(`p.error`)
 		if !strings.Contains(result, "The batch needs KES 17.00, the account has KES 0.00") {
 			t.Errorf("the shortfall reads %q", result)
@@ -284,7 +292,7 @@ func TestBrowser(t *testing.T) {
 		if _, err := w.svc.Deposit(t.Context(), w.orgAccount.ID, "100", "float"); err != nil {
 			t.Fatal(err)
 		}
-		run("submit", chromedp.Click(chromedp.CSS(`#submit-batch`)), chromedp.WaitVisible(chromedp.CSS(`p.message`)))
+		d.confirm("submit", `#submit-batch`, `p.message`)
 		status = text(`#batch-status`)
 		if status != "OPEN" {
 			t.Errorf("after submit the batch is %q, want OPEN", status)

@@ -79,7 +79,7 @@ func TestBrowserUploadProgressTransfersOutbox(t *testing.T) {
 		if _, err := w.svc.Deposit(t.Context(), w.orgAccount.ID, "1000000", "float"); err != nil {
 			t.Fatal(err)
 		}
-		d.run("submit", chromedp.Click(chromedp.CSS(`#submit-batch`)))
+		d.confirm("submit", `#submit-batch`, `#batch-status`)
 		d.waitText(`#batch-status`, "OPEN")
 		d.run("open a payment", chromedp.Click(chromedp.CSS(`#payments tbody tr:first-child a`)), chromedp.WaitVisible(chromedp.CSS(`#transfers-payment`)))
 		if tr := d.text(`#transfers-payment`); !strings.Contains(tr, "HOLD") || !strings.Contains(tr, "float: Default") || !strings.Contains(tr, "holding") || !strings.Contains(tr, "1.00") {

@@ -69,12 +69,14 @@ type world struct {
 	operatorPassword string
 	userPassword     string
 	otherPassword    string
+	checkerPassword  string // a second user of Acme's, who approves
 }
 
 const (
 	operatorEmail = "op@example.org"
 	userEmail     = "pay@acme.example"
 	otherEmail    = "pay@other.example"
+	checkerEmail  = "checker@acme.example"
 	adminToken    = "adm_test_token_long_enough_for_config"
 )
 
@@ -111,6 +113,7 @@ func newWorld(t *testing.T, open opener) *world {
 	w.operatorPassword = mk(operatorEmail, backoffice.RoleOperator, "")
 	w.userPassword = mk(userEmail, backoffice.RoleOrganisation, w.org.ID)
 	w.otherPassword = mk(otherEmail, backoffice.RoleOrganisation, w.other.ID)
+	w.checkerPassword = mk(checkerEmail, backoffice.RoleOrganisation, w.org.ID)
 	w.srv = httptest.NewServer(httpapi.New(svc, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), OperatorStore: store,
 		Portal: portal.New(svc, office, portal.Config{Operators: w.ops})}))
 	t.Cleanup(w.srv.Close)

@@ -115,14 +115,15 @@ func (p *portal) organisationPage(w http.ResponseWriter, r *http.Request, status
 }
 
 func (p *portal) updateSettings(w http.ResponseWriter, r *http.Request) error {
-	form := formValues(r, "reversalPeriodDays")
+	form := formValues(r, "reversalPeriodDays", "approvalThreshold")
 	referrals := r.PostFormValue("referralsEnabled") == "on"
 	days, perr := strconv.ParseInt(strings.TrimSpace(form["reversalPeriodDays"]), 10, 64)
 	if perr != nil {
 		return p.organisationPage(w, r, http.StatusBadRequest, page{Form: form,
 			Field: map[string]string{"ReversalPeriodDays": "the reversal period is a whole number of days, from 1 to 3650"}})
 	}
-	_, _, err := p.svc.UpdateSettingsBy(r.Context(), actor(r), r.PathValue("id"), disburse.Settings{ReferralsEnabled: &referrals, ReversalPeriodDays: &days})
+	_, _, err := p.svc.UpdateSettingsBy(r.Context(), actor(r), r.PathValue("id"), disburse.Settings{ReferralsEnabled: &referrals,
+		ReversalPeriodDays: &days, ApprovalThreshold: thresholdSetting(r)})
 	if field, _, ok := fieldErrors(err); ok {
 		return p.organisationPage(w, r, http.StatusBadRequest, page{Form: form, Field: field})
 	}

@@ -109,7 +109,7 @@ const (
 	// whose handlers say what they may do (operators look but do not pay).
 	viewer   = access(disburse.RoleViewer)
 	maker    = access(disburse.RoleMaker)
-	approver = access(disburse.RoleApprover) // for approving or rejecting a submit: no route of this table yet
+	approver = access(disburse.RoleApprover) // approving or rejecting a submit
 	orgAdmin = access(disburse.RoleAdmin)
 )
 
@@ -152,6 +152,7 @@ func (p *portal) routes() []route {
 		{"POST", "/portal/organisations", operatorOnly, p.createOrganisation},
 		{"GET", "/portal/organisations/{id}", viewer, p.organisation},
 		{"POST", "/portal/organisations/{id}/settings", operatorOnly, p.updateSettings},
+		{"POST", "/portal/organisations/{id}/approvalThreshold", orgAdmin, p.updateApprovalThreshold},
 		{"POST", "/portal/organisations/{id}/accounts", operatorOnly, p.createAccount},
 		{"POST", "/portal/organisations/{id}/keys", orgAdmin, p.createKey},
 		{"POST", "/portal/keys/{id}/revoke", orgAdmin, p.revokeKey},
@@ -175,8 +176,16 @@ func (p *portal) routes() []route {
 		{"GET", "/portal/batches/{id}/payments.csv", viewer, p.exportPayments},
 		{"POST", "/portal/batches/{id}/upload", maker, p.upload},
 		{"GET", "/portal/uploads/{id}", viewer, p.uploadStatus},
+		{"GET", "/portal/batches/{id}/submit", maker, p.confirmSubmit},
 		{"POST", "/portal/batches/{id}/submit", maker, p.submit},
+		{"GET", "/portal/batches/{id}/cancel", maker, p.confirmCancel},
 		{"POST", "/portal/batches/{id}/cancel", maker, p.cancel},
+		// Approvals (docs/portal.md): approve and reject are the routes an
+		// approver's role guards; the requester is refused in the domain.
+		{"GET", "/portal/approvals", viewer, p.approvals},
+		{"GET", "/portal/approvals/{id}", viewer, p.approval},
+		{"POST", "/portal/approvals/{id}/approve", approver, p.approve},
+		{"POST", "/portal/approvals/{id}/reject", approver, p.reject},
 		{"GET", "/portal/payments/{id}", viewer, p.payment},
 		{"POST", "/portal/payments/{id}/delete", maker, p.deletePayment},
 	}

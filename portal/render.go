@@ -62,6 +62,17 @@ type page struct {
 	// several organisations' rows; a page of one organisation's reads
 	// Organisation.Currency.
 	Currency map[string]string
+	// Preview is what a submit or a cancel of Batch would do now, for a
+	// confirmation (Confirm: "submit" or "cancel") and an approval's page.
+	Preview  *disburse.Preview
+	Confirm  string
+	Approval disburse.Approval
+	// Approvals, with their batches by id, for the list of approvals.
+	Approvals       []disburse.Approval
+	ApprovalBatches map[string]disburse.Batch
+	ApprovalStatus  []disburse.ApprovalStatus
+	// Mine: the signed-in user requested Approval, so may not decide it.
+	Mine bool
 }
 
 var funcs = template.FuncMap{
@@ -88,6 +99,13 @@ var funcs = template.FuncMap{
 	"roles":     func(rs disburse.Roles) string { return strings.ReplaceAll(rs.String(), ",", ", ") },
 	"money":     money,
 	"thousands": thousands,
+	// threshold shows an approval threshold, or "" while approval is off.
+	"threshold": func(m *disburse.Money) string {
+		if m == nil {
+			return ""
+		}
+		return m.String()
+	},
 	// csvColumns lists the columns of a payments file, the referral ones
 	// or the others, as the upload's hint shows them.
 	"csvColumns": func(referral bool) string {

@@ -49,6 +49,23 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 		if _, err := w.svc.Submit(ctx, w.org.ID, paid.ID); err != nil {
 			t.Fatal(err)
 		}
+		// A batch waiting for an approval: its page, and the decisions.
+		zero := &disburse.ThresholdSetting{Amount: "0"}
+		if _, _, err := w.svc.UpdateSettings(ctx, w.org.ID, disburse.Settings{ApprovalThreshold: zero}); err != nil {
+			t.Fatal(err)
+		}
+		held, err := w.svc.CreateBatch(ctx, w.org.ID, disburse.BatchInput{Name: "Acme held batch"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := w.svc.AddPayments(ctx, w.org.ID, held.ID, disburse.AddPaymentsInput{ClearExisting: &clearExisting,
+			Payments: []disburse.PaymentInput{{Msisdn: "447911123456", Amount: "1"}}}); err != nil {
+			t.Fatal(err)
+		}
+		sub, err := w.svc.SubmitSpooled(ctx, w.org.ID, held.ID, nil)
+		if err != nil || sub.Approval == nil {
+			t.Fatalf("submit for approval: %+v, %v", sub, err)
+		}
 		upload, err := w.office.StartUpload(ctx, backoffice.Upload{ID: disburse.NewID(), OrganisationID: w.org.ID, BatchID: b.ID, Phase: backoffice.UploadChecking})
 		if err != nil {
 			t.Fatal(err)
@@ -63,8 +80,8 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 		}
 		ids := map[string][]string{
 			"/portal/organisations/": {w.org.ID}, "/portal/keys/": {key.ID}, "/portal/accounts/": {w.orgAccount.ID},
-			"/portal/batches/": {b.ID, paid.ID}, "/portal/payments/": {added[0].ID, paidPayments[0].ID}, "/portal/uploads/": {upload.ID},
-			"/portal/users/": {admin.ID}, "/portal/invitations/": {inv.ID},
+			"/portal/batches/": {b.ID, paid.ID, held.ID}, "/portal/payments/": {added[0].ID, paidPayments[0].ID}, "/portal/uploads/": {upload.ID},
+			"/portal/users/": {admin.ID}, "/portal/invitations/": {inv.ID}, "/portal/approvals/": {sub.Approval.ID},
 		}
 		intruder := w.signedIn(t, otherEmail, w.otherPassword)
 		walked, skipped := 0, 0
@@ -91,7 +108,7 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 			for _, path := range paths {
 				var res answer
 				form := url.Values{"name": {"x"}, "amount": {"1"}, "reversalPeriodDays": {"1"}, "msisdn": {"254712345678"},
-					"roles": {"viewer"}, "email": {"new@acme.example"}}
+					"roles": {"viewer"}, "email": {"new@acme.example"}, "approvalThreshold": {""}}
 				if rt.Method == "GET" {
 					res = intruder.get(path + "?organisation=" + w.org.ID)
 				} else {
@@ -103,7 +120,7 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 						t.Errorf("%s %s as another organisation: %d, want 404", rt.Method, path, res.status)
 					}
 				default:
-					for _, secret := range []string{"Acme", w.org.ID, b.ID, paid.ID} {
+					for _, secret := range []string{"Acme", w.org.ID, b.ID, paid.ID, held.ID, sub.Approval.ID} {
 						if strings.Contains(res.body, secret) {
 							t.Errorf("%s %s as another organisation shows %q", rt.Method, path, secret)
 						}
@@ -117,6 +134,12 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 		after, err := w.svc.Batch(ctx, w.org.ID, b.ID)
 		if err != nil || after.Status != disburse.BatchDraft || after.Summary.PaymentsCount != 1 {
 			t.Errorf("Acme's batch changed: %+v, %v", after.Summary, err)
+		}
+		if a, err := w.svc.Approval(ctx, w.org.ID, sub.Approval.ID); err != nil || a.Status != disburse.ApprovalPending {
+			t.Errorf("Acme's approval changed: %+v, %v", a, err)
+		}
+		if org, _, err := w.svc.Organisation(ctx, w.org.ID); err != nil || org.ApprovalThreshold == nil {
+			t.Errorf("Acme's approval threshold changed: %v, %v", org.ApprovalThreshold, err)
 		}
 		keys, _ := w.office.APIKeys(ctx, w.org.ID)
 		if len(keys) != 1 || !keys[0].RevokedAt.IsZero() {

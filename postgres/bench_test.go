@@ -40,6 +40,12 @@ func BenchmarkPaymentPages(b *testing.B) {
 	usecasetest.BenchPaymentPages(b, benchStore(b))
 }
 
+// BenchmarkPreview: a submit's confirmation of a batch of 100,000, in a
+// new database (usecasetest.BenchPreview).
+func BenchmarkPreview(b *testing.B) {
+	usecasetest.BenchPreview(b, benchStore(b))
+}
+
 // benchStore opens a store on a new database, closed when the benchmark ends.
 func benchStore(b *testing.B) *sqlstore.Store {
 	s, err := postgres.Open(b.Context(), pgtest.URL(b))

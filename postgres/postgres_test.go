@@ -82,6 +82,11 @@ func TestConcurrency(t *testing.T) {
 	usecasetest.RunConcurrency(t, pgtest.Open)
 }
 
+func TestApprovals(t *testing.T) {
+	t.Parallel()
+	usecasetest.RunApprovals(t, pgtest.Open)
+}
+
 func TestDelivery(t *testing.T) {
 	t.Parallel()
 	usecasetest.RunDelivery(t, pgtest.OpenSQL)

@@ -36,6 +36,33 @@ CREATE TABLE api_keys (
     CONSTRAINT api_keys_hash_key UNIQUE (hash)
 );
 
+CREATE TABLE approvals (
+    id uuid NOT NULL,
+    organisation_id uuid NOT NULL,
+    batch_id uuid NOT NULL,
+    status text NOT NULL,
+    requested_by_type text NOT NULL,
+    requested_by_id text NOT NULL,
+    requested_by_name text NOT NULL,
+    requested_at bigint NOT NULL,
+    payments_count bigint NOT NULL,
+    payments_amount bigint NOT NULL,
+    referrals_amount bigint NOT NULL,
+    decided_by_type text NOT NULL,
+    decided_by_id text NOT NULL,
+    decided_by_name text NOT NULL,
+    decided_at bigint,
+    comment text NOT NULL,
+    CONSTRAINT approvals_check CHECK (((status = 'PENDING'::text) = (decided_at IS NULL))),
+    CONSTRAINT approvals_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'APPROVED'::text, 'REJECTED'::text, 'CANCELLED'::text]))),
+    CONSTRAINT approvals_batch_id_fkey FOREIGN KEY (batch_id) REFERENCES batches(id),
+    CONSTRAINT approvals_organisation_id_fkey FOREIGN KEY (organisation_id) REFERENCES organisations(id),
+    CONSTRAINT approvals_pkey PRIMARY KEY (id)
+);
+CREATE INDEX approvals_organisation ON approvals USING btree (organisation_id, requested_at, id);
+CREATE INDEX approvals_organisation_status ON approvals USING btree (organisation_id, status, requested_at, id);
+CREATE UNIQUE INDEX approvals_pending_batch ON approvals USING btree (batch_id) WHERE (status = 'PENDING'::text);
+
 CREATE TABLE audit_log (
     id uuid NOT NULL,
     at bigint NOT NULL,
@@ -77,6 +104,8 @@ CREATE TABLE batches (
     submitted_at bigint,
     closed_at bigint,
     reversal_due_at bigint,
+    approval_id uuid,
+    CONSTRAINT batches_approval_draft CHECK (((approval_id IS NULL) OR (status = 'DRAFT'::text))),
     CONSTRAINT batches_check CHECK (((status = ANY (ARRAY['DRAFT'::text, 'CANCELLED'::text])) OR (submitted_at IS NOT NULL))),
     CONSTRAINT batches_check1 CHECK (((status = ANY (ARRAY['DRAFT'::text, 'OPEN'::text])) OR (closed_at IS NOT NULL))),
     CONSTRAINT batches_held_amount_check CHECK ((held_amount >= 0)),
@@ -164,6 +193,8 @@ CREATE TABLE organisations (
     reversal_period_us bigint NOT NULL,
     holding_account_id uuid,
     created_at bigint NOT NULL,
+    approval_threshold bigint,
+    CONSTRAINT organisations_approval_threshold_check CHECK ((approval_threshold >= 0)),
     CONSTRAINT organisations_reversal_period_us_check CHECK ((reversal_period_us >= 0)),
     CONSTRAINT organisations_holding_account_id_fkey FOREIGN KEY (holding_account_id) REFERENCES accounts(id) DEFERRABLE INITIALLY DEFERRED,
     CONSTRAINT organisations_pkey PRIMARY KEY (id)

@@ -28,6 +28,26 @@ CREATE TABLE api_keys (
 , role TEXT NOT NULL DEFAULT 'admin'
     CHECK (role IN ('viewer', 'maker', 'approver', 'admin'))) STRICT;
 
+CREATE TABLE approvals (
+    id                TEXT PRIMARY KEY,
+    organisation_id   TEXT NOT NULL REFERENCES organisations (id),
+    batch_id          TEXT NOT NULL REFERENCES batches (id),
+    status            TEXT NOT NULL CHECK (status IN ('PENDING', 'APPROVED', 'REJECTED', 'CANCELLED')),
+    requested_by_type TEXT NOT NULL,
+    requested_by_id   TEXT NOT NULL,
+    requested_by_name TEXT NOT NULL,
+    requested_at      INTEGER NOT NULL,
+    payments_count    INTEGER NOT NULL,
+    payments_amount   INTEGER NOT NULL,
+    referrals_amount  INTEGER NOT NULL,
+    decided_by_type   TEXT NOT NULL,
+    decided_by_id     TEXT NOT NULL,
+    decided_by_name   TEXT NOT NULL,
+    decided_at        INTEGER,
+    comment           TEXT NOT NULL,
+    CHECK ((status = 'PENDING') = (decided_at IS NULL))
+) STRICT;
+
 CREATE TABLE audit_log (
     id              TEXT PRIMARY KEY,
     at              INTEGER NOT NULL,
@@ -60,7 +80,7 @@ CREATE TABLE batches (
     held_amount      INTEGER NOT NULL CHECK (held_amount >= 0),
     created_at       INTEGER NOT NULL,
     submitted_at     INTEGER,
-    closed_at        INTEGER, reversal_due_at INTEGER,
+    closed_at        INTEGER, reversal_due_at INTEGER, approval_id TEXT CHECK (approval_id IS NULL OR status = 'DRAFT'),
     CHECK (status IN ('DRAFT', 'CANCELLED') OR submitted_at IS NOT NULL),
     CHECK (status IN ('DRAFT', 'OPEN') OR closed_at IS NOT NULL)
 ) STRICT;
@@ -128,7 +148,7 @@ CREATE TABLE organisations (
     -- other, and are inserted in one transaction in either order.
     holding_account_id TEXT REFERENCES accounts (id) DEFERRABLE INITIALLY DEFERRED,
     created_at         INTEGER NOT NULL
-) STRICT;
+, approval_threshold INTEGER CHECK (approval_threshold >= 0)) STRICT;
 
 CREATE TABLE payments (
     -- The order of addition (Payments lists by it); InsertPayments inserts
@@ -265,6 +285,12 @@ CREATE TABLE webhook_endpoints (
 CREATE INDEX accounts_organisation ON accounts (organisation_id, created_at) WHERE organisation_id IS NOT NULL;
 
 CREATE UNIQUE INDEX accounts_wallet ON accounts (msisdn, currency) WHERE kind = 'WALLET';
+
+CREATE INDEX approvals_organisation ON approvals (organisation_id, requested_at, id);
+
+CREATE INDEX approvals_organisation_status ON approvals (organisation_id, status, requested_at, id);
+
+CREATE UNIQUE INDEX approvals_pending_batch ON approvals (batch_id) WHERE status = 'PENDING';
 
 CREATE INDEX audit_log_action ON audit_log (action, at, id);
 

@@ -59,6 +59,11 @@ func TestConcurrency(t *testing.T) {
 	usecasetest.RunConcurrency(t, openStore)
 }
 
+func TestApprovals(t *testing.T) {
+	t.Parallel()
+	usecasetest.RunApprovals(t, openStore)
+}
+
 func TestDelivery(t *testing.T) {
 	t.Parallel()
 	usecasetest.RunDelivery(t, openSQL)

@@ -15,7 +15,7 @@ const batchColumns = `id, organisation_id, account_id, name, external_id, status
 	payments_amount, payments_count, referrals_amount, draft_amount, draft_count,
 	pending_amount, pending_count, settled_amount, settled_count,
 	cancelled_amount, cancelled_count, held_amount,
-	created_at, submitted_at, closed_at, reversal_due_at`
+	created_at, submitted_at, closed_at, reversal_due_at, approval_id`
 
 // summaryColumns are the summary's columns, in the order of summaryArgs.
 var summaryColumns = []string{"payments_amount", "payments_count", "referrals_amount", "draft_amount", "draft_count",
@@ -45,13 +45,13 @@ func scanBatch(r scanner) (disburse.Batch, error) {
 func batchFields(b *disburse.Batch) []any {
 	dest := []any{&b.ID, &b.OrganisationID, &b.AccountID, &b.Name, &b.ExternalID, &b.Status}
 	dest = append(dest, summaryFields(&b.Summary)...)
-	return append(dest, at(&b.CreatedAt), at(&b.SubmittedAt), at(&b.ClosedAt), at(&b.ReversalDueAt))
+	return append(dest, at(&b.CreatedAt), at(&b.SubmittedAt), at(&b.ClosedAt), at(&b.ReversalDueAt), opt(&b.ApprovalID))
 }
 
 func (t *tx) InsertBatch(ctx context.Context, b disburse.Batch) error {
 	args := []any{b.ID, b.OrganisationID, b.AccountID, b.Name, b.ExternalID, string(b.Status)}
 	args = append(args, summaryArgs(b.Summary)...)
-	args = append(args, micros(b.CreatedAt), micros(b.SubmittedAt), micros(b.ClosedAt), micros(b.ReversalDueAt))
+	args = append(args, micros(b.CreatedAt), micros(b.SubmittedAt), micros(b.ClosedAt), micros(b.ReversalDueAt), nullID(b.ApprovalID))
 	return t.insert(ctx, "batch", `INSERT INTO batches (`+batchColumns+`) VALUES (`+placeholders(len(args))+`)`, args...)
 }
 
@@ -79,12 +79,12 @@ func (t *tx) batch(ctx context.Context, id, lock string) (disburse.Batch, error)
 func (t *tx) UpdateBatch(ctx context.Context, b disburse.Batch) error {
 	args := []any{b.Name, b.ExternalID, string(b.Status)}
 	args = append(args, summaryArgs(b.Summary)...)
-	args = append(args, micros(b.SubmittedAt), micros(b.ClosedAt), micros(b.ReversalDueAt), b.ID)
+	args = append(args, micros(b.SubmittedAt), micros(b.ClosedAt), micros(b.ReversalDueAt), nullID(b.ApprovalID), b.ID)
 	return t.update(ctx, "batch", `UPDATE batches SET name = ?, external_id = ?, status = ?,
 		payments_amount = ?, payments_count = ?, referrals_amount = ?, draft_amount = ?, draft_count = ?,
 		pending_amount = ?, pending_count = ?, settled_amount = ?, settled_count = ?,
 		cancelled_amount = ?, cancelled_count = ?, held_amount = ?,
-		submitted_at = ?, closed_at = ?, reversal_due_at = ? WHERE id = ?`, args...)
+		submitted_at = ?, closed_at = ?, reversal_due_at = ?, approval_id = ? WHERE id = ?`, args...)
 }
 
 // AddToSummaries updates every batch in one statement, from the summaries'

@@ -8,12 +8,14 @@ import (
 	"github.com/disburse/disburse"
 )
 
-const organisationColumns = `id, name, currency, referrals_enabled, reversal_period_us, holding_account_id, created_at`
+const organisationColumns = `id, name, currency, referrals_enabled, reversal_period_us, holding_account_id, created_at,
+	approval_threshold`
 
 func (t *tx) InsertOrganisation(ctx context.Context, o disburse.Organisation) error {
 	return t.insert(ctx, "organisation",
-		`INSERT INTO organisations (`+organisationColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		o.ID, o.Name, o.Currency, o.ReferralsEnabled, o.ReversalPeriod.Microseconds(), nullID(o.HoldingAccountID), micros(o.CreatedAt))
+		`INSERT INTO organisations (`+organisationColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		o.ID, o.Name, o.Currency, o.ReferralsEnabled, o.ReversalPeriod.Microseconds(), nullID(o.HoldingAccountID), micros(o.CreatedAt),
+		nullMoney(o.ApprovalThreshold))
 }
 
 func (t *tx) Organisation(ctx context.Context, id string) (disburse.Organisation, error) {
@@ -38,7 +40,8 @@ func (t *tx) organisationWhere(ctx context.Context, cond string, arg any) (disbu
 func scanOrganisation(r scanner) (disburse.Organisation, error) {
 	var o disburse.Organisation
 	var period int64
-	err := r.Scan(&o.ID, &o.Name, &o.Currency, &o.ReferralsEnabled, &period, opt(&o.HoldingAccountID), at(&o.CreatedAt))
+	err := r.Scan(&o.ID, &o.Name, &o.Currency, &o.ReferralsEnabled, &period, opt(&o.HoldingAccountID), at(&o.CreatedAt),
+		optMoney(&o.ApprovalThreshold))
 	o.ReversalPeriod = time.Duration(period) * time.Microsecond
 	return o, err
 }
@@ -57,6 +60,7 @@ func (t *tx) OrganisationByName(ctx context.Context, name string) (disburse.Orga
 
 func (t *tx) UpdateOrganisation(ctx context.Context, o disburse.Organisation) error {
 	return t.update(ctx, "organisation",
-		`UPDATE organisations SET name = ?, currency = ?, referrals_enabled = ?, reversal_period_us = ?, holding_account_id = ? WHERE id = ?`,
-		o.Name, o.Currency, o.ReferralsEnabled, o.ReversalPeriod.Microseconds(), nullID(o.HoldingAccountID), o.ID)
+		`UPDATE organisations SET name = ?, currency = ?, referrals_enabled = ?, reversal_period_us = ?, holding_account_id = ?,
+			approval_threshold = ? WHERE id = ?`,
+		o.Name, o.Currency, o.ReferralsEnabled, o.ReversalPeriod.Microseconds(), nullID(o.HoldingAccountID), nullMoney(o.ApprovalThreshold), o.ID)
 }

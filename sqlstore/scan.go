@@ -30,6 +30,33 @@ func nullID(id string) any {
 	return id
 }
 
+// nullMoney is an optional amount as a query argument: nil is NULL.
+func nullMoney(m *disburse.Money) any {
+	if m == nil {
+		return nil
+	}
+	return int64(*m)
+}
+
+// moneyDest scans a nullable amount column into a *disburse.Money; NULL is nil.
+type moneyDest struct{ m **disburse.Money }
+
+func (d moneyDest) Scan(src any) error {
+	var n sql.NullInt64
+	if err := n.Scan(src); err != nil {
+		return err
+	}
+	*d.m = nil
+	if n.Valid {
+		v := disburse.Money(n.Int64)
+		*d.m = &v
+	}
+	return nil
+}
+
+// optMoney is the scan destination of a nullable amount column.
+func optMoney(m **disburse.Money) sql.Scanner { return moneyDest{m} }
+
 // timeDest scans a nullable microsecond column into a time.Time.
 type timeDest struct{ t *time.Time }
 

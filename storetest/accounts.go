@@ -16,10 +16,15 @@ func testOrganisation(t *testing.T, s disburse.Store) {
 	same(t, "inserted", w.org, got)
 
 	changed := w.org
-	changed.Name, changed.ReferralsEnabled, changed.ReversalPeriod = "Renamed", false, 90*time.Second
+	threshold := disburse.Money(0) // every batch: zero is a threshold, not none
+	changed.Name, changed.ReferralsEnabled, changed.ReversalPeriod, changed.ApprovalThreshold = "Renamed", false, 90*time.Second, &threshold
 	write(t, s, func(tx disburse.Tx) error { return tx.UpdateOrganisation(ctx, changed) })
 	got = get(t, s, func(tx disburse.Tx) (disburse.Organisation, error) { return tx.Organisation(ctx, w.org.ID) })
 	same(t, "updated", changed, got)
+	changed.ApprovalThreshold = nil // approval off again
+	write(t, s, func(tx disburse.Tx) error { return tx.UpdateOrganisation(ctx, changed) })
+	got = get(t, s, func(tx disburse.Tx) (disburse.Organisation, error) { return tx.Organisation(ctx, w.org.ID) })
+	same(t, "threshold cleared", changed, got)
 
 	missing := disburse.NewID()
 	notFound(t, s, "Organisation", func(tx disburse.Tx) error { _, err := tx.Organisation(ctx, missing); return err })

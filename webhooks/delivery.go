@@ -36,11 +36,12 @@ type Sender interface {
 }
 
 // Renderer writes a delivery's body, {"type","timestamp","data"},
-// with the batch or the payment as the API shows it (the HTTP adapter
-// knows that shape; the domain does not).
+// with the batch, the payment or the approval as the API shows it (the
+// HTTP adapter knows that shape; the domain does not).
 type Renderer interface {
 	BatchEvent(t disburse.EventType, at time.Time, b disburse.Batch) ([]byte, error)
 	PaymentEvent(t disburse.EventType, at time.Time, p disburse.Payment) ([]byte, error)
+	ApprovalEvent(t disburse.EventType, at time.Time, a disburse.Approval) ([]byte, error)
 }
 
 // Policy says how the webhook worker retries and holds work.
@@ -347,20 +348,23 @@ func (s *Service) applyOutcomes(ctx context.Context, e *Endpoint, outcomes []web
 }
 
 // webhookAttempts reads, in one transaction, the endpoints of the claimed
-// deliveries and their events' batches and payments as they are now, each
-// once, and renders every body. A delivery whose endpoint was deleted
-// meanwhile (its deliveries with it) is left out.
+// deliveries and their events' batches, payments and approvals as they
+// are now, each once, and renders every body. A delivery whose endpoint
+// was deleted meanwhile (its deliveries with it) is left out.
 func (s *Service) webhookAttempts(ctx context.Context, render Renderer, claimed []Delivery) ([]webhookAttempt, error) {
 	var out []webhookAttempt
 	err := s.Store.Read(ctx, func(tx Tx) error {
 		out = make([]webhookAttempt, 0, len(claimed))
-		// The events' batches and payments in one statement each: read one
-		// by one, they were half the time of a drain of payment events.
-		var batchIDs, paymentIDs []string
+		// The events' resources in one statement per kind: read one by
+		// one, they were half the time of a drain of payment events.
+		var batchIDs, paymentIDs, approvalIDs []string
 		for _, d := range claimed {
-			if d.EventType.IsBatchEvent() {
+			switch {
+			case d.EventType.IsBatchEvent():
 				batchIDs = append(batchIDs, d.ResourceID)
-			} else {
+			case d.EventType.IsApprovalEvent():
+				approvalIDs = append(approvalIDs, d.ResourceID)
+			default:
 				paymentIDs = append(paymentIDs, d.ResourceID)
 			}
 		}
@@ -369,6 +373,10 @@ func (s *Service) webhookAttempts(ctx context.Context, render Renderer, claimed 
 			return err
 		}
 		payments, err := tx.PaymentsByID(ctx, paymentIDs)
+		if err != nil {
+			return err
+		}
+		approvals, err := tx.ApprovalsByID(ctx, approvalIDs)
 		if err != nil {
 			return err
 		}
@@ -382,12 +390,19 @@ func (s *Service) webhookAttempts(ctx context.Context, render Renderer, claimed 
 				continue
 			}
 			a := webhookAttempt{d: d, e: *e}
-			if d.EventType.IsBatchEvent() {
+			switch {
+			case d.EventType.IsBatchEvent():
 				if b, ok := batches[d.ResourceID]; ok {
 					a.body, err = render.BatchEvent(d.EventType, d.EventAt, b)
 				}
-			} else if p, ok := payments[d.ResourceID]; ok {
-				a.body, err = render.PaymentEvent(d.EventType, d.EventAt, p)
+			case d.EventType.IsApprovalEvent():
+				if ap, ok := approvals[d.ResourceID]; ok {
+					a.body, err = render.ApprovalEvent(d.EventType, d.EventAt, ap)
+				}
+			default:
+				if p, ok := payments[d.ResourceID]; ok {
+					a.body, err = render.PaymentEvent(d.EventType, d.EventAt, p)
+				}
 			}
 			if err != nil {
 				return err

@@ -99,9 +99,10 @@ type Tx interface {
 	// InsertAudit appends to the audit log, as disburse.Tx does.
 	InsertAudit(ctx context.Context, es ...disburse.AuditEntry) error
 	// BatchesByID and PaymentsByID read the events' batches and payments
-	// for delivery, as disburse.Tx's do.
+	// for delivery, as disburse.Tx's do; ApprovalsByID their approvals.
 	BatchesByID(ctx context.Context, ids []string) (map[string]disburse.Batch, error)
 	PaymentsByID(ctx context.Context, ids []string) (map[string]disburse.Payment, error)
+	ApprovalsByID(ctx context.Context, ids []string) (map[string]disburse.Approval, error)
 
 	// InsertWebhookEndpoint writes a new endpoint.
 	InsertWebhookEndpoint(ctx context.Context, e Endpoint) error

@@ -83,6 +83,32 @@ func (a *Amount) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// NullableAmount is an amount where null means something of its own: an
+// approval threshold of null turns approval off. Valid false reads and
+// writes null; a pointer to one left nil is the field left out.
+type NullableAmount struct {
+	Amount Amount
+	Valid  bool
+}
+
+// MarshalJSON writes the amount, or null.
+func (n NullableAmount) MarshalJSON() ([]byte, error) {
+	if !n.Valid {
+		return []byte("null"), nil
+	}
+	return n.Amount.MarshalJSON()
+}
+
+// UnmarshalJSON reads an amount exactly, or null.
+func (n *NullableAmount) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*n = NullableAmount{}
+		return nil
+	}
+	n.Valid = true
+	return n.Amount.UnmarshalJSON(b)
+}
+
 // DateTimeLayout is the service's date-time form: always UTC, seven
 // fractional digits, no offset.
 const DateTimeLayout = "2006-01-02T15:04:05.0000000"

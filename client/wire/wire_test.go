@@ -44,3 +44,34 @@ func TestDateTimeIsUTC(t *testing.T) {
 		}
 	}
 }
+
+// TestNullableAmountTellsNullFromAbsent: a field left nil is left out, a
+// null is sent as null, an amount exactly.
+func TestNullableAmountTellsNullFromAbsent(t *testing.T) {
+	type settings struct {
+		Threshold *NullableAmount `json:"approvalThreshold,omitempty"`
+	}
+	for _, c := range []struct {
+		in   settings
+		want string
+	}{
+		{settings{}, `{}`},
+		{settings{&NullableAmount{}}, `{"approvalThreshold":null}`},
+		{settings{&NullableAmount{Amount: 500001, Valid: true}}, `{"approvalThreshold":5000.01}`},
+	} {
+		b, err := json.Marshal(c.in)
+		if err != nil || string(b) != c.want {
+			t.Errorf("marshal %+v = %s, %v; want %s", c.in, b, err, c.want)
+		}
+	}
+	var n NullableAmount
+	if err := json.Unmarshal([]byte(`0.10`), &n); err != nil || n != (NullableAmount{Amount: 10, Valid: true}) {
+		t.Errorf("0.10 read as %+v, %v", n, err)
+	}
+	if err := json.Unmarshal([]byte(`null`), &n); err != nil || n.Valid {
+		t.Errorf("null read as %+v, %v", n, err)
+	}
+	if err := json.Unmarshal([]byte(`1e2`), &n); err == nil {
+		t.Errorf("1e2 read as %+v, want an error", n)
+	}
+}

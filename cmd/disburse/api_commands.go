@@ -243,12 +243,30 @@ func (a *apiFlags) submit(ctx context.Context, api *apiclient.API, id string) er
 	if err != nil || a.json || res.StatusCode/100 != 2 {
 		return a.showBatch(res, err)
 	}
+	if res.StatusCode == http.StatusAccepted {
+		return a.showApprovalRequested(res)
+	}
 	_, err = io.Copy(io.Discard, res.Body)
 	res.Body.Close()
 	if err != nil {
 		return serviceError(fmt.Errorf("reading the answer: %w", err))
 	}
 	return a.showBatch(api.GetBatch(ctx, id))
+}
+
+// showApprovalRequested prints a submit's 202: the batch is at or above
+// the organisation's approval threshold, and waits (docs/api.md section 4.3).
+func (a *apiFlags) showApprovalRequested(res *http.Response) error {
+	defer res.Body.Close()
+	var answer apiclient.ApprovalRequested
+	if err := json.NewDecoder(res.Body).Decode(&answer); err != nil {
+		return serviceError(fmt.Errorf("reading the answer: %w", err))
+	}
+	ap := answer.Approval
+	fmt.Fprintf(a.out, "Not paid yet: the batch waits for approval %s (%d payments, %s).\n"+
+		"Another API key or portal user of the organisation approves it (POST /approvals/%s/approve).\n",
+		ap.Id, ap.PaymentsCount, ap.PaymentsAmount, ap.Id)
+	return nil
 }
 
 // showBatch prints a batch answer: as it streams in with --json, else its

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/csvpayments"
 	"github.com/disburse/disburse/internal/testenv"
 	"github.com/disburse/disburse/internal/testserver"
@@ -266,6 +267,36 @@ func TestCLICommands(t *testing.T) {
 		wrong.APIKey = "dak_wrong"
 		if _, errOut, code := cli(t, &wrong, "accounts"); code != exitService || !strings.Contains(errOut, "401") {
 			t.Errorf("wrong key: exit %d: %s", code, errOut)
+		}
+	})
+}
+
+// TestCLISubmitWaitsForApproval: with an approval threshold, batches
+// submit says that the batch waits for approval, and by which approval.
+func TestCLISubmitWaitsForApproval(t *testing.T) {
+	eachCLIStore(t, func(t *testing.T, srv *testserver.Server) {
+		ctx := t.Context()
+		token, _, err := srv.Svc.IssueToken(ctx, srv.APIKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		caller, err := srv.Svc.Authenticate(ctx, token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := srv.Svc.UpdateSettings(ctx, caller.OrganisationID, disburse.Settings{ApprovalThreshold: &disburse.ThresholdSetting{Amount: "0"}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, errOut, code := cli(t, srv, "batches", "upload", "--file", payoutsCSV(t, 3), "--name", "Held"); code != 0 {
+			t.Fatalf("upload: %d %s", code, errOut)
+		}
+		id := listBatches(t, srv)[0].ID
+		out, errOut, code := cli(t, srv, "batches", "submit", id)
+		if code != 0 || !strings.Contains(out, "Not paid yet: the batch waits for approval ") || !strings.Contains(out, "(3 payments, ") {
+			t.Errorf("submit over the threshold: %d %q %q", code, out, errOut)
+		}
+		if b := listBatches(t, srv)[0]; b.StatusCode != "DRAFT" {
+			t.Errorf("the batch is %s, want DRAFT", b.StatusCode)
 		}
 	})
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // batchesExport is "batches export ID": the batch's results, the CSV file
-// of GET /batches/{id}/payments.csv (docs/api.md section 4.3), copied as
+// of GET /batches/{id}/payments.csv (docs/api.md section 4.4), copied as
 // it arrives to standard output, or to --out FILE, which is replaced only
 // once the whole file has come.
 func batchesExport(ctx context.Context, fs *flag.FlagSet, a *apiFlags, args []string) error {
