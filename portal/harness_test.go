@@ -103,8 +103,8 @@ func newWorld(t *testing.T, open opener) *world {
 	if w.other, _, err = svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Other Org"}); err != nil {
 		t.Fatal(err)
 	}
-	mk := func(email string, role backoffice.Role, org string) string {
-		_, pw, err := office.CreateUser(ctx, backoffice.NewUser{Email: email, Role: role, OrganisationID: org})
+	mk := func(email string, role backoffice.Role, org string, roles ...disburse.Role) string {
+		_, pw, err := office.CreateUser(ctx, backoffice.NewUser{Email: email, Role: role, OrganisationID: org, Roles: disburse.RolesOf(roles...)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +113,7 @@ func newWorld(t *testing.T, open opener) *world {
 	w.operatorPassword = mk(operatorEmail, backoffice.RoleOperator, "")
 	w.userPassword = mk(userEmail, backoffice.RoleOrganisation, w.org.ID)
 	w.otherPassword = mk(otherEmail, backoffice.RoleOrganisation, w.other.ID)
-	w.checkerPassword = mk(checkerEmail, backoffice.RoleOrganisation, w.org.ID)
+	w.checkerPassword = mk(checkerEmail, backoffice.RoleOrganisation, w.org.ID, disburse.RoleApprover)
 	w.srv = httptest.NewServer(httpapi.New(svc, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), OperatorStore: store,
 		Portal: portal.New(svc, office, portal.Config{Operators: w.ops})}))
 	t.Cleanup(w.srv.Close)

@@ -75,7 +75,7 @@ func TestEveryRouteByRole(t *testing.T) {
 				t.Errorf("%s %s as the operator: 403", rt.Method, rt.Path)
 			}
 		}
-		for _, a := range []string{"public", "operator", "viewer", "maker", "admin"} {
+		for _, a := range []string{"public", "operator", "viewer", "maker", "approver", "admin"} {
 			if counted[a] == 0 {
 				t.Errorf("no route of access %s", a)
 			}
@@ -104,6 +104,10 @@ func TestRouteAccessAsDocumented(t *testing.T) {
 		"GET /portal/batches": "viewer", "POST /portal/batches": "maker", "GET /portal/batches/{id}": "viewer", "GET /portal/batches/{id}/payments.csv": "viewer",
 		"POST /portal/batches/{id}/upload": "maker", "GET /portal/uploads/{id}": "viewer", "POST /portal/batches/{id}/submit": "maker",
 		"POST /portal/batches/{id}/cancel": "maker", "GET /portal/payments/{id}": "viewer", "POST /portal/payments/{id}/delete": "maker",
+		"GET /portal/batches/{id}/submit": "maker", "GET /portal/batches/{id}/cancel": "maker",
+		"POST /portal/organisations/{id}/approvalThreshold": "admin",
+		"GET /portal/approvals":                             "viewer", "GET /portal/approvals/{id}": "viewer",
+		"POST /portal/approvals/{id}/approve": "approver", "POST /portal/approvals/{id}/reject": "approver",
 	}
 	got := map[string]string{}
 	for _, rt := range portal.Routes() {
