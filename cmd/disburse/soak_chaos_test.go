@@ -23,9 +23,10 @@ func (r *soakRun) chaos(plan soakPlan, stop time.Time) soakFaults {
 		}
 		time.Sleep(wait)
 		if plan.terminate && rng.IntN(5) < 2 {
+			struck := time.Now()
 			f.terminateRounds++
 			f.terminated += r.terminate()
-			r.fleet.struck()
+			r.fleet.struck(struck)
 			continue
 		}
 		i := rng.IntN(plan.replicas)

@@ -365,6 +365,10 @@ func (r *soakRun) checkWebhooks(events []soakEvent) {
 			r.redelivered++
 			if !r.fleet.faultBetween(copies[i-1], copies[i]) {
 				r.unexplained++
+				if r.unexplained <= 5 {
+					t.Logf("delivery %s (%s) received again %v after the copy before, which came %v after the start of the last fault",
+						id, eventType, copies[i].Sub(copies[i-1]).Round(time.Millisecond), r.fleet.sinceFault(copies[i-1]).Round(time.Millisecond))
+				}
 			}
 		}
 	}

@@ -18,7 +18,7 @@ type fleet struct {
 	mu     sync.Mutex
 	procs  []*serveProcess // nil while one is being restarted
 	all    []*serveProcess // every process started, for their logs
-	faults []time.Time     // when each kill or termination struck
+	faults []fault         // each kill or termination
 }
 
 func newFleet(t *testing.T, plan soakPlan, admin string) *fleet {
@@ -75,31 +75,54 @@ func (f *fleet) kill9(i int) {
 	f.mu.Lock()
 	s := f.procs[i]
 	f.procs[i] = nil
-	f.faults = append(f.faults, time.Now())
 	f.mu.Unlock()
+	struck := time.Now()
 	if err := s.cmd.Process.Kill(); err != nil {
 		f.t.Fatal(err)
 	}
 	<-s.done
+	f.struck(struck)
 }
 
-// struck notes a fault that was not a kill.
-func (f *fleet) struck() {
+// fault is when a kill or a termination struck, and when it was done.
+type fault struct{ from, to time.Time }
+
+// faultGrace is how long after a fault what it cut short may still
+// arrive: the requests a process wrote to its sockets before it died.
+const faultGrace = 2 * time.Second
+
+// struck notes a fault that struck at from and is done now.
+func (f *fleet) struck(from time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.faults = append(f.faults, time.Now())
+	f.faults = append(f.faults, fault{from, time.Now()})
 }
 
-// faultBetween says whether a fault struck between from and to.
-func (f *fleet) faultBetween(from, to time.Time) bool {
+// faultBetween says whether a fault may have cut short something that
+// happened at first and was done again at again.
+func (f *fleet) faultBetween(first, again time.Time) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, at := range f.faults {
-		if at.After(from) && at.Before(to) {
+	for _, x := range f.faults {
+		if first.Before(x.to.Add(faultGrace)) && again.After(x.from) {
 			return true
 		}
 	}
 	return false
+}
+
+// sinceFault says how long after the start of the last fault before at
+// it is, or -1 if none was before.
+func (f *fleet) sinceFault(at time.Time) time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	since := time.Duration(-1)
+	for _, x := range f.faults {
+		if x.from.Before(at) {
+			since = at.Sub(x.from)
+		}
+	}
+	return since
 }
 
 // warnings counts the WARN and ERROR lines of every process's log by

@@ -106,21 +106,22 @@ func (f soakFaults) String() string {
 
 // report is the soak's figures, for the log and docs/operations.md.
 func (r *soakRun) report() string {
-	submitted, cancelled := 0, 0
+	submitted, submittedPayments, cancelled := 0, 0, 0
 	for _, b := range r.batches {
 		if b.submitted {
 			submitted++
+			submittedPayments += b.added
 		}
 		if b.cancelled {
 			cancelled++
 		}
 	}
 	q := &r.requests
-	s := fmt.Sprintf("%d payments in %d batches (%d submitted, %d cancelled), %s paid to wallets; "+
+	s := fmt.Sprintf("%d payments in %d batches (%d submitted, with %d payments; %d cancelled), %s paid to wallets; "+
 		"%d registrations during the load; %d keyed requests sent, %d of them retries (after %d cut by a kill, "+
 		"%d 503, %d 500, %d 409 in progress), %d answers replayed, %d duplicates; "+
 		"%d webhook deliveries, all received, %d copies beyond the first (%d with no fault since the copy before)",
-		r.payments, len(r.batches), submitted, cancelled, r.paid,
+		r.payments, len(r.batches), submitted, submittedPayments, cancelled, r.paid,
 		len(r.members)-soakMembers, q.sent.Load(), q.retried.Load(), q.cut.Load(),
 		q.unavailable.Load(), q.internal.Load(), q.busy.Load(), q.replayed.Load(), len(r.duplicates),
 		r.deliveries, r.redelivered, r.unexplained)
