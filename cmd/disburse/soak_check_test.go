@@ -366,8 +366,10 @@ func (r *soakRun) checkWebhooks(events []soakEvent) {
 			if !r.fleet.faultBetween(copies[i-1], copies[i]) {
 				r.unexplained++
 				if r.unexplained <= 5 {
-					t.Logf("delivery %s (%s) received again %v after the copy before, which came %v after the start of the last fault",
-						id, eventType, copies[i].Sub(copies[i-1]).Round(time.Millisecond), r.fleet.sinceFault(copies[i-1]).Round(time.Millisecond))
+					stalled, _ := r.stalls.longest(copies[i-1], 10*time.Second)
+					t.Logf("delivery %s (%s) received again %v after the copy before, which came %v after the start of the last fault; the test process's longest stall in the 10 s before: %v",
+						id, eventType, copies[i].Sub(copies[i-1]).Round(time.Millisecond), r.fleet.sinceFault(copies[i-1]).Round(time.Millisecond),
+						stalled.Round(100*time.Millisecond))
 				}
 			}
 		}

@@ -126,22 +126,28 @@ func (f *fleet) sinceFault(at time.Time) time.Duration {
 }
 
 // warnings counts the WARN and ERROR lines of every process's log by
-// their message.
-func (f *fleet) warnings() map[string]int {
+// their message, and returns the first ERROR line of each message whole:
+// an internal error's line holds its cause.
+func (f *fleet) warnings() (counts map[string]int, errorLines []string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	counts := map[string]int{}
+	counts = map[string]int{}
 	for _, s := range f.all {
 		for line := range strings.Lines(s.log.String()) {
-			if !strings.Contains(line, "level=WARN") && !strings.Contains(line, "level=ERROR") {
+			isError := strings.Contains(line, "level=ERROR")
+			if !isError && !strings.Contains(line, "level=WARN") {
 				continue
 			}
-			if m := logMessage.FindStringSubmatch(line); m != nil {
-				counts[m[1]]++
+			m := logMessage.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			if counts[m[1]]++; isError && counts[m[1]] == 1 {
+				errorLines = append(errorLines, strings.TrimSpace(line))
 			}
 		}
 	}
-	return counts
+	return counts, errorLines
 }
 
 // logMessage is the message of a text log line.

@@ -14,13 +14,14 @@ import (
 // record of every answer the load got, which the checks compare with
 // what the service holds at the end.
 type soakRun struct {
-	t     *testing.T
-	seed  uint64
-	admin string
-	db    *sql.DB // the service's database, for the outbox's figures and the terminations
-	hooks *hookReceiver
-	fleet *fleet
-	orgs  []*soakOrg
+	t      *testing.T
+	seed   uint64
+	admin  string
+	db     *sql.DB // the service's database, for the outbox's figures and the terminations
+	hooks  *hookReceiver
+	fleet  *fleet
+	stalls *stallWatch
+	orgs   []*soakOrg
 
 	requests soakRequests
 

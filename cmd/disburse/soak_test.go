@@ -65,7 +65,7 @@ func runSoak(t *testing.T, plan soakPlan) {
 	}
 	t.Cleanup(func() { db.Close() })
 	hooks := newHookReceiver(t)
-	r := &soakRun{t: t, seed: seed, admin: "chaos-soak-test-admin-token", db: db, hooks: hooks}
+	r := &soakRun{t: t, seed: seed, admin: "chaos-soak-test-admin-token", db: db, hooks: hooks, stalls: watchStalls(t)}
 	r.fleet = newFleet(t, plan, r.admin)
 	r.setUp()
 
@@ -128,8 +128,15 @@ func (r *soakRun) report() string {
 	for _, a := range r.internals {
 		s += fmt.Sprintf("\n  500: %.300s", a)
 	}
-	for msg, n := range r.fleet.warnings() {
+	if _, ever := r.stalls.longest(time.Now(), 0); ever > 0 {
+		s += fmt.Sprintf("\n  the test process went %v at most without the CPU", ever.Round(100*time.Millisecond))
+	}
+	counts, errorLines := r.fleet.warnings()
+	for msg, n := range counts {
 		s += fmt.Sprintf("\n  logged %d times: %s", n, msg)
+	}
+	for _, line := range errorLines {
+		s += fmt.Sprintf("\n  %.500s", line)
 	}
 	return s
 }

@@ -2,7 +2,8 @@
 // README's `go test ./...` runs every test but those whose length is their
 // point (kill -9 and fault rounds, the million-payment and browser tests,
 // full-size requests and files, long random runs); `.ci/run` sets
-// DISBURSE_TEST_LONG=1 and runs them all.
+// DISBURSE_TEST_LONG=1 and runs them all. The chaos soak, minutes long,
+// runs only when asked for by name (Soak).
 package testenv
 
 import (
