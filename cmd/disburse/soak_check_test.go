@@ -155,6 +155,14 @@ func (r *soakRun) check() {
 	r.paid = paid
 	r.checkWallets(legs, paid)
 	r.checkWebhooks(events)
+	// A 500 is the answer of a COMMIT whose outcome is in doubt, its
+	// connection cut while it ran (docs/operations.md, "Lost connections,
+	// retries and 503"), and nothing else.
+	for _, line := range r.fleet.internalErrors() {
+		if !strings.Contains(line, "sqlstore: commit: ") {
+			r.t.Errorf("a 500 not of a COMMIT in doubt: %.500s", line)
+		}
+	}
 }
 
 // checkOrg checks one organisation's batches, money and audit log, adds

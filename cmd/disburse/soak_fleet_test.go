@@ -150,6 +150,22 @@ func (f *fleet) warnings() (counts map[string]int, errorLines []string) {
 	return counts, errorLines
 }
 
+// internalErrors returns the log lines of every 500 the processes
+// answered.
+func (f *fleet) internalErrors() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var lines []string
+	for _, s := range f.all {
+		for line := range strings.Lines(s.log.String()) {
+			if strings.Contains(line, `msg="internal error"`) {
+				lines = append(lines, strings.TrimSpace(line))
+			}
+		}
+	}
+	return lines
+}
+
 // logMessage is the message of a text log line.
 var logMessage = regexp.MustCompile(`level=\w+ msg=("[^"]*"|\S+)`)
 

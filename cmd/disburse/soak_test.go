@@ -3,7 +3,9 @@ package main
 import (
 	"database/sql"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -132,8 +134,8 @@ func (r *soakRun) report() string {
 		s += fmt.Sprintf("\n  the test process went %v at most without the CPU", ever.Round(100*time.Millisecond))
 	}
 	counts, errorLines := r.fleet.warnings()
-	for msg, n := range counts {
-		s += fmt.Sprintf("\n  logged %d times: %s", n, msg)
+	for _, msg := range slices.Sorted(maps.Keys(counts)) {
+		s += fmt.Sprintf("\n  logged %d times: %s", counts[msg], msg)
 	}
 	for _, line := range errorLines {
 		s += fmt.Sprintf("\n  %.500s", line)
