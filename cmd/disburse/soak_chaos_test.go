@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"time"
 )
@@ -24,9 +25,10 @@ func (r *soakRun) chaos(plan soakPlan, stop time.Time) soakFaults {
 		time.Sleep(wait)
 		if plan.terminate && rng.IntN(5) < 2 {
 			struck := time.Now()
+			n := r.terminate()
 			f.terminateRounds++
-			f.terminated += r.terminate()
-			r.fleet.struck(struck)
+			f.terminated += n
+			r.fleet.struck(struck, fmt.Sprintf("pg_terminate_backend of %d sessions", n))
 			continue
 		}
 		i := rng.IntN(plan.replicas)

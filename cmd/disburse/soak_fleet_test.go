@@ -1,9 +1,8 @@
 package main
 
 import (
+	"fmt"
 	"math/rand/v2"
-	"regexp"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ type fleet struct {
 	procs  []*serveProcess // nil while one is being restarted
 	all    []*serveProcess // every process started, for their logs
 	faults []fault         // each kill or termination
+	starts []fault         // each start, what names the process
 }
 
 func newFleet(t *testing.T, plan soakPlan, admin string) *fleet {
@@ -32,6 +32,7 @@ func newFleet(t *testing.T, plan soakPlan, admin string) *fleet {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.all = append(f.all, s)
+		f.starts = append(f.starts, fault{from: time.Now(), what: fmt.Sprintf("start of pid %d", s.cmd.Process.Pid)})
 		return s
 	}
 	for i := range f.procs {
@@ -81,21 +82,24 @@ func (f *fleet) kill9(i int) {
 		f.t.Fatal(err)
 	}
 	<-s.done
-	f.struck(struck)
+	f.struck(struck, fmt.Sprintf("kill -9 of process %d", i))
 }
 
 // fault is when a kill or a termination struck, and when it was done.
-type fault struct{ from, to time.Time }
+type fault struct {
+	from, to time.Time
+	what     string
+}
 
 // faultGrace is how long after a fault what it cut short may still
 // arrive: the requests a process wrote to its sockets before it died.
 const faultGrace = 2 * time.Second
 
 // struck notes a fault that struck at from and is done now.
-func (f *fleet) struck(from time.Time) {
+func (f *fleet) struck(from time.Time, what string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.faults = append(f.faults, fault{from, time.Now()})
+	f.faults = append(f.faults, fault{from, time.Now(), what})
 }
 
 // faultBetween says whether a fault may have cut short something that
@@ -124,50 +128,6 @@ func (f *fleet) sinceFault(at time.Time) time.Duration {
 	}
 	return since
 }
-
-// warnings counts the WARN and ERROR lines of every process's log by
-// their message, and returns the first ERROR line of each message whole:
-// an internal error's line holds its cause.
-func (f *fleet) warnings() (counts map[string]int, errorLines []string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	counts = map[string]int{}
-	for _, s := range f.all {
-		for line := range strings.Lines(s.log.String()) {
-			isError := strings.Contains(line, "level=ERROR")
-			if !isError && !strings.Contains(line, "level=WARN") {
-				continue
-			}
-			m := logMessage.FindStringSubmatch(line)
-			if m == nil {
-				continue
-			}
-			if counts[m[1]]++; isError && counts[m[1]] == 1 {
-				errorLines = append(errorLines, strings.TrimSpace(line))
-			}
-		}
-	}
-	return counts, errorLines
-}
-
-// internalErrors returns the log lines of every 500 the processes
-// answered.
-func (f *fleet) internalErrors() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var lines []string
-	for _, s := range f.all {
-		for line := range strings.Lines(s.log.String()) {
-			if strings.Contains(line, `msg="internal error"`) {
-				lines = append(lines, strings.TrimSpace(line))
-			}
-		}
-	}
-	return lines
-}
-
-// logMessage is the message of a text log line.
-var logMessage = regexp.MustCompile(`level=\w+ msg=("[^"]*"|\S+)`)
 
 // restart starts process i again, on the same database.
 func (f *fleet) restart(i int) {

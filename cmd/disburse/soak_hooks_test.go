@@ -23,14 +23,14 @@ type hookReceiver struct {
 
 	mu         sync.Mutex
 	verifiers  map[int]*standardwebhooks.Webhook // by organisation
-	deliveries map[string][]time.Time            // webhook-id → when each copy arrived
+	deliveries map[string][]hookCopy             // by webhook-id
 	events     map[string]bool                   // "type resourceId" received
 	unsigned   int                               // deliveries whose signature did not verify
 }
 
 func newHookReceiver(t *testing.T) *hookReceiver {
 	t.Helper()
-	h := &hookReceiver{verifiers: map[int]*standardwebhooks.Webhook{}, deliveries: map[string][]time.Time{}, events: map[string]bool{}}
+	h := &hookReceiver{verifiers: map[int]*standardwebhooks.Webhook{}, deliveries: map[string][]hookCopy{}, events: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /hooks/{org}", h.receive)
 	h.srv = httptest.NewServer(mux)
@@ -69,13 +69,20 @@ func (h *hookReceiver) receive(w http.ResponseWriter, r *http.Request) {
 		h.unsigned++
 	}
 	id := r.Header.Get("webhook-id")
-	h.deliveries[id] = append(h.deliveries[id], time.Now())
+	h.deliveries[id] = append(h.deliveries[id], hookCopy{at: time.Now(), from: r.RemoteAddr})
 	h.events[event.Type+" "+event.Data.ID] = true
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// received says when each copy of delivery id arrived.
-func (h *hookReceiver) received(id string) []time.Time {
+// hookCopy is one copy of a delivery: when it arrived, and over which
+// connection (its client's address).
+type hookCopy struct {
+	at   time.Time
+	from string
+}
+
+// received lists the copies of delivery id that arrived.
+func (h *hookReceiver) received(id string) []hookCopy {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.deliveries[id]

@@ -37,6 +37,7 @@ type soakRun struct {
 	paid                    disburse.Money // to wallets
 	deliveries, redelivered int            // webhook deliveries in the outbox; copies received beyond the first
 	unexplained             int            // of those, copies with no fault between them and the one before
+	deadlocks               int            // PostgreSQL's count for the database
 }
 
 // soakOrg is an organisation of the soak and the money the load put in.

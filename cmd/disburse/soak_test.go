@@ -67,7 +67,7 @@ func runSoak(t *testing.T, plan soakPlan) {
 	}
 	t.Cleanup(func() { db.Close() })
 	hooks := newHookReceiver(t)
-	r := &soakRun{t: t, seed: seed, admin: "chaos-soak-test-admin-token", db: db, hooks: hooks, stalls: watchStalls(t)}
+	r := &soakRun{t: t, seed: seed, admin: "chaos-soak-test-admin-token", db: db, hooks: hooks, stalls: watchStalls(t, db, plan.terminate)}
 	r.fleet = newFleet(t, plan, r.admin)
 	r.setUp()
 
@@ -83,6 +83,9 @@ func runSoak(t *testing.T, plan soakPlan) {
 
 	settled := r.settle(loadEnded.Add(soakSettle / 2))
 	r.check()
+	if plan.terminate {
+		r.deadlocks = r.count(`SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`)
+	}
 	t.Logf("load %v, settled %v after it; %s", plan.length, settled.Sub(loadEnded).Round(100*time.Millisecond), faults)
 	t.Logf("%s", r.report())
 	r.fleet.stop(t)
@@ -130,15 +133,19 @@ func (r *soakRun) report() string {
 	for _, a := range r.internals {
 		s += fmt.Sprintf("\n  500: %.300s", a)
 	}
-	if _, ever := r.stalls.longest(time.Now(), 0); ever > 0 {
-		s += fmt.Sprintf("\n  the test process went %v at most without the CPU", ever.Round(100*time.Millisecond))
+	s += fmt.Sprintf("\n  over the run (spans of a second or more; waits for a lock of half a second or more): %s", r.stalls.within(time.Now(), 0))
+	if r.deadlocks > 0 {
+		s += fmt.Sprintf("\n  %d deadlocks detected by PostgreSQL", r.deadlocks)
 	}
-	counts, errorLines := r.fleet.warnings()
+	counts, firstLines := r.fleet.warnings()
 	for _, msg := range slices.Sorted(maps.Keys(counts)) {
 		s += fmt.Sprintf("\n  logged %d times: %s", counts[msg], msg)
 	}
-	for _, line := range errorLines {
+	for _, line := range firstLines {
 		s += fmt.Sprintf("\n  %.500s", line)
+	}
+	if r.unexplained > 0 {
+		s += "\n  faults:" + r.fleet.timeline()
 	}
 	return s
 }
