@@ -2,12 +2,14 @@
 // README's `go test ./...` runs every test but those whose length is their
 // point (kill -9 and fault rounds, the million-payment and browser tests,
 // full-size requests and files, long random runs); `.ci/run` sets
-// DISBURSE_TEST_LONG=1 and runs them all.
+// DISBURSE_TEST_LONG=1 and runs them all. The chaos soak, minutes long,
+// runs only when asked for by name (Soak).
 package testenv
 
 import (
 	"os"
 	"testing"
+	"time"
 )
 
 // LongVar is the environment variable that turns the long suites on.
@@ -33,4 +35,29 @@ func Pick[T any](short, long T) T {
 		return long
 	}
 	return short
+}
+
+// SoakVar is the environment variable that runs the chaos soak
+// (cmd/disburse TestChaosSoak): 1 for its default length, or a Go
+// duration such as 5m. Not even the long suites run it: it is for a
+// person to run, for minutes, and read its figures.
+const SoakVar = "DISBURSE_TEST_SOAK"
+
+// Soak returns how long the chaos soak runs: byDefault when SoakVar is 1,
+// else the duration it holds. Without SoakVar it skips t, saying how to
+// run it.
+func Soak(t testing.TB, byDefault time.Duration) time.Duration {
+	t.Helper()
+	v := os.Getenv(SoakVar)
+	switch v {
+	case "":
+		t.Skip("chaos soak: set " + SoakVar + "=1 (or a duration, such as 5m) to run it; docs/operations.md \"Chaos soak\"")
+	case "1":
+		return byDefault
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		t.Fatalf("%s=%q: want 1 or a positive Go duration, such as 5m", SoakVar, v)
+	}
+	return d
 }
