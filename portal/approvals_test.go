@@ -41,9 +41,9 @@ func TestApprovalsInThePortal(t *testing.T) {
 		// The confirmation: counts by membership now, the float after, and
 		// that the click sends the batch for approval; the button has the focus.
 		maker.get(batchPage+"/submit").expect(t, http.StatusOK,
-			`<td class="num" id="paid-count">1</td><td class="num">70.00</td>`,
-			`<td class="num" id="held-count">2</td><td class="num">50.50</td>`,
-			`<td class="num" id="float-after">879.50</td>`, `id="needs-approval"`, "threshold of 100.00",
+			`<td class="num" id="paid-count">1</td><td class="num">KES 70.00</td>`,
+			`<td class="num" id="held-count">2</td><td class="num">KES 50.50</td>`,
+			`<td class="num" id="float-after">KES 879.50</td>`, `id="needs-approval"`, "threshold of 100.00",
 			`<button id="confirm" autofocus>Send 3 payments for approval</button>`)
 		res := maker.post(batchPage+"/submit", nil)
 		res.expect(t, http.StatusOK, "Sent for approval", `<strong id="approval-status">PENDING</strong>`, `id="mine"`)
@@ -66,7 +66,7 @@ func TestApprovalsInThePortal(t *testing.T) {
 		checker := w.signedIn(t, checkerEmail, w.checkerPassword)
 		checker.get("/portal/approvals").expect(t, http.StatusOK, approvalPage, "Payroll", "<td class=\"num\">3</td><td class=\"num\">120.50</td>", userEmail)
 		checker.get(approvalPage).expect(t, http.StatusOK,
-			`<td class="num" id="paid-count">1</td>`, `<td class="num" id="held-count">2</td>`, `<td class="num" id="float-after">879.50</td>`,
+			`<td class="num" id="paid-count">1</td>`, `<td class="num" id="held-count">2</td>`, `<td class="num" id="float-after">KES 879.50</td>`,
 			`id="approve"`, `formaction="`+approvalPage+`/reject"`)
 		checker.post(approvalPage+"/approve", url.Values{"comment": {strings.Repeat("x", 1001)}}).expect(t, http.StatusBadRequest, "Comment: comment is at most 1000 characters")
 		checker.post(approvalPage+"/approve", url.Values{"comment": {"matches the payroll"}}).

@@ -55,7 +55,7 @@ func TestBrowserApproval(t *testing.T) {
 		)
 		d.run("open the submit's confirmation", chromedp.Click(chromedp.CSS(`#submit-batch`)), chromedp.WaitVisible(chromedp.CSS(`#confirm`)))
 		totals := d.text(`#totals`)
-		for _, want := range []string{"Payments\t3\t195.50", "to members now: paid at once\t1\t120.00", "to others: held until they join\t2\t75.50", "Float after the submit\t\t804.50"} {
+		for _, want := range []string{"Payments\t3\tKES 195.50", "to members now: paid at once\t1\tKES 120.00", "to others: held until they join\t2\tKES 75.50", "Float after the submit\t\tKES 804.50"} {
 			if !strings.Contains(totals, want) {
 				t.Errorf("the confirmation's totals lack %q:\n%s", want, totals)
 			}
@@ -100,7 +100,7 @@ func TestBrowserApproval(t *testing.T) {
 			t.Errorf("float %s after the approval, want 804.50", f)
 		}
 		d.run("open the cancel's confirmation", chromedp.Click(chromedp.CSS(`#cancel-batch`)), chromedp.WaitVisible(chromedp.CSS(`#confirm`)))
-		if totals := d.text(`#totals`); !strings.Contains(totals, "held: go back to the float\t2\t75.50") || !strings.Contains(totals, "Float after the cancel\t\t880.00") {
+		if totals := d.text(`#totals`); !strings.Contains(totals, "held: go back to the float\t2\tKES 75.50") || !strings.Contains(totals, "Float after the cancel\t\tKES 880.00") {
 			t.Errorf("the cancel's confirmation reads:\n%s", totals)
 		}
 		screenshot(t, ctx, "confirm-cancel")

@@ -63,7 +63,7 @@ func TestLargeBatch(t *testing.T) {
 		// The submit's confirmation counts the payees who are members now
 		// in one statement over the whole batch (Tx.DraftLegs).
 		start := time.Now()
-		b.get("/portal/batches/"+big+"/submit").expect(t, http.StatusOK, `id="held-count">1000000<`)
+		b.get("/portal/batches/"+big+"/submit").expect(t, http.StatusOK, `id="held-count">1,000,000<`)
 		t.Logf("the submit's confirmation of 1,000,000 payments: %v", time.Since(start))
 		// The last page, by its cursor, costs the same as the first.
 		var last disburse.Payment
