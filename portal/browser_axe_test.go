@@ -182,7 +182,8 @@ func (a *auditor) crawl(limit int, start string) {
 		}
 		for _, link := range links {
 			u, err := url.Parse(link)
-			if err != nil || "http://"+u.Host != a.base || !strings.HasPrefix(u.Path, "/portal/") || strings.HasPrefix(u.Path, "/portal/static/") {
+			if err != nil || "http://"+u.Host != a.base || !strings.HasPrefix(u.Path, "/portal/") || strings.HasPrefix(u.Path, "/portal/static/") ||
+				strings.HasSuffix(u.Path, ".csv") { // a download, not a page
 				continue
 			}
 			if kind := pageKind(u.RequestURI()); !seen[kind] {

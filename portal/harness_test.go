@@ -113,7 +113,7 @@ func newWorld(t *testing.T, open opener) *world {
 	w.operatorPassword = mk(operatorEmail, backoffice.RoleOperator, "")
 	w.userPassword = mk(userEmail, backoffice.RoleOrganisation, w.org.ID)
 	w.otherPassword = mk(otherEmail, backoffice.RoleOrganisation, w.other.ID)
-	w.checkerPassword = mk(checkerEmail, backoffice.RoleOrganisation, w.org.ID, disburse.RoleApprover)
+	w.checkerPassword = mk(checkerEmail, backoffice.RoleOrganisation, w.org.ID, disburse.RoleApprover, disburse.RoleMaker)
 	w.srv = httptest.NewServer(httpapi.New(svc, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), OperatorStore: store,
 		Portal: portal.New(svc, office, portal.Config{Operators: w.ops})}))
 	t.Cleanup(w.srv.Close)
