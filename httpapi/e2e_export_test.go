@@ -207,21 +207,7 @@ func TestE2EExportStopsWhenClientHangsUp(t *testing.T) {
 		cancel()
 		res.Body.Close()
 
-		// The request line comes after the handler returns: wait for it, bounded.
-		var line map[string]any
-		for deadline := time.Now().Add(30 * time.Second); line == nil && time.Now().Before(deadline); {
-			for _, rec := range jsonLines(t, logged.String()) {
-				if rec["msg"] == "request" && rec["request_id"] == "export-hangup" {
-					line = rec
-				}
-			}
-			if line == nil {
-				time.Sleep(10 * time.Millisecond)
-			}
-		}
-		if line == nil {
-			t.Fatalf("no request line for the export:\n%s", logged.String())
-		}
+		requestLine(t, &logged, "export-hangup") // the handler has returned
 		if got, want := counting.reads.Load(), counting.holdAfter.Load()+1; got != want {
 			t.Errorf("%d reads by the time the export ended, want %d: none after the held page", got, want)
 		}

@@ -93,22 +93,7 @@ func TestClientHangUpIs499(t *testing.T) {
 		}
 		hs.hang.Store(false)
 
-		// The request line comes after the handler returns: wait for it,
-		// bounded.
-		var line map[string]any
-		for deadline := time.Now().Add(30 * time.Second); line == nil && time.Now().Before(deadline); {
-			for _, rec := range jsonLines(t, logged.String()) {
-				if rec["msg"] == "request" && rec["request_id"] == "hangup-1" {
-					line = rec
-				}
-			}
-			if line == nil {
-				time.Sleep(10 * time.Millisecond)
-			}
-		}
-		if line == nil {
-			t.Fatalf("no request line for the hung-up request:\n%s", logged.String())
-		}
+		line := requestLine(t, &logged, "hangup-1")
 		if line["status"] != float64(499) || line["level"] != "INFO" || line["route"] != "/batches" {
 			t.Errorf("request line %v, want status 499 at INFO on /batches", line)
 		}
@@ -124,6 +109,22 @@ func TestClientHangUpIs499(t *testing.T) {
 			t.Errorf("code=500 on POST /batches: %v, want 0", n)
 		}
 	})
+}
+
+// requestLine waits, bounded, for the request line of the request with
+// the X-Request-Id id in logged, a JSON log: it comes after the handler
+// returns.
+func requestLine(t *testing.T, logged *logs.Buffer, id string) map[string]any {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for _, rec := range jsonLines(t, logged.String()) {
+			if rec["msg"] == "request" && rec["request_id"] == id {
+				return rec
+			}
+		}
+	}
+	t.Fatalf("no request line for the request %s:\n%s", id, logged.String())
+	return nil
 }
 
 // requestCount is disburse_http_requests_total's value for the labels, read

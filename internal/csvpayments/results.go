@@ -12,7 +12,7 @@ import (
 )
 
 // ResultColumns are the columns of a batch's results, in their order
-// (docs/api.md section 4.3): what each payment was to pay, what became of
+// (docs/api.md section 4.4): what each payment was to pay, what became of
 // it, and its id. Each cell is the text the API's JSON gives the member of
 // the same name, empty where the JSON leaves the member out.
 var ResultColumns = []string{"msisdn", "amount", "firstname", "lastname", "externalId", "statusCode",

@@ -15,7 +15,7 @@ import (
 // the client taking none of it before it is cut. The server's write
 // timeout bounds a whole answer; a million rows to a client that reads
 // slowly may take longer than that, so each write's deadline is moved
-// forward instead, as the file goes out (docs/api.md section 4.3).
+// forward instead, as the file goes out (docs/api.md section 4.4).
 const StallTimeout = time.Minute
 
 // writeSize is how much of the file goes to the client in one write: the
@@ -34,7 +34,7 @@ var ErrCutShort = errors.New("the results were cut short")
 
 // ServeResults answers with the results of pages as a CSV file named
 // filename, written and flushed a page at a time (docs/api.md section
-// 4.3). It returns an error the caller answers with when nothing has been
+// 4.4). It returns an error the caller answers with when nothing has been
 // sent yet (the first page's read, which checks the batch, failed), one
 // that wraps ErrCutShort when a later page's read failed, and nil when the
 // file went out or the client stopped taking it (it hung up, or took
