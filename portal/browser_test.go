@@ -150,7 +150,8 @@ func (d *driver) waitText(sel, want string) {
 }
 
 // confirm clicks button, a link to a confirmation page, then the page's
-// confirm button, and waits for done: each click on a page loaded whole.
+// confirm button, and waits for done, an element the confirmation does
+// not have: each click on a page loaded whole.
 func (d *driver) confirm(what, button, done string) {
 	d.t.Helper()
 	d.run(what+": the confirmation", chromedp.Click(chromedp.CSS(button)), chromedp.WaitVisible(chromedp.CSS(`#confirm`)))
@@ -284,7 +285,7 @@ func TestBrowser(t *testing.T) {
 		if !strings.Contains(result, "2 payment(s) added") {
 			t.Errorf("the good upload's page says:\n%s", result)
 		}
-		d.confirm("submit without float", `#submit-batch`, `p.error`)
+		d.confirm("submit without float", `#submit-batch`, `#batch-status`) // the confirmation warns in a p.error too
 		result = text(`p.error`)
 		if !strings.Contains(result, "The batch needs KES 17.00, the account has KES 0.00") {
 			t.Errorf("the shortfall reads %q", result)
