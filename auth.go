@@ -31,13 +31,17 @@ func (s *Service) CreateAPIKeyBy(ctx context.Context, actor Actor, organisationI
 	if err := CheckRole("Role", string(role)); err != nil {
 		return APIKey{}, "", err
 	}
-	secret := NewSecret(apiKeyPrefix)
-	key := APIKey{ID: NewID(), OrganisationID: organisationID, Hash: HashSecret(secret), Prefix: secret[:len(apiKeyPrefix)+6], Role: role,
-		CreatedAt: s.now(), Secret: secret}
+	var key APIKey
+	var secret string
 	err := s.Store.Write(ctx, func(tx Tx) error {
-		if _, err := tx.Organisation(ctx, organisationID); err != nil {
+		org, err := tx.Organisation(ctx, organisationID)
+		if err != nil {
 			return OrNotFound(err, "organisation")
 		}
+		prefix := keyPrefix(org) // a sandbox's keys say so (docs/sandbox.md)
+		secret = NewSecret(prefix)
+		key = APIKey{ID: NewID(), OrganisationID: organisationID, Hash: HashSecret(secret), Prefix: secret[:len(prefix)+6], Role: role,
+			CreatedAt: s.now(), Secret: secret}
 		if err := tx.InsertAPIKey(ctx, key); err != nil {
 			return err
 		}

@@ -151,7 +151,7 @@ func returnLegs(m *writeBuffer, org Organisation, b Batch, p *Payment, from Paym
 		}
 		if from == PaymentPending {
 			m.transfer(org, org.HoldingAccountID, b.AccountID, l.amount, kind, *p, l.which)
-		} else if mk, ok := kindOf(kind); ok {
+		} else if mk, ok := kindOf(kind); ok && !org.Sandbox {
 			m.moved.add(mk, org.Currency, 0, l.which) // no money moved, but the payment is counted
 		}
 		*l.status = PaymentCancelled

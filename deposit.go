@@ -41,6 +41,10 @@ func (s *Service) DepositBy(ctx context.Context, actor Actor, accountID, amountT
 		if a.Kind != AccountPayout {
 			return NotFound("account")
 		}
+		// A sandbox's float comes from its own funding account (docs/ledger.md "Scopes").
+		if t.FromAccountID, err = fundingAccountOf(ctx, tx, a); err != nil {
+			return err
+		}
 		if a.Balance > math.MaxInt64-amount {
 			return Invalid("Amount", amount.String(), "the account's balance would overflow")
 		}

@@ -48,7 +48,7 @@ func (s *Service) settleSomeMembersPending(ctx context.Context) (n int, queued b
 			return err
 		}
 		queued = true
-		legs, err := tx.LockLegsPendingToMembers(ctx, batchID, memberCheckSize)
+		legs, members, err := legsPendingToMembers(ctx, tx, batchID)
 		if err != nil {
 			return err
 		}
@@ -59,10 +59,6 @@ func (s *Service) settleSomeMembersPending(ctx context.Context) (n int, queued b
 		}
 		if n = len(legs); n == 0 {
 			return nil
-		}
-		members, err := tx.Members(ctx, msisdnsOf(legs, true))
-		if err != nil {
-			return err
 		}
 		m := writeBuffer{now: s.now()}
 		defer func() { moved = m.moved }()

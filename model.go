@@ -17,6 +17,9 @@ type Organisation struct {
 	// batch's submit waits for a second person's approval (docs/api.md
 	// section 4.3); nil: no batch does.
 	ApprovalThreshold *Money
+	// Sandbox: the organisation tests its integration; its money stays in
+	// a ledger scope of its own (docs/sandbox.md).
+	Sandbox bool
 }
 
 // NeedsApproval reports whether a submit of a batch that totals s waits
@@ -51,6 +54,9 @@ type Account struct {
 	IsDefault      bool
 	Msisdn         string // wallets only
 	CreatedAt      time.Time
+	// Scope is the sandbox organisation whose ledger scope the account
+	// is in; empty for the live scope (docs/ledger.md "Scopes").
+	Scope string
 	// HeldBalance is what the holding account holds for this payout account's
 	// pending legs (docs/api.md section 5); filled by Accounts only.
 	HeldBalance Money

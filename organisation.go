@@ -13,6 +13,7 @@ type NewOrganisation struct {
 	Currency           string // default DefaultCurrency
 	ReferralsEnabled   bool
 	ReversalPeriodDays *int64 // default 60
+	Sandbox            bool   // docs/sandbox.md
 }
 
 // Settings changes an organisation's settings; nil fields are left alone.
@@ -85,10 +86,12 @@ func (s *Service) CreateOrganisationBy(ctx context.Context, actor Actor, in NewO
 	now := s.now()
 	org := Organisation{
 		ID: NewID(), Name: name, Currency: currency, ReferralsEnabled: in.ReferralsEnabled,
-		ReversalPeriod: period, HoldingAccountID: NewID(), CreatedAt: now,
+		ReversalPeriod: period, HoldingAccountID: NewID(), CreatedAt: now, Sandbox: in.Sandbox,
 	}
-	holding := Account{ID: org.HoldingAccountID, OrganisationID: org.ID, Kind: AccountHolding, Name: "Holding", Currency: currency, CreatedAt: now}
-	payout := Account{ID: NewID(), OrganisationID: org.ID, Kind: AccountPayout, Name: "Default", Currency: currency, IsDefault: true, CreatedAt: now}
+	holding := Account{ID: org.HoldingAccountID, OrganisationID: org.ID, Kind: AccountHolding, Name: "Holding", Currency: currency, CreatedAt: now,
+		Scope: scopeOf(org)}
+	payout := Account{ID: NewID(), OrganisationID: org.ID, Kind: AccountPayout, Name: "Default", Currency: currency, IsDefault: true, CreatedAt: now,
+		Scope: scopeOf(org)}
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		if err := tx.InsertOrganisation(ctx, org); err != nil {
 			return err
@@ -99,7 +102,10 @@ func (s *Service) CreateOrganisationBy(ctx context.Context, actor Actor, in NewO
 		if err := tx.InsertAccount(ctx, payout); err != nil {
 			return err
 		}
-		return s.audit(ctx, tx, actor, "organisation.created", org.ID, org.ID, auditOrganisation(org))
+		if err := insertSandboxFunding(ctx, tx, org); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, actor, "organisation.created", org.ID, org.ID, auditCreated(org))
 	})
 	if err != nil {
 		return Organisation{}, nil, err
@@ -227,7 +233,8 @@ func (s *Service) CreateAccountBy(ctx context.Context, actor Actor, organisation
 		if err != nil {
 			return OrNotFound(err, "organisation")
 		}
-		a = Account{ID: NewID(), OrganisationID: org.ID, Kind: AccountPayout, Name: name, Currency: org.Currency, CreatedAt: s.now()}
+		a = Account{ID: NewID(), OrganisationID: org.ID, Kind: AccountPayout, Name: name, Currency: org.Currency, CreatedAt: s.now(),
+			Scope: scopeOf(org)}
 		if err := tx.InsertAccount(ctx, a); err != nil {
 			return err
 		}

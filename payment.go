@@ -69,7 +69,7 @@ func (s *Service) validateAndFindMembers(ctx context.Context, v *Validation, org
 			var err error
 			checked <- errors.Join(parallel.Protect(func() { payments, err = s.validatePayments(v, in, org.ReferralsEnabled) }), err)
 		}()
-		members, err = tx.Members(ctx, payees(in))
+		members, err = membersIn(ctx, tx, org, payees(in))
 		return errors.Join(<-checked, err)
 	})
 	return payments, members, err

@@ -94,6 +94,9 @@ func (s *Service) register(ctx context.Context, group []registration) ([]registe
 			return nil
 		}
 		legs, err := tx.LockPendingLegsTo(ctx, slices.Sorted(maps.Keys(ms.created))...)
+		if err == nil {
+			legs, err = liveLegs(ctx, tx, legs)
+		}
 		if err != nil {
 			return err
 		}
@@ -207,7 +210,7 @@ func settleLegs(m *writeBuffer, org Organisation, p *Payment, members map[string
 		m.transfer(org, org.HoldingAccountID, wallets[l.msisdn], l.amount, TransferSettle, *p, l.which)
 		*l.status, *l.settledAt = PaymentSettled, m.now
 		if member.AppInstalled {
-			m.notify(ChannelPush, member.Msisdn, pushMessage(org, l.amount))
+			m.notify(org, ChannelPush, member.Msisdn, pushMessage(org, l.amount))
 		}
 	}
 }
@@ -246,7 +249,7 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments [
 		for _, i := range byBatch[id] {
 			old := payments[i]
 			org := orgs[old.OrganisationID]
-			change(org, &payments[i], wallets[org.Currency])
+			change(org, &payments[i], wallets[walletKey(org)])
 			m.record(&sum, old, payments[i])
 			events = append(events, legEvents(org.ID, old, payments[i], m.now)...)
 		}
@@ -299,25 +302,29 @@ func organisationsOf(ctx context.Context, tx Tx, payments []Payment) (map[string
 	return orgs, nil
 }
 
-// ensureWallets returns, by currency and msisdn, the wallet of each payee
-// walletsFor names. A wallet is a member's in one currency, whichever
+// ensureWallets returns, by walletKey and msisdn, the wallet of each payee
+// walletsFor names. A live wallet is a member's in one currency, whichever
 // organisation pays it: each currency's wallets are ensured in one
 // statement, sorted, however many organisations and batches pay into them.
+// A sandbox's wallets are its own (walletsIn).
 func ensureWallets(ctx context.Context, tx Tx, orgs map[string]Organisation,
 	walletsFor func(org Organisation) []string, now time.Time) (map[string]map[string]string, error) {
-	need := make(map[string][]string) // currency → msisdns
+	need := make(map[string][]string)      // walletKey → msisdns
+	payer := make(map[string]Organisation) // walletKey → an organisation that pays into them
 	for _, id := range slices.Sorted(maps.Keys(orgs)) {
 		org := orgs[id]
-		need[org.Currency] = append(need[org.Currency], walletsFor(org)...)
+		key := walletKey(org)
+		need[key] = append(need[key], walletsFor(org)...)
+		payer[key] = org
 	}
-	wallets := make(map[string]map[string]string, len(need)) // currency → msisdn → account id
-	for _, currency := range slices.Sorted(maps.Keys(need)) {
-		msisdns := slices.Compact(slices.Sorted(slices.Values(need[currency])))
+	wallets := make(map[string]map[string]string, len(need)) // walletKey → msisdn → account id
+	for _, key := range slices.Sorted(maps.Keys(need)) {
+		msisdns := slices.Compact(slices.Sorted(slices.Values(need[key])))
 		if len(msisdns) == 0 {
 			continue
 		}
 		var err error
-		if wallets[currency], err = tx.EnsureWallets(ctx, currency, msisdns, now); err != nil {
+		if wallets[key], err = walletsIn(ctx, tx, payer[key], msisdns, now); err != nil {
 			return nil, err
 		}
 	}

@@ -46,6 +46,7 @@ type Store interface {
 // a DRAFT batch before anything else of it.
 type Tx interface {
 	IdempotencyMarks // idempotency_marks.go
+	SandboxTx        // sandbox_store.go
 
 	// InsertAudit appends to the audit log. Nothing updates or deletes it.
 	InsertAudit(ctx context.Context, es ...AuditEntry) error

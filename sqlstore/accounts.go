@@ -10,18 +10,21 @@ import (
 	"github.com/disburse/disburse"
 )
 
-const accountColumns = `a.id, a.organisation_id, a.kind, a.name, a.currency, a.balance, a.is_default, a.msisdn, a.created_at`
+const accountColumns = `a.id, a.organisation_id, a.kind, a.name, a.currency, a.balance, a.is_default, a.msisdn, a.created_at,
+	a.sandbox_organisation_id`
 
 func scanAccount(r scanner, extra ...any) (disburse.Account, error) {
 	var a disburse.Account
-	dest := append([]any{&a.ID, opt(&a.OrganisationID), &a.Kind, &a.Name, &a.Currency, &a.Balance, &a.IsDefault, &a.Msisdn, at(&a.CreatedAt)}, extra...)
+	dest := append([]any{&a.ID, opt(&a.OrganisationID), &a.Kind, &a.Name, &a.Currency, &a.Balance, &a.IsDefault, &a.Msisdn, at(&a.CreatedAt), opt(&a.Scope)}, extra...)
 	return a, r.Scan(dest...)
 }
 
 func (t *tx) InsertAccount(ctx context.Context, a disburse.Account) error {
 	return t.insert(ctx, "account",
-		`INSERT INTO accounts (id, organisation_id, kind, name, currency, balance, is_default, msisdn, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ID, nullID(a.OrganisationID), string(a.Kind), a.Name, a.Currency, int64(a.Balance), a.IsDefault, a.Msisdn, micros(a.CreatedAt))
+		`INSERT INTO accounts (id, organisation_id, kind, name, currency, balance, is_default, msisdn, created_at, sandbox_organisation_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, nullID(a.OrganisationID), string(a.Kind), a.Name, a.Currency, int64(a.Balance), a.IsDefault, a.Msisdn, micros(a.CreatedAt),
+		nullID(a.Scope))
 }
 
 func (t *tx) Account(ctx context.Context, id string) (disburse.Account, error) {
