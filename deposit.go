@@ -9,6 +9,19 @@ import (
 // maxDeposit bounds one deposit, far above any payout and far below overflow.
 const maxDeposit Money = 1_000_000_000_000 * 100
 
+// validateDeposit checks a deposit's amount and reference into v and
+// returns the amount.
+func validateDeposit(v *Validation, amountText, reference string) Money {
+	amount, ok := ParseMoney(amountText)
+	if !ok || amount <= 0 || amount > maxDeposit {
+		v.Add(-1, "Amount", amountText, "amount must be a number with at most 2 decimal places, from 0.01 to "+maxDeposit.String())
+	}
+	if v.Text(-1, "Reference", reference) && len([]rune(reference)) > 200 {
+		v.Add(-1, "Reference", reference, "reference is at most 200 characters")
+	}
+	return amount
+}
+
 // Deposit is DepositBy as the actor in ctx.
 func (s *Service) Deposit(ctx context.Context, accountID, amountText, reference string) (Transfer, error) {
 	return s.DepositBy(ctx, ActorOf(ctx), accountID, amountText, reference)
@@ -21,13 +34,7 @@ func (s *Service) DepositBy(ctx context.Context, actor Actor, accountID, amountT
 		return Transfer{}, NotFound("account")
 	}
 	var v Validation
-	amount, ok := ParseMoney(amountText)
-	if !ok || amount <= 0 || amount > maxDeposit {
-		v.Add(-1, "Amount", amountText, "amount must be a number with at most 2 decimal places, from 0.01 to "+maxDeposit.String())
-	}
-	if v.Text(-1, "Reference", reference) && len([]rune(reference)) > 200 {
-		v.Add(-1, "Reference", reference, "reference is at most 200 characters")
-	}
+	amount := validateDeposit(&v, amountText, reference)
 	if err := v.Err(); err != nil {
 		return Transfer{}, err
 	}

@@ -127,8 +127,13 @@ func (s *Service) SandboxDeposit(ctx context.Context, organisationID, accountID,
 	if err != nil {
 		return Transfer{}, err
 	}
-	if currency != org.Currency {
-		return Transfer{}, Invalid("Currency", currency, "currency must be the organisation's, "+org.Currency)
+	var v Validation
+	validateDeposit(&v, amount, reference)
+	if v.Text(-1, "Currency", currency) && currency != org.Currency {
+		v.Add(-1, "Currency", currency, "currency is required: the organisation's, "+org.Currency)
+	}
+	if err := v.Err(); err != nil {
+		return Transfer{}, err
 	}
 	target, ok := payoutAccount(accounts, strings.TrimSpace(accountID))
 	if !ok {

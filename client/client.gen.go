@@ -790,6 +790,9 @@ type Organisation struct {
 	Name                  string             `json:"name"`
 	ReferralsEnabled      bool               `json:"referralsEnabled"`
 	ReversalPeriodSeconds int                `json:"reversalPeriodSeconds"`
+
+	// Sandbox Extension: true for a sandbox organisation (docs/sandbox.md); absent for a live one.
+	Sandbox *bool `json:"sandbox,omitempty"`
 }
 
 // OrganisationSummary defines model for OrganisationSummary.
@@ -942,6 +945,22 @@ type ProblemType string
 
 // Role What an API key's access tokens may do (docs/api.md section 3.1): viewer reads; maker also creates and updates batches, adds and deletes payments, submits and cancels; approver also approves or rejects submits; admin does everything, webhooks included. Every role reads.
 type Role string
+
+// SandboxMember defines model for SandboxMember.
+type SandboxMember struct {
+	// Msisdn Digits only, country code first, no leading zero or +, 8 to 15 digits, valid for its country.
+	//
+	// Examples: 254712345678
+	Msisdn Msisdn `json:"msisdn"`
+
+	// RegisteredAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	//
+	// Examples: 2026-11-22T10:15:30.1234560
+	RegisteredAt DateTime `json:"registeredAt"`
+
+	// SettledPayments How many of the sandbox's payments with a leg pending to the payee this registration settled; 0 when it was a member already.
+	SettledPayments int `json:"settledPayments"`
+}
 
 // Summary Totals of the non-deleted payments. paymentsAmount = draft + pending + settled + cancelled amounts; referral legs count only in referralsAmount.
 type Summary struct {
@@ -1278,6 +1297,9 @@ type CreateOrganisationJSONBody struct {
 	Name               *string `json:"name,omitempty"`
 	ReferralsEnabled   *bool   `json:"referralsEnabled,omitempty"`
 	ReversalPeriodDays *int    `json:"reversalPeriodDays,omitempty"`
+
+	// Sandbox A sandbox organisation (docs/sandbox.md): its keys start dak_test_, its money stays in a ledger scope of its own, and the /sandbox calls are its. Set at creation only.
+	Sandbox *bool `json:"sandbox,omitempty"`
 }
 
 // CreateOrganisationParams defines parameters for CreateOrganisation.
@@ -1540,6 +1562,88 @@ type Healthz200JSONResponseBodyStatus string
 // Readyz200JSONResponseBodyStatus defines parameters for Readyz.
 type Readyz200JSONResponseBodyStatus string
 
+// ExpireSandboxBatchParams defines parameters for ExpireSandboxBatch.
+type ExpireSandboxBatchParams struct {
+	// IdempotencyKey Makes the request safe to retry (docs/idempotency.md). The first
+	// request with a key runs and its answer, 4xx included, is kept for 24
+	// hours; the same key with the same request (method, path, body) gets
+	// that answer again, byte for byte, with `Idempotent-Replayed: true`,
+	// and runs nothing. The same key with another request is 422
+	// `idempotency_key_reused`; while the first still runs, 409
+	// `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
+	// Keys are the organisation's own; the operator API's are the operator's.
+	// A submit's replay is rebuilt from the batch: its payments as they
+	// are at the replay. An answer that shows a secret once (an API key,
+	// a webhook's signing secret) is replayed with it: the answer is kept
+	// in the transaction of the work, encrypted with a key only the
+	// Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+	// 400 on `Idempotency-Key`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SandboxDepositJSONBody defines parameters for SandboxDeposit.
+type SandboxDepositJSONBody struct {
+	// AccountId A payout account of the organisation; default, its default account.
+	AccountId *openapi_types.UUID `json:"accountId,omitempty"`
+
+	// Amount Required; 0.01 to 1,000,000,000,000.00.
+	//
+	// Examples: 150.5
+	Amount *AmountIn `json:"amount,omitempty"`
+
+	// Currency Required: the organisation's currency.
+	//
+	// Examples: KES
+	Currency  *string `json:"currency,omitempty"`
+	Reference *string `json:"reference,omitempty"`
+}
+
+// SandboxDepositParams defines parameters for SandboxDeposit.
+type SandboxDepositParams struct {
+	// IdempotencyKey Makes the request safe to retry (docs/idempotency.md). The first
+	// request with a key runs and its answer, 4xx included, is kept for 24
+	// hours; the same key with the same request (method, path, body) gets
+	// that answer again, byte for byte, with `Idempotent-Replayed: true`,
+	// and runs nothing. The same key with another request is 422
+	// `idempotency_key_reused`; while the first still runs, 409
+	// `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
+	// Keys are the organisation's own; the operator API's are the operator's.
+	// A submit's replay is rebuilt from the batch: its payments as they
+	// are at the replay. An answer that shows a secret once (an API key,
+	// a webhook's signing secret) is replayed with it: the answer is kept
+	// in the transaction of the work, encrypted with a key only the
+	// Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+	// 400 on `Idempotency-Key`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RegisterSandboxMemberJSONBody defines parameters for RegisterSandboxMember.
+type RegisterSandboxMemberJSONBody struct {
+	// Msisdn Digits only, country code first, no leading zero or +, 8 to 15 digits, valid for its country.
+	//
+	// Examples: 254712345678
+	Msisdn *Msisdn `json:"msisdn,omitempty"`
+}
+
+// RegisterSandboxMemberParams defines parameters for RegisterSandboxMember.
+type RegisterSandboxMemberParams struct {
+	// IdempotencyKey Makes the request safe to retry (docs/idempotency.md). The first
+	// request with a key runs and its answer, 4xx included, is kept for 24
+	// hours; the same key with the same request (method, path, body) gets
+	// that answer again, byte for byte, with `Idempotent-Replayed: true`,
+	// and runs nothing. The same key with another request is 422
+	// `idempotency_key_reused`; while the first still runs, 409
+	// `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
+	// Keys are the organisation's own; the operator API's are the operator's.
+	// A submit's replay is rebuilt from the batch: its payments as they
+	// are at the replay. An answer that shows a secret once (an API key,
+	// a webhook's signing secret) is replayed with it: the answer is kept
+	// in the transaction of the work, encrypted with a key only the
+	// Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+	// 400 on `Idempotency-Key`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
 type ListWebhookDeliveriesParams struct {
 	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
@@ -1620,6 +1724,12 @@ type UpdateBatchJSONRequestBody = BatchDetails
 
 // AddPaymentsJSONRequestBody defines body for AddPayments for application/json ContentType.
 type AddPaymentsJSONRequestBody = AddPayments
+
+// SandboxDepositJSONRequestBody defines body for SandboxDeposit for application/json ContentType.
+type SandboxDepositJSONRequestBody SandboxDepositJSONBody
+
+// RegisterSandboxMemberJSONRequestBody defines body for RegisterSandboxMember for application/json ContentType.
+type RegisterSandboxMemberJSONRequestBody RegisterSandboxMemberJSONBody
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = WebhookInput
@@ -2156,6 +2266,74 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExpireSandboxBatch End an OPEN batch's reversal period now
+	//
+	// A sandbox organisation only (docs/sandbox.md). What the reversal
+	// worker does when the period ends, now: every PENDING leg of the
+	// batch returns from the holding account to the batch's float
+	// (REVERSE) and becomes CANCELLED, but a leg to a member of this
+	// sandbox settles instead; the batch, left with nothing pending,
+	// closes. The webhook events are those of a reversal. No body.
+	//
+	// Corresponds with POST /sandbox/batches/{id}/expire (the `ExpireSandboxBatch` operationId).
+	ExpireSandboxBatch(ctx context.Context, id ID, params *ExpireSandboxBatchParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxDepositWithBody Top up the sandbox's float (its own funding → float)
+	//
+	// A sandbox organisation only (docs/sandbox.md). A DEPOSIT transfer
+	// from the sandbox's own funding account into a payout account of
+	// the organisation (the default one unless accountId names another),
+	// as the operator's deposit is live.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandbox/deposits (the `SandboxDeposit` operationId).
+	SandboxDepositWithBody(ctx context.Context, params *SandboxDepositParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxDeposit Top up the sandbox's float (its own funding → float)
+	//
+	// A sandbox organisation only (docs/sandbox.md). A DEPOSIT transfer
+	// from the sandbox's own funding account into a payout account of
+	// the organisation (the default one unless accountId names another),
+	// as the operator's deposit is live.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandbox/deposits (the `SandboxDeposit` operationId).
+	SandboxDeposit(ctx context.Context, params *SandboxDepositParams, body SandboxDepositJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RegisterSandboxMemberWithBody Register a payee in the sandbox; settles what the sandbox holds for it
+	//
+	// A sandbox organisation only (docs/sandbox.md). 201 with the new
+	// member of this sandbox: in the same transaction every PENDING leg
+	// of this organisation's batches to the msisdn settles into the
+	// sandbox's wallet of the payee (SETTLE), with its webhook events,
+	// and each batch left with nothing pending closes; later submits of
+	// this organisation pay the payee at once. It makes nobody a member
+	// of the service or of another sandbox. An msisdn registered in this
+	// sandbox already is 200 with it, unchanged.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandbox/members (the `RegisterSandboxMember` operationId).
+	RegisterSandboxMemberWithBody(ctx context.Context, params *RegisterSandboxMemberParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RegisterSandboxMember Register a payee in the sandbox; settles what the sandbox holds for it
+	//
+	// A sandbox organisation only (docs/sandbox.md). 201 with the new
+	// member of this sandbox: in the same transaction every PENDING leg
+	// of this organisation's batches to the msisdn settles into the
+	// sandbox's wallet of the payee (SETTLE), with its webhook events,
+	// and each batch left with nothing pending closes; later submits of
+	// this organisation pay the payee at once. It makes nobody a member
+	// of the service or of another sandbox. An msisdn registered in this
+	// sandbox already is 200 with it, unchanged.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandbox/members (the `RegisterSandboxMember` operationId).
+	RegisterSandboxMember(ctx context.Context, params *RegisterSandboxMemberParams, body RegisterSandboxMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhooks The organisation's webhook endpoints, oldest first
 	//
@@ -3203,6 +3381,124 @@ func (c *Client) GetPayment(ctx context.Context, id ID, reqEditors ...RequestEdi
 // Corresponds with GET /readyz (the `Readyz` operationId).
 func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReadyzRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExpireSandboxBatch End an OPEN batch's reversal period now
+//
+// A sandbox organisation only (docs/sandbox.md). What the reversal
+// worker does when the period ends, now: every PENDING leg of the
+// batch returns from the holding account to the batch's float
+// (REVERSE) and becomes CANCELLED, but a leg to a member of this
+// sandbox settles instead; the batch, left with nothing pending,
+// closes. The webhook events are those of a reversal. No body.
+//
+// Corresponds with POST /sandbox/batches/{id}/expire (the `ExpireSandboxBatch` operationId).
+func (c *Client) ExpireSandboxBatch(ctx context.Context, id ID, params *ExpireSandboxBatchParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExpireSandboxBatchRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxDepositWithBody Top up the sandbox's float (its own funding → float)
+//
+// A sandbox organisation only (docs/sandbox.md). A DEPOSIT transfer
+// from the sandbox's own funding account into a payout account of
+// the organisation (the default one unless accountId names another),
+// as the operator's deposit is live.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandbox/deposits (the `SandboxDeposit` operationId).
+func (c *Client) SandboxDepositWithBody(ctx context.Context, params *SandboxDepositParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxDepositRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxDeposit Top up the sandbox's float (its own funding → float)
+//
+// A sandbox organisation only (docs/sandbox.md). A DEPOSIT transfer
+// from the sandbox's own funding account into a payout account of
+// the organisation (the default one unless accountId names another),
+// as the operator's deposit is live.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandbox/deposits (the `SandboxDeposit` operationId).
+func (c *Client) SandboxDeposit(ctx context.Context, params *SandboxDepositParams, body SandboxDepositJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxDepositRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RegisterSandboxMemberWithBody Register a payee in the sandbox; settles what the sandbox holds for it
+//
+// A sandbox organisation only (docs/sandbox.md). 201 with the new
+// member of this sandbox: in the same transaction every PENDING leg
+// of this organisation's batches to the msisdn settles into the
+// sandbox's wallet of the payee (SETTLE), with its webhook events,
+// and each batch left with nothing pending closes; later submits of
+// this organisation pay the payee at once. It makes nobody a member
+// of the service or of another sandbox. An msisdn registered in this
+// sandbox already is 200 with it, unchanged.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandbox/members (the `RegisterSandboxMember` operationId).
+func (c *Client) RegisterSandboxMemberWithBody(ctx context.Context, params *RegisterSandboxMemberParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRegisterSandboxMemberRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RegisterSandboxMember Register a payee in the sandbox; settles what the sandbox holds for it
+//
+// A sandbox organisation only (docs/sandbox.md). 201 with the new
+// member of this sandbox: in the same transaction every PENDING leg
+// of this organisation's batches to the msisdn settles into the
+// sandbox's wallet of the payee (SETTLE), with its webhook events,
+// and each batch left with nothing pending closes; later submits of
+// this organisation pay the payee at once. It makes nobody a member
+// of the service or of another sandbox. An msisdn registered in this
+// sandbox already is 200 with it, unchanged.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandbox/members (the `RegisterSandboxMember` operationId).
+func (c *Client) RegisterSandboxMember(ctx context.Context, params *RegisterSandboxMemberParams, body RegisterSandboxMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRegisterSandboxMemberRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5319,6 +5615,165 @@ func NewReadyzRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewExpireSandboxBatchRequest constructs an http.Request for the ExpireSandboxBatch method
+func NewExpireSandboxBatchRequest(server string, id ID, params *ExpireSandboxBatchParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandbox/batches/%s/expire", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewSandboxDepositRequest calls the generic SandboxDeposit builder with application/json body
+func NewSandboxDepositRequest(server string, params *SandboxDepositParams, body SandboxDepositJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSandboxDepositRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewSandboxDepositRequestWithBody constructs an http.Request for the SandboxDeposit method, with any body, and a specified content type
+func NewSandboxDepositRequestWithBody(server string, params *SandboxDepositParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandbox/deposits")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewRegisterSandboxMemberRequest calls the generic RegisterSandboxMember builder with application/json body
+func NewRegisterSandboxMemberRequest(server string, params *RegisterSandboxMemberParams, body RegisterSandboxMemberJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRegisterSandboxMemberRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewRegisterSandboxMemberRequestWithBody constructs an http.Request for the RegisterSandboxMember method, with any body, and a specified content type
+func NewRegisterSandboxMemberRequestWithBody(server string, params *RegisterSandboxMemberParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandbox/members")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListWebhooksRequest constructs an http.Request for the ListWebhooks method
 func NewListWebhooksRequest(server string) (*http.Request, error) {
 	var err error
@@ -6181,6 +6636,76 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	ReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzResponse, error)
+
+	// ExpireSandboxBatchWithResponse End an OPEN batch's reversal period now
+	//
+	// A sandbox organisation only (docs/sandbox.md). What the reversal
+	// worker does when the period ends, now: every PENDING leg of the
+	// batch returns from the holding account to the batch's float
+	// (REVERSE) and becomes CANCELLED, but a leg to a member of this
+	// sandbox settles instead; the batch, left with nothing pending,
+	// closes. The webhook events are those of a reversal. No body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/batches/{id}/expire (the `ExpireSandboxBatch` operationId).
+	ExpireSandboxBatchWithResponse(ctx context.Context, id ID, params *ExpireSandboxBatchParams, reqEditors ...RequestEditorFn) (*ExpireSandboxBatchResponse, error)
+
+	// SandboxDepositWithBodyWithResponse Top up the sandbox's float (its own funding → float)
+	//
+	// A sandbox organisation only (docs/sandbox.md). A DEPOSIT transfer
+	// from the sandbox's own funding account into a payout account of
+	// the organisation (the default one unless accountId names another),
+	// as the operator's deposit is live.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/deposits (the `SandboxDeposit` operationId).
+	SandboxDepositWithBodyWithResponse(ctx context.Context, params *SandboxDepositParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxDepositResponse, error)
+
+	// SandboxDepositWithResponse Top up the sandbox's float (its own funding → float)
+	//
+	// A sandbox organisation only (docs/sandbox.md). A DEPOSIT transfer
+	// from the sandbox's own funding account into a payout account of
+	// the organisation (the default one unless accountId names another),
+	// as the operator's deposit is live.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/deposits (the `SandboxDeposit` operationId).
+	SandboxDepositWithResponse(ctx context.Context, params *SandboxDepositParams, body SandboxDepositJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxDepositResponse, error)
+
+	// RegisterSandboxMemberWithBodyWithResponse Register a payee in the sandbox; settles what the sandbox holds for it
+	//
+	// A sandbox organisation only (docs/sandbox.md). 201 with the new
+	// member of this sandbox: in the same transaction every PENDING leg
+	// of this organisation's batches to the msisdn settles into the
+	// sandbox's wallet of the payee (SETTLE), with its webhook events,
+	// and each batch left with nothing pending closes; later submits of
+	// this organisation pay the payee at once. It makes nobody a member
+	// of the service or of another sandbox. An msisdn registered in this
+	// sandbox already is 200 with it, unchanged.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/members (the `RegisterSandboxMember` operationId).
+	RegisterSandboxMemberWithBodyWithResponse(ctx context.Context, params *RegisterSandboxMemberParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RegisterSandboxMemberResponse, error)
+
+	// RegisterSandboxMemberWithResponse Register a payee in the sandbox; settles what the sandbox holds for it
+	//
+	// A sandbox organisation only (docs/sandbox.md). 201 with the new
+	// member of this sandbox: in the same transaction every PENDING leg
+	// of this organisation's batches to the msisdn settles into the
+	// sandbox's wallet of the payee (SETTLE), with its webhook events,
+	// and each batch left with nothing pending closes; later submits of
+	// this organisation pay the payee at once. It makes nobody a member
+	// of the service or of another sandbox. An msisdn registered in this
+	// sandbox already is 200 with it, unchanged.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/members (the `RegisterSandboxMember` operationId).
+	RegisterSandboxMemberWithResponse(ctx context.Context, params *RegisterSandboxMemberParams, body RegisterSandboxMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*RegisterSandboxMemberResponse, error)
 
 	// ListWebhooksWithResponse The organisation's webhook endpoints, oldest first
 	//
@@ -12039,6 +12564,639 @@ func (r ReadyzResponse) ContentType() string {
 	return ""
 }
 
+// ExpireSandboxBatchResponse200Headers the declared response headers of an HTTP 200 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse200Headers struct {
+	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
+	XRequestId         string
+}
+
+// ExpireSandboxBatchResponse400Headers the declared response headers of an HTTP 400 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse400Headers struct {
+	XRequestId string
+}
+
+// ExpireSandboxBatchResponse401Headers the declared response headers of an HTTP 401 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      string
+}
+
+// ExpireSandboxBatchResponse403Headers the declared response headers of an HTTP 403 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse403Headers struct {
+	XRequestId string
+}
+
+// ExpireSandboxBatchResponse404Headers the declared response headers of an HTTP 404 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse404Headers struct {
+	XRequestId string
+}
+
+// ExpireSandboxBatchResponse409Headers the declared response headers of an HTTP 409 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse409Headers struct {
+	XRequestId string
+}
+
+// ExpireSandboxBatchResponse413Headers the declared response headers of an HTTP 413 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse413Headers struct {
+	XRequestId string
+}
+
+// ExpireSandboxBatchResponse422Headers the declared response headers of an HTTP 422 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse422Headers struct {
+	XRequestId string
+}
+
+// ExpireSandboxBatchResponse429Headers the declared response headers of an HTTP 429 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      int
+	XRequestId      string
+}
+
+// ExpireSandboxBatchResponse500Headers the declared response headers of an HTTP 500 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse500Headers struct {
+	XRequestId string
+}
+
+// ExpireSandboxBatchResponse503Headers the declared response headers of an HTTP 503 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type ExpireSandboxBatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Batch
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *InvalidStateOrIdempotencyConflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ExpireSandboxBatchResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ExpireSandboxBatchResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ExpireSandboxBatchResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ExpireSandboxBatchResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ExpireSandboxBatchResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ExpireSandboxBatchResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *ExpireSandboxBatchResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ExpireSandboxBatchResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ExpireSandboxBatchResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ExpireSandboxBatchResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExpireSandboxBatchResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExpireSandboxBatchResponse) GetJSON200() *Batch {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ExpireSandboxBatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExpireSandboxBatchResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ExpireSandboxBatchResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ExpireSandboxBatchResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r ExpireSandboxBatchResponse) GetApplicationproblemJSON409() *InvalidStateOrIdempotencyConflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ExpireSandboxBatchResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ExpireSandboxBatchResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ExpireSandboxBatchResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ExpireSandboxBatchResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ExpireSandboxBatchResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ExpireSandboxBatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExpireSandboxBatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExpireSandboxBatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExpireSandboxBatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SandboxDepositResponse201Headers the declared response headers of an HTTP 201 response for SandboxDeposit
+type SandboxDepositResponse201Headers struct {
+	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
+	XRequestId         string
+}
+
+// SandboxDepositResponse400Headers the declared response headers of an HTTP 400 response for SandboxDeposit
+type SandboxDepositResponse400Headers struct {
+	XRequestId string
+}
+
+// SandboxDepositResponse401Headers the declared response headers of an HTTP 401 response for SandboxDeposit
+type SandboxDepositResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      string
+}
+
+// SandboxDepositResponse403Headers the declared response headers of an HTTP 403 response for SandboxDeposit
+type SandboxDepositResponse403Headers struct {
+	XRequestId string
+}
+
+// SandboxDepositResponse404Headers the declared response headers of an HTTP 404 response for SandboxDeposit
+type SandboxDepositResponse404Headers struct {
+	XRequestId string
+}
+
+// SandboxDepositResponse409Headers the declared response headers of an HTTP 409 response for SandboxDeposit
+type SandboxDepositResponse409Headers struct {
+	XRequestId string
+}
+
+// SandboxDepositResponse413Headers the declared response headers of an HTTP 413 response for SandboxDeposit
+type SandboxDepositResponse413Headers struct {
+	XRequestId string
+}
+
+// SandboxDepositResponse422Headers the declared response headers of an HTTP 422 response for SandboxDeposit
+type SandboxDepositResponse422Headers struct {
+	XRequestId string
+}
+
+// SandboxDepositResponse429Headers the declared response headers of an HTTP 429 response for SandboxDeposit
+type SandboxDepositResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      int
+	XRequestId      string
+}
+
+// SandboxDepositResponse500Headers the declared response headers of an HTTP 500 response for SandboxDeposit
+type SandboxDepositResponse500Headers struct {
+	XRequestId string
+}
+
+// SandboxDepositResponse503Headers the declared response headers of an HTTP 503 response for SandboxDeposit
+type SandboxDepositResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type SandboxDepositResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		AccountId openapi_types.UUID `json:"accountId"`
+
+		// Amount An exact decimal amount with two decimals, e.g. 150.00. Read it as a decimal or integer minor units, never as a binary float.
+		//
+		// Examples: 150
+		Amount Amount `json:"amount"`
+
+		// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+		//
+		// Examples: 2026-11-22T10:15:30.1234560
+		CreatedAt DateTime           `json:"createdAt"`
+		Id        openapi_types.UUID `json:"id"`
+		Reference *string            `json:"reference,omitempty"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *IdempotencyConflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxDepositResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *SandboxDepositResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SandboxDepositResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *SandboxDepositResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *SandboxDepositResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SandboxDepositResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *SandboxDepositResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *SandboxDepositResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxDepositResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *SandboxDepositResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxDepositResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r SandboxDepositResponse) GetJSON201() *struct {
+	AccountId openapi_types.UUID `json:"accountId"`
+
+	// Amount An exact decimal amount with two decimals, e.g. 150.00. Read it as a decimal or integer minor units, never as a binary float.
+	//
+	// Examples: 150
+	Amount Amount `json:"amount"`
+
+	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	//
+	// Examples: 2026-11-22T10:15:30.1234560
+	CreatedAt DateTime           `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+	Reference *string            `json:"reference,omitempty"`
+} {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SandboxDepositResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SandboxDepositResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SandboxDepositResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r SandboxDepositResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r SandboxDepositResponse) GetApplicationproblemJSON409() *IdempotencyConflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SandboxDepositResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SandboxDepositResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r SandboxDepositResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SandboxDepositResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r SandboxDepositResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r SandboxDepositResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SandboxDepositResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SandboxDepositResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SandboxDepositResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RegisterSandboxMemberResponse200Headers the declared response headers of an HTTP 200 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse200Headers struct {
+	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
+	XRequestId         string
+}
+
+// RegisterSandboxMemberResponse201Headers the declared response headers of an HTTP 201 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse201Headers struct {
+	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
+	XRequestId         string
+}
+
+// RegisterSandboxMemberResponse400Headers the declared response headers of an HTTP 400 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse400Headers struct {
+	XRequestId string
+}
+
+// RegisterSandboxMemberResponse401Headers the declared response headers of an HTTP 401 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      string
+}
+
+// RegisterSandboxMemberResponse403Headers the declared response headers of an HTTP 403 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse403Headers struct {
+	XRequestId string
+}
+
+// RegisterSandboxMemberResponse404Headers the declared response headers of an HTTP 404 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse404Headers struct {
+	XRequestId string
+}
+
+// RegisterSandboxMemberResponse409Headers the declared response headers of an HTTP 409 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse409Headers struct {
+	XRequestId string
+}
+
+// RegisterSandboxMemberResponse413Headers the declared response headers of an HTTP 413 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse413Headers struct {
+	XRequestId string
+}
+
+// RegisterSandboxMemberResponse422Headers the declared response headers of an HTTP 422 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse422Headers struct {
+	XRequestId string
+}
+
+// RegisterSandboxMemberResponse429Headers the declared response headers of an HTTP 429 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      int
+	XRequestId      string
+}
+
+// RegisterSandboxMemberResponse500Headers the declared response headers of an HTTP 500 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse500Headers struct {
+	XRequestId string
+}
+
+// RegisterSandboxMemberResponse503Headers the declared response headers of an HTTP 503 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type RegisterSandboxMemberResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SandboxMember
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *SandboxMember
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *IdempotencyConflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RegisterSandboxMemberResponse200Headers
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *RegisterSandboxMemberResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RegisterSandboxMemberResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RegisterSandboxMemberResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RegisterSandboxMemberResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *RegisterSandboxMemberResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RegisterSandboxMemberResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *RegisterSandboxMemberResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *RegisterSandboxMemberResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RegisterSandboxMemberResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *RegisterSandboxMemberResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RegisterSandboxMemberResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RegisterSandboxMemberResponse) GetJSON200() *SandboxMember {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r RegisterSandboxMemberResponse) GetJSON201() *SandboxMember {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RegisterSandboxMemberResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RegisterSandboxMemberResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RegisterSandboxMemberResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RegisterSandboxMemberResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r RegisterSandboxMemberResponse) GetApplicationproblemJSON409() *IdempotencyConflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r RegisterSandboxMemberResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r RegisterSandboxMemberResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r RegisterSandboxMemberResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RegisterSandboxMemberResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RegisterSandboxMemberResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RegisterSandboxMemberResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RegisterSandboxMemberResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RegisterSandboxMemberResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RegisterSandboxMemberResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListWebhooksResponse401Headers the declared response headers of an HTTP 401 response for ListWebhooks
 type ListWebhooksResponse401Headers struct {
 	WWWAuthenticate *string
@@ -13816,6 +14974,106 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, reqEditors
 		return nil, err
 	}
 	return ParseReadyzResponse(rsp)
+}
+
+// ExpireSandboxBatchWithResponse End an OPEN batch's reversal period now
+//
+// A sandbox organisation only (docs/sandbox.md). What the reversal
+// worker does when the period ends, now: every PENDING leg of the
+// batch returns from the holding account to the batch's float
+// (REVERSE) and becomes CANCELLED, but a leg to a member of this
+// sandbox settles instead; the batch, left with nothing pending,
+// closes. The webhook events are those of a reversal. No body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/batches/{id}/expire (the `ExpireSandboxBatch` operationId).
+func (c *ClientWithResponses) ExpireSandboxBatchWithResponse(ctx context.Context, id ID, params *ExpireSandboxBatchParams, reqEditors ...RequestEditorFn) (*ExpireSandboxBatchResponse, error) {
+	rsp, err := c.ExpireSandboxBatch(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExpireSandboxBatchResponse(rsp)
+}
+
+// SandboxDepositWithBodyWithResponse Top up the sandbox's float (its own funding → float)
+//
+// A sandbox organisation only (docs/sandbox.md). A DEPOSIT transfer
+// from the sandbox's own funding account into a payout account of
+// the organisation (the default one unless accountId names another),
+// as the operator's deposit is live.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/deposits (the `SandboxDeposit` operationId).
+func (c *ClientWithResponses) SandboxDepositWithBodyWithResponse(ctx context.Context, params *SandboxDepositParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxDepositResponse, error) {
+	rsp, err := c.SandboxDepositWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxDepositResponse(rsp)
+}
+
+// SandboxDepositWithResponse Top up the sandbox's float (its own funding → float)
+//
+// A sandbox organisation only (docs/sandbox.md). A DEPOSIT transfer
+// from the sandbox's own funding account into a payout account of
+// the organisation (the default one unless accountId names another),
+// as the operator's deposit is live.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/deposits (the `SandboxDeposit` operationId).
+func (c *ClientWithResponses) SandboxDepositWithResponse(ctx context.Context, params *SandboxDepositParams, body SandboxDepositJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxDepositResponse, error) {
+	rsp, err := c.SandboxDeposit(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxDepositResponse(rsp)
+}
+
+// RegisterSandboxMemberWithBodyWithResponse Register a payee in the sandbox; settles what the sandbox holds for it
+//
+// A sandbox organisation only (docs/sandbox.md). 201 with the new
+// member of this sandbox: in the same transaction every PENDING leg
+// of this organisation's batches to the msisdn settles into the
+// sandbox's wallet of the payee (SETTLE), with its webhook events,
+// and each batch left with nothing pending closes; later submits of
+// this organisation pay the payee at once. It makes nobody a member
+// of the service or of another sandbox. An msisdn registered in this
+// sandbox already is 200 with it, unchanged.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/members (the `RegisterSandboxMember` operationId).
+func (c *ClientWithResponses) RegisterSandboxMemberWithBodyWithResponse(ctx context.Context, params *RegisterSandboxMemberParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RegisterSandboxMemberResponse, error) {
+	rsp, err := c.RegisterSandboxMemberWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRegisterSandboxMemberResponse(rsp)
+}
+
+// RegisterSandboxMemberWithResponse Register a payee in the sandbox; settles what the sandbox holds for it
+//
+// A sandbox organisation only (docs/sandbox.md). 201 with the new
+// member of this sandbox: in the same transaction every PENDING leg
+// of this organisation's batches to the msisdn settles into the
+// sandbox's wallet of the payee (SETTLE), with its webhook events,
+// and each batch left with nothing pending closes; later submits of
+// this organisation pay the payee at once. It makes nobody a member
+// of the service or of another sandbox. An msisdn registered in this
+// sandbox already is 200 with it, unchanged.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/members (the `RegisterSandboxMember` operationId).
+func (c *ClientWithResponses) RegisterSandboxMemberWithResponse(ctx context.Context, params *RegisterSandboxMemberParams, body RegisterSandboxMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*RegisterSandboxMemberResponse, error) {
+	rsp, err := c.RegisterSandboxMember(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRegisterSandboxMemberResponse(rsp)
 }
 
 // ListWebhooksWithResponse The organisation's webhook endpoints, oldest first
@@ -21669,6 +22927,853 @@ func ParseReadyzResponse(rsp *http.Response) (*ReadyzResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 503:
 		var headers ReadyzResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseExpireSandboxBatchResponse parses an HTTP response from a ExpireSandboxBatchWithResponse call
+func ParseExpireSandboxBatchResponse(rsp *http.Response) (*ExpireSandboxBatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExpireSandboxBatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Batch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest InvalidStateOrIdempotencyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ExpireSandboxBatchResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ExpireSandboxBatchResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ExpireSandboxBatchResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ExpireSandboxBatchResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ExpireSandboxBatchResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers ExpireSandboxBatchResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers ExpireSandboxBatchResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers ExpireSandboxBatchResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ExpireSandboxBatchResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ExpireSandboxBatchResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ExpireSandboxBatchResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSandboxDepositResponse parses an HTTP response from a SandboxDepositWithResponse call
+func ParseSandboxDepositResponse(rsp *http.Response) (*SandboxDepositResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SandboxDepositResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			AccountId openapi_types.UUID `json:"accountId"`
+
+			// Amount An exact decimal amount with two decimals, e.g. 150.00. Read it as a decimal or integer minor units, never as a binary float.
+			//
+			// Examples: 150
+			Amount Amount `json:"amount"`
+
+			// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+			//
+			// Examples: 2026-11-22T10:15:30.1234560
+			CreatedAt DateTime           `json:"createdAt"`
+			Id        openapi_types.UUID `json:"id"`
+			Reference *string            `json:"reference,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxDepositResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers SandboxDepositResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers SandboxDepositResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers SandboxDepositResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers SandboxDepositResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers SandboxDepositResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers SandboxDepositResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers SandboxDepositResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxDepositResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers SandboxDepositResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxDepositResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRegisterSandboxMemberResponse parses an HTTP response from a RegisterSandboxMemberWithResponse call
+func ParseRegisterSandboxMemberResponse(rsp *http.Response) (*RegisterSandboxMemberResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RegisterSandboxMemberResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SandboxMember
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest SandboxMember
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RegisterSandboxMemberResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 201:
+		var headers RegisterSandboxMemberResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers RegisterSandboxMemberResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers RegisterSandboxMemberResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RegisterSandboxMemberResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers RegisterSandboxMemberResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers RegisterSandboxMemberResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers RegisterSandboxMemberResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers RegisterSandboxMemberResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers RegisterSandboxMemberResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers RegisterSandboxMemberResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RegisterSandboxMemberResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

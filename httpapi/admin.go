@@ -16,6 +16,7 @@ func (s *server) createOrganisation(w http.ResponseWriter, r *http.Request) erro
 	}
 	org, accounts, err := s.svc.CreateOrganisation(r.Context(), disburse.NewOrganisation{
 		Name: req.Name, Currency: req.Currency, ReferralsEnabled: req.ReferralsEnabled, ReversalPeriodDays: req.ReversalPeriodDays,
+		Sandbox: req.Sandbox,
 	})
 	if err != nil {
 		return err

@@ -144,13 +144,14 @@ type organisationJSON struct {
 	// section 4.3), as every absent value is.
 	ApprovalThreshold *disburse.Money `json:"approvalThreshold,omitempty"`
 	Accounts          []accountJSON   `json:"accounts"`
+	Sandbox           bool            `json:"sandbox,omitempty"` // docs/sandbox.md; absent for a live organisation
 }
 
 func toOrganisation(o disburse.Organisation, accounts []disburse.Account) organisationJSON {
 	return organisationJSON{
 		ID: o.ID, Name: o.Name, Currency: o.Currency, ReferralsEnabled: o.ReferralsEnabled,
 		ReversalPeriodSeconds: int64(o.ReversalPeriod / time.Second), ApprovalThreshold: o.ApprovalThreshold,
-		Accounts: toList(accounts, toAccount),
+		Accounts: toList(accounts, toAccount), Sandbox: o.Sandbox,
 	}
 }
 

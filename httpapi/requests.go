@@ -18,6 +18,7 @@ type organisationRequest struct {
 	Currency           string `json:"currency"`
 	ReferralsEnabled   bool   `json:"referralsEnabled"`
 	ReversalPeriodDays *int64 `json:"reversalPeriodDays"`
+	Sandbox            bool   `json:"sandbox"`
 }
 
 // settingsRequest keeps its wrong types: a null approvalThreshold is one

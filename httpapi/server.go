@@ -212,6 +212,12 @@ func (s *server) routes() []route {
 		{"POST", "/approvals/{id}/approve", approver, s.org(s.orgIdempotent(replayKept, (*server).approve))},
 		{"POST", "/approvals/{id}/reject", approver, s.org(s.orgIdempotent(replayKept, (*server).reject))},
 
+		// A sandbox organisation's own calls (sandbox.go, docs/sandbox.md):
+		// a live organisation's token finds none of them.
+		{"POST", "/sandbox/members", maker, s.org(s.orgIdempotent(replayKept, (*server).registerSandboxMember))},
+		{"POST", "/sandbox/batches/{id}/expire", maker, s.org(s.orgIdempotent(replayKept, (*server).expireSandboxBatch))},
+		{"POST", "/sandbox/deposits", orgAdmin, s.org(s.orgIdempotent(replayKept, (*server).sandboxDeposit))},
+
 		{"POST", "/admin/organisations", operator, s.admin(s.adminIdempotent((*server).createOrganisation))},
 		{"GET", "/admin/organisations", operator, s.admin(s.listOrganisations)},
 		{"GET", "/admin/organisations/{id}/apiKeys", operator, s.admin(s.listAPIKeys)},

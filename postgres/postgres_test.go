@@ -82,6 +82,13 @@ func TestConcurrency(t *testing.T) {
 	usecasetest.RunConcurrency(t, pgtest.Open)
 }
 
+// TestSandbox: a sandbox organisation's use cases, beside a live one
+// (docs/sandbox.md).
+func TestSandbox(t *testing.T) {
+	t.Parallel()
+	usecasetest.RunSandbox(t, pgtest.Open)
+}
+
 func TestApprovals(t *testing.T) {
 	t.Parallel()
 	usecasetest.RunApprovals(t, pgtest.Open)

@@ -59,6 +59,13 @@ func TestConcurrency(t *testing.T) {
 	usecasetest.RunConcurrency(t, openStore)
 }
 
+// TestSandbox: a sandbox organisation's use cases, beside a live one
+// (docs/sandbox.md).
+func TestSandbox(t *testing.T) {
+	t.Parallel()
+	usecasetest.RunSandbox(t, openStore)
+}
+
 func TestApprovals(t *testing.T) {
 	t.Parallel()
 	usecasetest.RunApprovals(t, openStore)
