@@ -435,6 +435,7 @@ type Organisation struct {
 	ReversalPeriodSeconds int64       `json:"reversalPeriodSeconds"`
 	ApprovalThreshold     json.Number `json:"approvalThreshold"`
 	Accounts              []Account   `json:"accounts"`
+	Sandbox               bool        `json:"sandbox"`
 }
 
 type Statement struct {
