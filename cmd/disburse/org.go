@@ -19,6 +19,7 @@ func orgCreate(ctx context.Context, args []string) error {
 	name := fs.String("name", "", "organisation name (required)")
 	deposit := fs.String("deposit", "0", "amount to deposit into its default payout account, at most 2 decimals; 0: none")
 	referrals := fs.Bool("referrals", false, "enable referrals")
+	sandbox := fs.Bool("sandbox", false, "a sandbox organisation: test keys (dak_test_), its own ledger scope and payees (docs/sandbox.md)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -32,11 +33,15 @@ func orgCreate(ctx context.Context, args []string) error {
 	}
 	defer store.Close()
 	svc := disburse.NewService(store)
-	org, key, err := createFundedOrg(ctx, svc, *name, amount, *referrals)
+	org, key, err := createFundedOrg(ctx, svc, disburse.NewOrganisation{Name: *name, ReferralsEnabled: *referrals, Sandbox: *sandbox}, amount)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("organisation %s (%s)\napi key      %s\n", org.ID, org.Name, key)
+	kind := ""
+	if org.Sandbox {
+		kind = ", sandbox"
+	}
+	fmt.Printf("organisation %s (%s%s)\napi key      %s\n", org.ID, org.Name, kind, key)
 	return nil
 }
 
@@ -52,8 +57,8 @@ func depositAmount(text string) (disburse.Money, error) {
 
 // createFundedOrg creates an organisation, deposits into its default payout
 // account when deposit is not zero, and issues an API key.
-func createFundedOrg(ctx context.Context, svc *disburse.Service, name string, deposit disburse.Money, referrals bool) (disburse.Organisation, string, error) {
-	org, accounts, err := svc.CreateOrganisationBy(ctx, disburse.CommandLine, disburse.NewOrganisation{Name: name, ReferralsEnabled: referrals})
+func createFundedOrg(ctx context.Context, svc *disburse.Service, in disburse.NewOrganisation, deposit disburse.Money) (disburse.Organisation, string, error) {
+	org, accounts, err := svc.CreateOrganisationBy(ctx, disburse.CommandLine, in)
 	if err != nil {
 		return org, "", err
 	}
@@ -85,7 +90,7 @@ func demo(ctx context.Context, svc *disburse.Service, office *backoffice.Service
 	var key string
 	switch {
 	case errors.Is(err, disburse.ErrNotFound):
-		if org, key, err = createFundedOrg(ctx, svc, demoName, 1_000_000*100, true); err != nil {
+		if org, key, err = createFundedOrg(ctx, svc, disburse.NewOrganisation{Name: demoName, ReferralsEnabled: true}, 1_000_000*100); err != nil {
 			return err
 		}
 		fmt.Printf("demo organisation %s with 1,000,000.00 of float\n", org.ID)
