@@ -63,7 +63,7 @@ func (s *Service) Preview(ctx context.Context, organisationID, batchID string) (
 			return Preview{}, err
 		}
 		p.NeedsApproval = b.ApprovalID == "" && org.NeedsApproval(b.Summary)
-		p.Legs, err = tx.DraftLegs(ctx, b.ID)
+		p.Legs, err = draftLegsIn(ctx, tx, org, b.ID)
 		return p, err
 	})
 }

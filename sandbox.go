@@ -55,6 +55,15 @@ func walletsIn(ctx context.Context, tx Tx, org Organisation, msisdns []string, n
 	return tx.EnsureWallets(ctx, org.Currency, msisdns, now)
 }
 
+// draftLegsIn counts a DRAFT batch of org's legs by what a submit would
+// do with each, by org's members (Preview).
+func draftLegsIn(ctx context.Context, tx Tx, org Organisation, batchID string) (DraftLegs, error) {
+	if org.Sandbox {
+		return tx.SandboxDraftLegs(ctx, batchID)
+	}
+	return tx.DraftLegs(ctx, batchID)
+}
+
 // walletKey is the key of org's wallets in ensureWallets' answer: live
 // wallets are a member's in a currency, whichever organisation pays them;
 // a sandbox's are its own.

@@ -86,12 +86,25 @@ func (t *tx) ApprovalsByID(ctx context.Context, ids []string) (map[string]disbur
 // sum), and the four groups added up here. One statement however many
 // payments the batch holds (docs/benchmarks.md, "A submit's preview").
 func (t *tx) DraftLegs(ctx context.Context, batchID string) (disburse.DraftLegs, error) {
+	return t.draftLegs(ctx, batchID, "members m WHERE", "members r WHERE")
+}
+
+// SandboxDraftLegs is DraftLegs for a batch of a sandbox, whose members
+// are its own (sandbox.go).
+func (t *tx) SandboxDraftLegs(ctx context.Context, batchID string) (disburse.DraftLegs, error) {
+	return t.draftLegs(ctx, batchID, "sandbox_members m WHERE m.organisation_id = p.organisation_id AND",
+		"sandbox_members r WHERE r.organisation_id = p.organisation_id AND")
+}
+
+// draftLegs is DraftLegs with the members of the payee (aliased m) and of
+// the referral's (r) found in the tables and conditions given.
+func (t *tx) draftLegs(ctx context.Context, batchID, payeeMembers, referralMembers string) (disburse.DraftLegs, error) {
 	rows, err := t.query(ctx, `SELECT paid, referral_paid, COUNT(*), CAST(SUM(amount) AS BIGINT),
 			CAST(SUM(CASE WHEN referral_amount > 0 THEN 1 ELSE 0 END) AS BIGINT), CAST(SUM(referral_amount) AS BIGINT)
 		FROM (SELECT p.amount, p.referral_amount,
 			CASE WHEN p.is_member THEN TRUE
-				ELSE EXISTS (SELECT 1 FROM members m WHERE m.msisdn = p.msisdn) END AS paid,
-			CASE WHEN p.referral_amount > 0 THEN EXISTS (SELECT 1 FROM members r WHERE r.msisdn = p.referral_msisdn)
+				ELSE EXISTS (SELECT 1 FROM `+payeeMembers+` m.msisdn = p.msisdn) END AS paid,
+			CASE WHEN p.referral_amount > 0 THEN EXISTS (SELECT 1 FROM `+referralMembers+` r.msisdn = p.referral_msisdn)
 				ELSE FALSE END AS referral_paid
 			FROM payments p WHERE p.batch_id = ? AND p.status = 'DRAFT') legs
 		GROUP BY paid, referral_paid`, batchID)

@@ -24,6 +24,7 @@ func RunSandbox(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"MembersApart", testSandboxMembersApart},
 		{"ExpireAsTheSweep", testSandboxExpireAsTheSweep},
 		{"Deposit", testSandboxDeposit},
+		{"Preview", testSandboxPreview},
 		{"LedgerScopes", testSandboxLedgerScopes},
 	}
 	for _, tc := range tests {
@@ -329,6 +330,39 @@ func codeOf(err error) disburse.Code {
 		return e.Code
 	}
 	return ""
+}
+
+// testSandboxPreview: what a submit of a sandbox's DRAFT batch would do
+// counts the sandbox's members as paid, a live member as held, whether
+// they registered before the payments were added or after.
+func testSandboxPreview(t *testing.T, store disburse.Store) {
+	f := newSandboxFixture(t, store)
+	if _, _, err := f.svc.RegisterMember(f.ctx, disburse.Member{Msisdn: sandboxPayee2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.RegisterSandboxMember(f.ctx, f.sandbox, sandboxPayee); err != nil {
+		t.Fatal(err)
+	}
+	b, err := f.svc.CreateBatch(f.ctx, f.sandbox, disburse.BatchInput{Name: "draft"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clear := false
+	in := []disburse.PaymentInput{{Msisdn: sandboxPayee, Amount: "1"}, {Msisdn: sandboxPayee2, Amount: "2"}, {Msisdn: sandboxPayee3, Amount: "4"}}
+	if _, _, err := f.svc.AddPayments(f.ctx, f.sandbox, b.ID, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: in}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.RegisterSandboxMember(f.ctx, f.sandbox, sandboxPayee3); err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.svc.Preview(f.ctx, f.sandbox, b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := disburse.DraftLegs{Paid: disburse.LegTotal{Count: 2, Amount: 5_00}, Held: disburse.LegTotal{Count: 1, Amount: 2_00}}
+	if diff := cmp.Diff(want, p.Legs); diff != "" {
+		t.Errorf("preview's legs (-want +got):\n%s", diff)
+	}
 }
 
 // testSandboxDeposit: a sandbox tops up its float from its own funding
