@@ -811,6 +811,9 @@ type OrganisationSummary struct {
 	Name                  string             `json:"name"`
 	ReferralsEnabled      bool               `json:"referralsEnabled"`
 	ReversalPeriodSeconds int                `json:"reversalPeriodSeconds"`
+
+	// Sandbox Extension: true for a sandbox organisation (docs/sandbox.md); absent for a live one.
+	Sandbox *bool `json:"sandbox,omitempty"`
 }
 
 // OrganisationsPage defines model for OrganisationsPage.

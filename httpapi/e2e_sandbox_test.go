@@ -61,6 +61,16 @@ func testE2ESandbox(t *testing.T, store opener) {
 		t.Errorf("GET /admin/organisations/{id} of the sandbox: %+v", got)
 	}
 
+	listed := ok[struct {
+		Organisations []map[string]any `json:"organisations"`
+		NextCursor    *string          `json:"nextCursor"`
+	}](t, h.do("GET", "/admin/organisations", adminToken, nil), 200)
+	for _, o := range listed.Organisations {
+		if sandbox, shown := o["sandbox"]; (o["id"] == sb.ID) != shown || (shown && sandbox != true) {
+			t.Errorf("GET /admin/organisations lists %v", o)
+		}
+	}
+
 	// A live organisation has none of the routes.
 	liveBatch := h.createBatch(live, "live")
 	for _, rt := range []struct{ path, body string }{

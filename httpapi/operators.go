@@ -58,6 +58,7 @@ type organisationSummaryJSON struct {
 	ReversalPeriodSeconds int64           `json:"reversalPeriodSeconds"`
 	ApprovalThreshold     *disburse.Money `json:"approvalThreshold,omitempty"`
 	CreatedAt             dateTime        `json:"createdAt"`
+	Sandbox               bool            `json:"sandbox,omitempty"` // docs/sandbox.md; absent for a live organisation
 }
 
 type organisationsPageJSON struct {
@@ -68,7 +69,8 @@ type organisationsPageJSON struct {
 func toOrganisationSummary(o disburse.Organisation) organisationSummaryJSON {
 	s := toOrganisation(o, nil)
 	return organisationSummaryJSON{ID: s.ID, Name: s.Name, Currency: s.Currency, ReferralsEnabled: s.ReferralsEnabled,
-		ReversalPeriodSeconds: s.ReversalPeriodSeconds, ApprovalThreshold: s.ApprovalThreshold, CreatedAt: dateTime(o.CreatedAt)}
+		ReversalPeriodSeconds: s.ReversalPeriodSeconds, ApprovalThreshold: s.ApprovalThreshold, CreatedAt: dateTime(o.CreatedAt),
+		Sandbox: o.Sandbox}
 }
 
 // apiKeyInfoJSON is a key as the operator's list shows it: never its
