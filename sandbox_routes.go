@@ -46,7 +46,7 @@ func (s *Service) RegisterSandboxMember(ctx context.Context, organisationID, msi
 		if err != nil {
 			return err
 		}
-		out.Settled = pendingLegsTo(legs)[msisdn]
+		out.Settled = PaymentsPendingTo(legs, msisdn)
 		if err := s.audit(ctx, tx, ActorOf(ctx), "sandbox.member.registered", org.ID, msisdn,
 			map[string]any{"pendingLegsSettled": out.Settled}); err != nil {
 			return err
@@ -62,6 +62,11 @@ func (s *Service) RegisterSandboxMember(ctx context.Context, organisationID, msi
 	}
 	return out, err
 }
+
+// PaymentsPendingTo counts the payments of legs with a leg pending to
+// msisdn (one whose two legs both go to it counts once): what a
+// registration of msisdn settles.
+func PaymentsPendingTo(legs []Payment, msisdn string) int { return pendingLegsTo(legs)[msisdn] }
 
 // ExpireSandboxBatch ends the reversal period of an OPEN batch of the
 // sandbox now: every leg it holds is settled if its payee is a member of

@@ -201,3 +201,36 @@ func paymentStatus(t *testing.T, h *harness, o org, batchID, msisdn string) stri
 	t.Fatalf("no payment to %s", msisdn)
 	return ""
 }
+
+// TestE2ESandboxIdempotentReplay: each sandbox call's answer is kept with
+// its Idempotency-Key in the work's transaction, and replayed byte for
+// byte with nothing done again.
+func TestE2ESandboxIdempotentReplay(t *testing.T) { eachStore(t, testE2ESandboxIdempotentReplay) }
+
+func testE2ESandboxIdempotentReplay(t *testing.T, store opener) {
+	h := startIdem(t, store)
+	sb := h.createSandbox("Sandbox")
+	dep := h.sendKey("POST", "/sandbox/deposits", sb.token, "dep-1", `{"amount":100,"currency":"KES"}`)
+	ok[transferWire](t, dep, 201)
+	sameAnswer(t, dep, h.sendKey("POST", "/sandbox/deposits", sb.token, "dep-1", `{"amount":100,"currency":"KES"}`))
+	if a := h.account(sb); a.Balance != "100.00" {
+		t.Errorf("float %s after a replayed deposit, want 100.00", a.Balance)
+	}
+
+	b := h.createBatch(sb, "held")
+	ok[Batch](t, h.addPayments(sb, b.ID, false, pay(member, "10"), pay(nonMember, "20")), 200)
+	ok[Batch](t, h.do("POST", "/batches/"+b.ID+"/submit", sb.token, nil), 200)
+	for i, key := range []string{"reg-new", "reg-again"} { // 201 with a payment settled, then 200
+		first := h.sendKey("POST", "/sandbox/members", sb.token, key, `{"msisdn":"`+member+`"}`)
+		reg := ok[sandboxMemberWire](t, first, 201-i)
+		if reg.SettledPayments != 1-i {
+			t.Errorf("registration %s: %+v", key, reg)
+		}
+		sameAnswer(t, first, h.sendKey("POST", "/sandbox/members", sb.token, key, `{"msisdn":"`+member+`"}`))
+	}
+	expired := h.sendKey("POST", "/sandbox/batches/"+b.ID+"/expire", sb.token, "exp-1", ``)
+	if got := ok[Batch](t, expired, 200); got.StatusCode != "CLOSED" {
+		t.Errorf("expired batch %s", got.StatusCode)
+	}
+	sameAnswer(t, expired, h.sendKey("POST", "/sandbox/batches/"+b.ID+"/expire", sb.token, "exp-1", ``))
+}

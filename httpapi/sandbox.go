@@ -40,8 +40,13 @@ func (s *server) registerSandboxMember(w http.ResponseWriter, r *http.Request, o
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, memberStatus(reg.Created), sandboxMemberJSON{
-		Msisdn: reg.Member.Msisdn, RegisteredAt: dateTime(reg.Member.RegisteredAt), SettledPayments: reg.Settled})
+	return writeJSON(w, memberStatus(reg.Created), toSandboxMember(reg))
+}
+
+// toSandboxMember is a sandbox registration's answer (the handler's and
+// its renderer's).
+func toSandboxMember(reg disburse.SandboxRegistration) sandboxMemberJSON {
+	return sandboxMemberJSON{Msisdn: reg.Member.Msisdn, RegisteredAt: dateTime(reg.Member.RegisteredAt), SettledPayments: reg.Settled}
 }
 
 // expireSandboxBatch answers the batch once its held legs are reversed
