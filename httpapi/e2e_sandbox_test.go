@@ -9,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/notify"
@@ -233,4 +236,53 @@ func testE2ESandboxIdempotentReplay(t *testing.T, store opener) {
 		t.Errorf("expired batch %s", got.StatusCode)
 	}
 	sameAnswer(t, expired, h.sendKey("POST", "/sandbox/batches/"+b.ID+"/expire", sb.token, "exp-1", ``))
+}
+
+// TestE2ESandboxAnswersInDoubt: a sandbox call whose work commits and
+// whose answer is lost (the COMMIT's reply, then the key's release)
+// replays, on retry, the answer made in the work's transaction: what the
+// call would have answered, and nothing is done twice.
+func TestE2ESandboxAnswersInDoubt(t *testing.T) { eachStore(t, testE2ESandboxAnswersInDoubt) }
+
+func testE2ESandboxAnswersInDoubt(t *testing.T, store opener) {
+	h, faulty := startFaulty(t, store)
+	sb := h.createSandbox("Sandbox")
+	inDoubt := func(path, key, body string) response {
+		t.Helper()
+		base := faulty.writes.Load() // from here: the claim, the work, the release
+		faulty.lost = func(n int64) bool { return n == base+2 }
+		faulty.fail = func(n int64) bool { return n == base+3 }
+		problem(t, h.sendKey("POST", path, sb.token, key, body), 500, "internal")
+		faulty.lost, faulty.fail = nil, nil
+		replay := h.sendKey("POST", path, sb.token, key, body)
+		if replay.header.Get("Idempotent-Replayed") != "true" {
+			t.Errorf("retry of %s: not a replay", path)
+		}
+		return replay
+	}
+	dep := ok[transferWire](t, inDoubt("/sandbox/deposits", "dep", `{"amount":100,"currency":"KES","reference":"float"}`), 201)
+	if dep.Amount != "100.00" || dep.AccountID != sb.Accounts[0].ID || dep.Reference != "float" {
+		t.Errorf("replayed deposit %+v", dep)
+	}
+	if a := h.account(sb); a.Balance != "100.00" {
+		t.Errorf("float %s, want 100.00: the deposit moved money once", a.Balance)
+	}
+
+	b := h.createBatch(sb, "held")
+	ok[Batch](t, h.addPayments(sb, b.ID, false, pay(member, "10"), pay(nonMember, "20")), 200)
+	ok[Batch](t, h.do("POST", "/batches/"+b.ID+"/submit", sb.token, nil), 200)
+	reg := ok[sandboxMemberWire](t, inDoubt("/sandbox/members", "reg", `{"msisdn":"`+member+`"}`), 201)
+	if reg.Msisdn != member || reg.SettledPayments != 1 || reg.RegisteredAt == "" {
+		t.Errorf("replayed registration %+v", reg)
+	}
+	h.clock.Advance(time.Minute) // the second registration answers the first's date
+	again := ok[sandboxMemberWire](t, inDoubt("/sandbox/members", "reg-again", `{"msisdn":"`+member+`"}`), 200)
+	if again.SettledPayments != 0 || again.RegisteredAt != reg.RegisteredAt {
+		t.Errorf("replayed second registration %+v", again)
+	}
+	expired := ok[Batch](t, inDoubt("/sandbox/batches/"+b.ID+"/expire", "exp", ``), 200)
+	read := ok[Batch](t, h.do("GET", "/batches/"+b.ID, sb.token, nil), 200)
+	if expired.StatusCode != "CLOSED" || !cmp.Equal(expired, read) {
+		t.Errorf("replayed expire %+v, the batch reads %+v", expired, read)
+	}
 }
