@@ -62,14 +62,21 @@ func (s *Service) settleSomeMembersPending(ctx context.Context) (n int, queued b
 		}
 		m := writeBuffer{now: s.now()}
 		defer func() { moved = m.moved }()
-		return s.resolve(ctx, tx, &m, legs, func(org Organisation, p *Payment, wallets map[string]string) {
-			settleLegs(&m, org, p, members, wallets)
-		}, func(org Organisation) []string { return memberPayees(legs, members, org.ID) })
+		return s.settleToMembers(ctx, tx, &m, legs, members)
 	})
 	if err == nil {
 		s.report(moved)
 	}
 	return n, queued, err
+}
+
+// settleToMembers settles each leg of legs (locked by the caller) pending
+// to one of members, by msisdn: holding → the member's wallet, as a
+// registration does.
+func (s *Service) settleToMembers(ctx context.Context, tx Tx, m *writeBuffer, legs []Payment, members map[string]Member) error {
+	return s.resolve(ctx, tx, m, legs, func(org Organisation, p *Payment, wallets map[string]string) {
+		settleLegs(m, org, p, members, wallets)
+	}, func(org Organisation) []string { return memberPayees(legs, members, org.ID) })
 }
 
 // memberPayees lists the members among the payees (referral payees too) of

@@ -105,9 +105,7 @@ func (s *Service) register(ctx context.Context, group []registration) ([]registe
 		}
 		m := writeBuffer{now: now}
 		defer func() { moved = m.moved }()
-		return s.resolve(ctx, tx, &m, legs, func(org Organisation, p *Payment, wallets map[string]string) {
-			settleLegs(&m, org, p, ms.created, wallets)
-		}, func(org Organisation) []string { return memberPayees(legs, ms.created, org.ID) })
+		return s.settleToMembers(ctx, tx, &m, legs, ms.created)
 	})
 	if err == nil {
 		s.report(moved)

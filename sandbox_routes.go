@@ -53,9 +53,7 @@ func (s *Service) RegisterSandboxMember(ctx context.Context, organisationID, msi
 		}
 		members := map[string]Member{msisdn: {Msisdn: msisdn, RegisteredAt: m.now}}
 		defer func() { moved = m.moved }()
-		return s.resolve(ctx, tx, &m, legs, func(org Organisation, p *Payment, wallets map[string]string) {
-			settleLegs(&m, org, p, members, wallets)
-		}, func(org Organisation) []string { return memberPayees(legs, members, org.ID) })
+		return s.settleToMembers(ctx, tx, &m, legs, members)
 	})
 	if err == nil {
 		s.report(moved)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/disburse/disburse"
@@ -50,46 +49,18 @@ func (t *tx) SandboxMembers(ctx context.Context, organisationID string, msisdns 
 	return out, nil
 }
 
+// EnsureSandboxWallets is EnsureWallets (accounts.go) on the sandbox's
+// own unique index.
 func (t *tx) EnsureSandboxWallets(ctx context.Context, organisationID, currency string, msisdns []string, now time.Time) (map[string]string, error) {
-	msisdns = distinct(msisdns)
-	ids := make([]string, len(msisdns))
-	for i := range ids {
-		ids[i] = disburse.NewID()
-	}
-	cols := []Column{
-		IDCol("id", func(i int) string { return ids[i] }),
-		TextCol("msisdn", func(i int) string { return msisdns[i] }),
-		IDCol("scope", func(int) string { return organisationID }),
-	}
-	wallets := make(map[string]string, len(msisdns))
-	scan := func(r *sql.Rows) error {
-		var msisdn, id string
-		err := r.Scan(&msisdn, &id)
-		wallets[msisdn] = id
-		return err
-	}
-	// As EnsureWallets (accounts.go), on the sandbox's own unique index.
-	_, err := t.bulk(ctx, `INSERT INTO accounts (id, kind, name, currency, balance, is_default, msisdn, created_at, sandbox_organisation_id)
+	return t.ensureWallets(ctx, "ensure sandbox wallets", msisdns, walletStatements{
+		insert: `INSERT INTO accounts (id, kind, name, currency, balance, is_default, msisdn, created_at, sandbox_organisation_id)
 		SELECT r.id, 'SANDBOX_WALLET', r.msisdn, CAST(? AS TEXT), 0, FALSE, r.msisdn, CAST(? AS BIGINT), r.scope FROM @rows AS r WHERE true
 		ON CONFLICT (sandbox_organisation_id, msisdn) WHERE kind = 'SANDBOX_WALLET' DO NOTHING RETURNING msisdn, id`,
-		[]any{currency, micros(now)}, len(msisdns), cols, scan)
-	if err != nil {
-		return nil, fmt.Errorf("ensure sandbox wallets: %w", err)
-	}
-	existing := slices.DeleteFunc(slices.Clone(msisdns), func(m string) bool { _, ok := wallets[m]; return ok })
-	if len(existing) == 0 {
-		return wallets, nil
-	}
-	cond, arg := t.e.AnyOf("msisdn", existing)
-	rows, err := t.query(ctx, `SELECT msisdn, id FROM accounts WHERE kind = 'SANDBOX_WALLET' AND sandbox_organisation_id = ? AND `+cond,
-		organisationID, arg)
-	if err == nil {
-		err = forEach(rows, scan)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("ensure sandbox wallets: %w", err)
-	}
-	return wallets, nil
+		insertArgs: []any{currency, micros(now)},
+		read:       `SELECT msisdn, id FROM accounts WHERE kind = 'SANDBOX_WALLET' AND sandbox_organisation_id = ? AND `,
+		readArgs:   []any{organisationID},
+		extra:      []Column{IDCol("scope", func(int) string { return organisationID })},
+	})
 }
 
 func (t *tx) SandboxFundingAccountID(ctx context.Context, organisationID string) (string, error) {
