@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"image/color"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -20,7 +21,7 @@ func drawCurve(c curveJSON) error {
 	p.X.Label.Text = "payments in the batch"
 	p.Y.Label.Text = "seconds per 100,000 payments"
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker = sizeTicks(c.Points)
 	p.Y.Min = 0
 	p.Legend.Top = true
 	lines := []struct {
@@ -55,4 +56,22 @@ func drawCurve(c curveJSON) error {
 	}
 	p.Y.Max *= 1.3 // room for the legend above the lines
 	return p.Save(18*vg.Centimeter, 11*vg.Centimeter, c.PNG)
+}
+
+// sizeTicks marks the measured sizes, written as people write counts.
+func sizeTicks(points []curvePoint) plot.ConstantTicks {
+	ticks := make(plot.ConstantTicks, len(points))
+	for i, p := range points {
+		ticks[i] = plot.Tick{Value: float64(p.Payments), Label: grouped(p.Payments)}
+	}
+	return ticks
+}
+
+// grouped writes n with a comma between each group of three digits.
+func grouped(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

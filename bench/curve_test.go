@@ -41,3 +41,11 @@ func TestDrawCurve(t *testing.T) {
 		t.Errorf("the curve is %dx%d pixels", b.Dx(), b.Dy())
 	}
 }
+
+func TestGrouped(t *testing.T) {
+	for n, want := range map[int]string{200: "200", 10_000: "10,000", 1_000_000: "1,000,000"} {
+		if got := grouped(n); got != want {
+			t.Errorf("grouped(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
