@@ -2,7 +2,6 @@ package disburse
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 )
@@ -71,39 +70,6 @@ func (s *Service) CreateBatch(ctx context.Context, organisationID string, in Bat
 // batch is not found, never forbidden: its existence is not revealed.
 func (s *Service) Batch(ctx context.Context, organisationID, id string) (Batch, error) {
 	return read(ctx, s.Store, func(tx Tx) (Batch, error) { return ownBatch(ctx, tx, organisationID, id, false) })
-}
-
-// AuthenticatedBatch is Authenticate, the check that the token's role
-// permits need, then Batch: in one statement when the token is good and
-// the batch its organisation's. GET /batches/{id} is the call clients
-// poll while a batch settles, and this halves its reads. Any other
-// outcome takes the steps again, so a bad token is unauthorized and a
-// missing batch not found exactly as on every other route.
-func (s *Service) AuthenticatedBatch(ctx context.Context, token, id string, need Role) (Batch, error) {
-	if token != "" && ValidID(id) {
-		t, b, err := s.Store.TokenAndBatch(ctx, HashSecret(token), id)
-		if err == nil {
-			c, err := s.tokenCaller(t)
-			if err != nil {
-				return Batch{}, err
-			}
-			if err := c.Roles.Permit(need); err != nil {
-				return Batch{}, err
-			}
-			return owned(b, nil, c.OrganisationID)
-		}
-		if !errors.Is(err, ErrNotFound) {
-			return Batch{}, err
-		}
-	}
-	c, err := s.Authenticate(ctx, token)
-	if err != nil {
-		return Batch{}, err
-	}
-	if err := c.Roles.Permit(need); err != nil {
-		return Batch{}, err
-	}
-	return s.Batch(ctx, c.OrganisationID, id)
 }
 
 // ownBatch reads (or locks) a batch and hides it unless organisationID owns it.

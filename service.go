@@ -31,11 +31,10 @@ const DefaultCurrency = "KES"
 // Store. The HTTP API, the CLI and the workers call it; none of them touch
 // the store directly.
 type Service struct {
-	Store    Store
-	Clock    func() time.Time // injected so tests move time instead of sleeping
-	Limits   Limits
-	TokenTTL time.Duration
-	Log      *slog.Logger
+	Store  Store
+	Clock  func() time.Time // injected so tests move time instead of sleeping
+	Limits Limits
+	Log    *slog.Logger
 	// Meter counts money moved for the operator's metrics (meter.go);
 	// nil counts nothing.
 	Meter Meter
@@ -60,7 +59,6 @@ func NewService(store Store) *Service {
 		Store:    store,
 		Clock:    time.Now,
 		Limits:   DefaultLimits,
-		TokenTTL: time.Hour,
 		Log:      slog.Default(),
 		PageSize: DefaultPageSize,
 	}

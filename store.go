@@ -26,16 +26,6 @@ type Store interface {
 	SchemaCurrent(ctx context.Context) error
 	// Close releases the store's connections.
 	Close() error
-	// TokenByHash is Tx.TokenByHash as one statement outside any
-	// transaction: a single statement reads one snapshot by itself, and
-	// Read's BEGIN and ROLLBACK would only add round trips to the read
-	// every organisation request makes.
-	TokenByHash(ctx context.Context, hash string) (Token, error)
-	// TokenAndBatch reads the token with hash, as TokenByHash does, and the
-	// batch batchID of the token's organisation in one statement outside any
-	// transaction. ErrNotFound when either is missing or the batch belongs
-	// to another organisation; the caller tells which apart.
-	TokenAndBatch(ctx context.Context, tokenHash, batchID string) (Token, Batch, error)
 }
 
 // Tx is what a transaction can do. Lookups by id return ErrNotFound for a
@@ -92,17 +82,6 @@ type Tx interface {
 	// StatementEntries lists the transfers into the msisdn's wallets, one per
 	// settled payment or referral leg, oldest first.
 	StatementEntries(ctx context.Context, msisdn string) ([]StatementEntry, error)
-
-	InsertAPIKey(ctx context.Context, k APIKey) error
-	APIKey(ctx context.Context, id string) (APIKey, error)
-	APIKeyByHash(ctx context.Context, hash string) (APIKey, error)
-	RevokeAPIKey(ctx context.Context, id string, at time.Time) error
-	InsertToken(ctx context.Context, t Token) error
-	// TokenByHash returns the token with KeyRevokedAt filled from its key.
-	TokenByHash(ctx context.Context, hash string) (Token, error)
-	// DeleteDeadTokens deletes up to limit tokens that expired at or before
-	// now or whose key is revoked, and returns how many it deleted.
-	DeleteDeadTokens(ctx context.Context, now time.Time, limit int) (int, error)
 
 	// InsertMembers adds members (each msisdn once) and returns the
 	// msisdns it added; one that is a member already is left unchanged.

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 )
 
 // getAuthenticatedBatch is GET /batches/{id}. It authenticates itself, not
@@ -18,7 +19,7 @@ func (s *server) getAuthenticatedBatch(w http.ResponseWriter, r *http.Request) e
 	}
 	token, ok := bearerToken(r)
 	if !ok {
-		return disburse.ErrUnauthorized
+		return auth.ErrUnauthorized
 	}
 	if spent, _ := r.Context().Value(orgSpentKey{}).(bool); !spent {
 		// A token not seen yet: its organisation, and so its budget, is
@@ -27,7 +28,7 @@ func (s *server) getAuthenticatedBatch(w http.ResponseWriter, r *http.Request) e
 			return err
 		}
 	}
-	b, err := s.svc.AuthenticatedBatch(r.Context(), token, r.PathValue("id"), need)
+	b, err := s.auth.AuthenticatedBatch(r.Context(), token, r.PathValue("id"), need)
 	if disburse.ErrorCode(err) == disburse.CodeUnauthorized {
 		s.tokenFailed(w, r, token)
 	}

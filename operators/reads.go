@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/internal/txvalue"
 )
 
@@ -95,11 +96,11 @@ func (s *Service) Organisations(ctx context.Context, q PageQuery) (Page[disburse
 
 // APIKeys lists an organisation's API keys, newest first, without their
 // secrets (which are not kept) or hashes.
-func (s *Service) APIKeys(ctx context.Context, organisationID string) ([]disburse.APIKey, error) {
+func (s *Service) APIKeys(ctx context.Context, organisationID string) ([]auth.APIKey, error) {
 	if !disburse.ValidID(organisationID) {
 		return nil, disburse.NotFound("organisation")
 	}
-	keys, err := read(ctx, s, func(tx Tx) ([]disburse.APIKey, error) {
+	keys, err := read(ctx, s, func(tx Tx) ([]auth.APIKey, error) {
 		if _, err := tx.Organisation(ctx, organisationID); err != nil {
 			return nil, disburse.OrNotFound(err, "organisation")
 		}

@@ -1,13 +1,15 @@
 package portal_test
 
 import (
-	"github.com/google/go-cmp/cmp"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/portal/backoffice"
 )
@@ -20,7 +22,7 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 	eachStore(t, func(t *testing.T, open opener) {
 		w := newWorld(t, open)
 		ctx := t.Context()
-		key, _, err := w.svc.CreateAPIKey(ctx, w.org.ID)
+		key, _, err := w.keys.CreateAPIKey(ctx, w.org.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +77,7 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inv, _, err := w.office.Invite(ctx, admin, "new@acme.example", disburse.RolesOf(disburse.RoleViewer))
+		inv, _, err := w.office.Invite(ctx, admin, "new@acme.example", auth.RolesOf(auth.RoleViewer))
 		if err != nil {
 			t.Fatal(err)
 		}

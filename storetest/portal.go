@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/internal/csvpayments"
+	"github.com/disburse/disburse/internal/secrets"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -16,6 +18,7 @@ import (
 type PortalStore interface {
 	disburse.Store
 	backoffice.Store
+	Auth() auth.Store // for the keys the views list
 }
 
 // RunPortal runs the suite of backoffice.Tx, each test in parallel on a
@@ -69,7 +72,7 @@ func notFoundPortal(t *testing.T, s backoffice.Store, what string, fn func(backo
 func newPortalUser(w world, email string, role backoffice.Role) backoffice.User {
 	u := backoffice.User{ID: disburse.NewID(), Email: email, PasswordHash: "$argon2id$x", Role: role, CreatedAt: t0}
 	if role == backoffice.RoleOrganisation {
-		u.OrganisationID, u.Roles = w.org.ID, disburse.RolesOf(disburse.RoleMaker, disburse.RoleApprover)
+		u.OrganisationID, u.Roles = w.org.ID, auth.RolesOf(auth.RoleMaker, auth.RoleApprover)
 	}
 	return u
 }
@@ -106,7 +109,7 @@ func testPortalSession(t *testing.T, s PortalStore) {
 	ctx := t.Context()
 	w := newWorld(t, s)
 	u := newPortalUser(w, "pay@example.org", backoffice.RoleOrganisation)
-	sess := backoffice.Session{Hash: disburse.HashSecret("dps_one"), UserID: u.ID, CreatedAt: t0, LastSeenAt: t0, ExpiresAt: at(time.Hour)}
+	sess := backoffice.Session{Hash: secrets.Hash("dps_one"), UserID: u.ID, CreatedAt: t0, LastSeenAt: t0, ExpiresAt: at(time.Hour)}
 	writePortal(t, s, func(tx backoffice.Tx) error {
 		return errors.Join(tx.InsertPortalUser(ctx, u), tx.InsertPortalSession(ctx, sess))
 	})
@@ -127,7 +130,7 @@ func testDeleteDeadPortalSessions(t *testing.T, s PortalStore) {
 	w := newWorld(t, s)
 	u := newPortalUser(w, "op@example.org", backoffice.RoleOperator)
 	session := func(name string, lastSeen, expires time.Duration) backoffice.Session {
-		return backoffice.Session{Hash: disburse.HashSecret(name), UserID: u.ID, CreatedAt: t0, LastSeenAt: at(lastSeen), ExpiresAt: at(expires)}
+		return backoffice.Session{Hash: secrets.Hash(name), UserID: u.ID, CreatedAt: t0, LastSeenAt: at(lastSeen), ExpiresAt: at(expires)}
 	}
 	live := session("live", 50*time.Minute, 2*time.Hour)
 	sessions := []backoffice.Session{live, session("expired", 59*time.Minute, time.Hour), session("idle", 0, 2*time.Hour), session("idle2", 10*time.Minute, 2*time.Hour)}
@@ -227,14 +230,14 @@ func testPaymentsAfter(t *testing.T, s PortalStore) {
 func testAPIKeys(t *testing.T, s PortalStore) {
 	ctx := t.Context()
 	w, other := newWorld(t, s), newWorld(t, s)
-	k1 := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("k1"), Prefix: "dak_k1", Role: disburse.RoleViewer, CreatedAt: t0}
-	k2 := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("k2"), Prefix: "dak_k2", Role: disburse.RoleAdmin,
+	k1 := auth.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: secrets.Hash("k1"), Prefix: "dak_k1", Role: auth.RoleViewer, CreatedAt: t0}
+	k2 := auth.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: secrets.Hash("k2"), Prefix: "dak_k2", Role: auth.RoleAdmin,
 		CreatedAt: at(time.Minute), RevokedAt: at(time.Hour)}
-	k3 := disburse.APIKey{ID: disburse.NewID(), OrganisationID: other.org.ID, Hash: disburse.HashSecret("k3"), Prefix: "dak_k3", Role: disburse.RoleMaker, CreatedAt: t0}
-	write(t, s, func(tx disburse.Tx) error {
+	k3 := auth.APIKey{ID: disburse.NewID(), OrganisationID: other.org.ID, Hash: secrets.Hash("k3"), Prefix: "dak_k3", Role: auth.RoleMaker, CreatedAt: t0}
+	writeIn(t, s.Auth().Write, func(tx auth.Tx) error {
 		return errors.Join(tx.InsertAPIKey(ctx, k1), tx.InsertAPIKey(ctx, k2), tx.InsertAPIKey(ctx, k3))
 	})
-	same(t, "APIKeys", []disburse.APIKey{k2, k1}, getPortal(t, s, func(tx backoffice.Tx) ([]disburse.APIKey, error) { return tx.APIKeys(ctx, w.org.ID) }))
+	same(t, "APIKeys", []auth.APIKey{k2, k1}, getPortal(t, s, func(tx backoffice.Tx) ([]auth.APIKey, error) { return tx.APIKeys(ctx, w.org.ID) }))
 }
 
 // testPaymentTransfers: a payment's transfers, both legs, oldest first;

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 )
 
 // Scope is the organisation a portal user may see: their own, or every
@@ -104,14 +105,14 @@ func (s *Service) OrganisationSummaries(ctx context.Context, search string, limi
 }
 
 // APIKeys lists an organisation's API keys, newest first.
-func (s *Service) APIKeys(ctx context.Context, organisationID string) ([]disburse.APIKey, error) {
-	return read(ctx, s.Store, func(tx Tx) ([]disburse.APIKey, error) { return tx.APIKeys(ctx, organisationID) })
+func (s *Service) APIKeys(ctx context.Context, organisationID string) ([]auth.APIKey, error) {
+	return read(ctx, s.Store, func(tx Tx) ([]auth.APIKey, error) { return tx.APIKeys(ctx, organisationID) })
 }
 
 // ScopedAPIKey returns the key id when it is within scope.
-func (s *Service) ScopedAPIKey(ctx context.Context, scope, id string) (disburse.APIKey, error) {
-	return read(ctx, s.Store, func(tx Tx) (disburse.APIKey, error) {
-		return scopedRow(ctx, tx, scope, id, "API key", tx.APIKey, func(k disburse.APIKey) string { return k.OrganisationID })
+func (s *Service) ScopedAPIKey(ctx context.Context, scope, id string) (auth.APIKey, error) {
+	return read(ctx, s.Store, func(tx Tx) (auth.APIKey, error) {
+		return scopedRow(ctx, tx, scope, id, "API key", tx.APIKey, func(k auth.APIKey) string { return k.OrganisationID })
 	})
 }
 
