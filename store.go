@@ -176,9 +176,6 @@ type Tx interface {
 	// Approvals lists an organisation's approvals newest first (by the
 	// time they were requested, ties by id), narrowed and paged by f.
 	Approvals(ctx context.Context, organisationID string, f ApprovalFilter) ([]Approval, error)
-	// DraftLegs counts the batch's DRAFT legs by whether their payee is a
-	// member now, in one statement, whatever the batch's size.
-	DraftLegs(ctx context.Context, batchID string) (DraftLegs, error)
 
 	// InsertWebhookEvents writes one PENDING delivery, due at the event's
 	// time, per event and enabled endpoint of its organisation that wants

@@ -32,7 +32,7 @@ func (p *portal) confirmPage(w http.ResponseWriter, r *http.Request, action stri
 	if err != nil {
 		return err
 	}
-	pv, err := p.svc.Preview(r.Context(), org, r.PathValue("id"))
+	pv, err := p.office.Preview(r.Context(), org, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (p *portal) approvalPage(w http.ResponseWriter, r *http.Request, status int
 	if err != nil {
 		return err
 	}
-	pv, err := p.svc.Preview(r.Context(), org, a.BatchID)
+	pv, err := p.office.Preview(r.Context(), org, a.BatchID)
 	if err != nil {
 		return err
 	}

@@ -65,7 +65,7 @@ type page struct {
 	Currency map[string]string
 	// Preview is what a submit or a cancel of Batch would do now, for a
 	// confirmation (Confirm: "submit" or "cancel") and an approval's page.
-	Preview  *disburse.Preview
+	Preview  *backoffice.Preview
 	Confirm  string
 	Approval disburse.Approval
 	// Approvals, with their batches by id, for the list of approvals.

@@ -57,7 +57,6 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"Approval", testApproval},
 		{"OnePendingApprovalABatch", testOnePendingApprovalABatch},
 		{"Approvals", testApprovals},
-		{"DraftLegs", testDraftLegs},
 		{"Notifications", testNotifications},
 		{"WriteRollsBack", testWriteRollsBack},
 		{"WriteSurvivesPanic", testWriteSurvivesPanic},

@@ -95,6 +95,9 @@ type Tx interface {
 	// first), as disburse.Tx does: a page costs the same however far into
 	// the batch it is.
 	PaymentsAfter(ctx context.Context, batchID, after string, limit int) ([]disburse.Payment, error)
+	// DraftLegs counts the batch's DRAFT legs by whether their payee is a
+	// member now, in one statement, whatever the batch's size (Preview).
+	DraftLegs(ctx context.Context, batchID string) (DraftLegs, error)
 	// PaymentTransfers lists the transfers of a payment's legs, oldest
 	// first, by the index of transfers on their payment.
 	PaymentTransfers(ctx context.Context, paymentID string) ([]disburse.Transfer, error)
