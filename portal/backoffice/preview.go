@@ -41,7 +41,9 @@ func (p Preview) FloatAfterSubmit() disburse.Money {
 
 // FloatAfterCancel is the payout account's balance once a cancel has
 // returned the batch's pending legs (none from DRAFT).
-func (p Preview) FloatAfterCancel() disburse.Money { return p.Float.Balance + p.Batch.Summary.HeldAmount }
+func (p Preview) FloatAfterCancel() disburse.Money {
+	return p.Float.Balance + p.Batch.Summary.HeldAmount
+}
 
 // Short is how much the float lacks for a submit of the batch, or zero.
 func (p Preview) Short() disburse.Money { return max(0, -p.FloatAfterSubmit()) }
