@@ -72,6 +72,13 @@ func (s *Service) Batch(ctx context.Context, organisationID, id string) (Batch, 
 	return read(ctx, s.Store, func(tx Tx) (Batch, error) { return ownBatch(ctx, tx, organisationID, id, false) })
 }
 
+// OwnBatch reads a batch in tx and hides it unless organisationID owns
+// it: another organisation's batch is not found, as a missing one is. The
+// features that read through the domain's Tx check a batch with it.
+func OwnBatch(ctx context.Context, tx Tx, organisationID, id string) (Batch, error) {
+	return ownBatch(ctx, tx, organisationID, id, false)
+}
+
 // ownBatch reads (or locks) a batch and hides it unless organisationID owns it.
 func ownBatch(ctx context.Context, tx Tx, organisationID, id string, lock bool) (Batch, error) {
 	if !ValidID(id) {

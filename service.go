@@ -39,7 +39,7 @@ type Service struct {
 	// nil counts nothing.
 	Meter Meter
 	// PageSize is how many payments Submit moves, and a submit's answer
-	// and an export (ExportPayments) read, at a time: memory follows a
+	// and an export (package export) read, at a time: memory follows a
 	// page, not a batch of up to a million payments.
 	PageSize int
 

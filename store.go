@@ -124,7 +124,7 @@ type Tx interface {
 	// every status, in the order they were added, starting after the
 	// payment after (empty: from the first). A page costs what the first
 	// does however far into the batch it starts, so that a reader may take
-	// each page in a transaction of its own (Service.ExportPayments).
+	// each page in a transaction of its own (export.Payments).
 	PaymentsAfter(ctx context.Context, batchID, after string, n int) ([]Payment, error)
 	// ExternalIDsInUse returns which of ids belong to the organisation's
 	// non-deleted payments outside the batch exceptBatchID (empty: none excepted).
