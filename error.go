@@ -3,6 +3,8 @@ package disburse
 import (
 	"errors"
 	"fmt"
+
+	"github.com/disburse/disburse/internal/text"
 )
 
 // Code names a kind of failure a client can act on. The HTTP adapter maps each
@@ -89,7 +91,7 @@ func ErrorCode(err error) Code {
 
 // Invalid returns a CodeInvalid error with a single request-level failure.
 func Invalid(field, value, message string) *Error {
-	return &Error{Code: CodeInvalid, Message: message, Fields: []FieldError{{ErrorMessage: message, FieldName: field, FieldValue: ShortValue(value)}}}
+	return &Error{Code: CodeInvalid, Message: message, Fields: []FieldError{{ErrorMessage: message, FieldName: field, FieldValue: text.Short(value)}}}
 }
 
 // Validation collects field failures; Err returns nil when there are none.
@@ -99,7 +101,7 @@ type Validation struct {
 
 // Add records a failure; index < 0 means not tied to one payment.
 func (v *Validation) Add(index int, field, value, message string) {
-	f := FieldError{ErrorMessage: message, FieldName: field, FieldValue: ShortValue(value)}
+	f := FieldError{ErrorMessage: message, FieldName: field, FieldValue: text.Short(value)}
 	if index >= 0 {
 		i := index
 		f.Index = &i

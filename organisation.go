@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/disburse/disburse/internal/text"
 )
 
 // NewOrganisation is the operator's request to create an organisation (docs/api.md section 7).
@@ -214,7 +216,7 @@ func (s *Service) CreateAccountBy(ctx context.Context, actor Actor, organisation
 	if !ValidID(organisationID) {
 		return Account{}, NotFound("organisation")
 	}
-	if !ValidText(name) {
+	if !text.Valid(name) {
 		return Account{}, Invalid("Name", name, textMessage("name"))
 	}
 	name = strings.TrimSpace(name)

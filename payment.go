@@ -7,6 +7,7 @@ import (
 
 	"github.com/disburse/disburse/internal/msisdn"
 	"github.com/disburse/disburse/internal/parallel"
+	"github.com/disburse/disburse/internal/text"
 )
 
 // AddPayments validates and adds payments to a DRAFT batch, all or nothing
@@ -177,7 +178,7 @@ func (s *Service) validateAgainstStored(ctx context.Context, tx Tx, v *Validatio
 	for i, p := range add.payments {
 		// An id that is not text has its failure already, and the store
 		// must not be asked about it (PostgreSQL refuses a NUL).
-		if p.ExternalID != "" && ValidText(p.ExternalID) {
+		if p.ExternalID != "" && text.Valid(p.ExternalID) {
 			if _, seen := index[p.ExternalID]; !seen {
 				index[p.ExternalID] = i
 				ids = append(ids, p.ExternalID)

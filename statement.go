@@ -1,6 +1,10 @@
 package disburse
 
-import "context"
+import (
+	"context"
+
+	"github.com/disburse/disburse/internal/text"
+)
 
 // Statement is a member's wallet: its balance and one entry per settled
 // payment or referral leg (docs/api.md section S1.9).
@@ -47,7 +51,7 @@ func (s *Service) CheckLedger(ctx context.Context) (LedgerReport, error) {
 
 // Notifications lists the outbox, only recipient's when it is given.
 func (s *Service) Notifications(ctx context.Context, recipient string) ([]Notification, error) {
-	if !ValidText(recipient) {
+	if !text.Valid(recipient) {
 		return nil, Invalid("Recipient", recipient, textMessage("recipient"))
 	}
 	return read(ctx, s.Store, func(tx Tx) ([]Notification, error) { return tx.Notifications(ctx, recipient) })

@@ -18,6 +18,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/internal/secrets"
+	"github.com/disburse/disburse/internal/text"
 )
 
 // Store is the port: transactions over the operator tokens and the reads.
@@ -171,7 +172,7 @@ func sameSecret(a, b string) bool {
 
 // validName checks a token's name: 1 to 100 characters of text.
 func validName(name string) error {
-	if !disburse.ValidText(name) || strings.TrimSpace(name) != name || name == "" || len([]rune(name)) > 100 || name == Bootstrap.Name {
+	if !text.Valid(name) || strings.TrimSpace(name) != name || name == "" || len([]rune(name)) > 100 || name == Bootstrap.Name {
 		return disburse.Invalid("Name", name, `name is 1 to 100 characters of text, without surrounding spaces, and not "bootstrap"`)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/internal/text"
 	"github.com/disburse/disburse/internal/txvalue"
 )
 
@@ -71,7 +72,7 @@ func (s *Service) Audit(ctx context.Context, organisationID, action string, q Pa
 	if organisationID != "" && !disburse.ValidID(organisationID) {
 		v.Add(-1, "OrganisationId", organisationID, "organisationId must be an organisation's id")
 	}
-	if !disburse.ValidText(action) || len(action) > 100 {
+	if !text.Valid(action) || len(action) > 100 {
 		v.Add(-1, "Action", action, "action must be text of at most 100 characters")
 	}
 	if err := v.Err(); err != nil {

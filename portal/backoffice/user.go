@@ -14,6 +14,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/internal/secrets"
+	"github.com/disburse/disburse/internal/text"
 	"golang.org/x/crypto/argon2"
 )
 
@@ -147,7 +148,7 @@ func checkNewUser(in NewUser, email string) (string, error) {
 
 // checkPassword holds a chosen password to the rules.
 func checkPassword(v *disburse.Validation, password string) {
-	if n := len([]rune(password)); n < minPasswordRunes || n > 200 || !disburse.ValidText(password) {
+	if n := len([]rune(password)); n < minPasswordRunes || n > 200 || !text.Valid(password) {
 		v.Add(-1, "Password", "", fmt.Sprintf("password must be %d to 200 characters, without control characters", minPasswordRunes))
 	}
 }
@@ -265,7 +266,7 @@ var ErrSignIn = disburse.Errorf(disburse.CodeUnauthorized, "the email or the pas
 // session's secret for the cookie and the user.
 func (s *Service) SignIn(ctx context.Context, email, password string) (string, User, error) {
 	email = normaliseEmail(email)
-	if !disburse.ValidText(email) || !disburse.ValidText(password) {
+	if !text.Valid(email) || !text.Valid(password) {
 		return "", User{}, ErrSignIn
 	}
 	u, err := read(ctx, s.Store, func(tx Tx) (User, error) { return tx.PortalUserByEmail(ctx, email) })
