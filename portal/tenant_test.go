@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/approvals"
 	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/portal/backoffice"
@@ -142,7 +143,7 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 		if err != nil || after.Status != disburse.BatchDraft || after.Summary.PaymentsCount != 1 {
 			t.Errorf("Acme's batch changed: %+v, %v", after.Summary, err)
 		}
-		if a, err := w.svc.Approval(ctx, w.org.ID, sub.Approval.ID); err != nil || a.Status != disburse.ApprovalPending {
+		if a, err := approvals.Get(ctx, w.svc.Store, w.org.ID, sub.Approval.ID); err != nil || a.Status != disburse.ApprovalPending {
 			t.Errorf("Acme's approval changed: %+v, %v", a, err)
 		}
 		if org, _, err := w.svc.Organisation(ctx, w.org.ID); err != nil || org.ApprovalThreshold == nil {
