@@ -26,13 +26,13 @@ const maxTake = 1000
 func validateBatchInput(in BatchInput) error {
 	var v Validation
 	w := in.WrongTypes
-	if n := len([]rune(strings.TrimSpace(in.Name))); !w.report(&v, -1, FieldName) && v.Text(-1, "Name", in.Name) && (n == 0 || len([]rune(in.Name)) > 200) {
+	if n := len([]rune(strings.TrimSpace(in.Name))); !w.report(&v, -1, fieldName) && v.Text(-1, "Name", in.Name) && (n == 0 || len([]rune(in.Name)) > 200) {
 		v.Add(-1, "Name", in.Name, "name is required, 1 to 200 characters")
 	}
-	if !w.report(&v, -1, FieldExternalID) && v.Text(-1, "ExternalId", in.ExternalID) && len([]rune(in.ExternalID)) > 100 {
+	if !w.report(&v, -1, fieldExternalID) && v.Text(-1, "ExternalId", in.ExternalID) && len([]rune(in.ExternalID)) > 100 {
 		v.Add(-1, "ExternalId", in.ExternalID, "externalId is at most 100 characters")
 	}
-	w.report(&v, -1, FieldAccountID)
+	w.report(&v, -1, fieldAccountID)
 	return v.Err()
 }
 

@@ -113,7 +113,7 @@ func TestValidMsisdn(t *testing.T) {
 		"":                 false,
 	}
 	for msisdn, want := range tests {
-		if got := ValidMsisdn(msisdn); got != want {
+		if got := validMsisdn(msisdn); got != want {
 			t.Errorf("ValidMsisdn(%q) = %v, want %v", msisdn, got, want)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 // NewOrganisation is the operator's request to create an organisation (docs/api.md section 7).
 type NewOrganisation struct {
 	Name               string
-	Currency           string // default DefaultCurrency
+	Currency           string // default defaultCurrency
 	ReferralsEnabled   bool
 	ReversalPeriodDays *int64 // default 60
 }
@@ -72,7 +72,7 @@ func (s *Service) CreateOrganisationBy(ctx context.Context, actor Actor, in NewO
 	}
 	currency := in.Currency
 	if currency == "" {
-		currency = DefaultCurrency
+		currency = defaultCurrency
 	}
 	if !validCurrency(currency) {
 		v.Add(-1, "Currency", in.Currency, "currency must be three upper-case letters (ISO 4217)")

@@ -17,11 +17,11 @@ func (s *Service) AddPayments(ctx context.Context, organisationID, batchID strin
 		return Batch{}, nil, NotFound("batch")
 	}
 	var v Validation
-	if !in.WrongTypes.report(&v, -1, FieldClearExisting) && in.ClearExisting == nil {
+	if !in.WrongTypes.report(&v, -1, fieldClearExisting) && in.ClearExisting == nil {
 		v.Add(-1, "ClearExisting", "", "clearExisting is required (true or false)")
 	}
 	switch n := len(in.Payments); {
-	case in.WrongTypes.report(&v, -1, FieldPayments):
+	case in.WrongTypes.report(&v, -1, fieldPayments):
 	case n == 0:
 		v.Add(-1, "Payments", "", "payments must hold at least one payment")
 	case n > s.Limits.MaxPaymentsPerRequest:
@@ -344,7 +344,7 @@ func (s *Service) DeletePayment(ctx context.Context, organisationID, id string) 
 
 // MemberExists reports whether msisdn is a member of the service.
 func (s *Service) MemberExists(ctx context.Context, msisdn string) (bool, error) {
-	if !ValidMsisdn(msisdn) {
+	if !validMsisdn(msisdn) {
 		return false, Invalid("Msisdn", msisdn, msisdnMessage)
 	}
 	members, err := read(ctx, s.Store, func(tx Tx) (map[string]Member, error) { return tx.Members(ctx, []string{msisdn}) })

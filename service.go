@@ -24,8 +24,8 @@ var DefaultLimits = Limits{
 // DefaultReversalPeriod is docs/api.md section S1.7's default.
 const DefaultReversalPeriod = 60 * 24 * time.Hour
 
-// DefaultCurrency is an organisation's currency when the operator names none.
-const DefaultCurrency = "KES"
+// defaultCurrency is an organisation's currency when the operator names none.
+const defaultCurrency = "KES"
 
 // Service holds the use cases: every business rule of the service, above the
 // Store. The HTTP API, the CLI and the workers call it; none of them touch

@@ -18,7 +18,7 @@ type Statement struct {
 // Statement returns the statement of msisdn. A number that is not a member
 // has an empty statement, not a 404: money may be waiting for it.
 func (s *Service) Statement(ctx context.Context, msisdn string) (Statement, error) {
-	if !ValidMsisdn(msisdn) {
+	if !validMsisdn(msisdn) {
 		return Statement{}, Invalid("Msisdn", msisdn, msisdnMessage)
 	}
 	st := Statement{Msisdn: msisdn}
