@@ -64,11 +64,6 @@ var ErrNotFound = errors.New("not found")
 // row holds: for payments, an external id (Tx.InsertPayments).
 var ErrDuplicate = errors.New("duplicate key")
 
-// ErrLeaseLost means a row is leased to another process than the one
-// acting on it: an attempt in flight holds it, or another process took it
-// over when this one's lease ran out.
-var ErrLeaseLost = errors.New("lease lost")
-
 // ErrUnavailable is what a store returns, wrapped around the cause, when
 // its database cannot be reached (refused, timed out, connection lost)
 // and nothing was committed: the client may simply try again.

@@ -10,6 +10,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/approvals"
 	"github.com/disburse/disburse/internal/testenv"
+	"github.com/disburse/disburse/webhooks"
 )
 
 // RunApprovals runs four-eyes approval of a submit (docs/api.md section
@@ -451,7 +452,7 @@ func (s *writeRecorder) wantEvents(t *testing.T, want ...disburse.EventType) {
 	defer s.mu.Unlock()
 	var got []disburse.EventType
 	for _, e := range s.events {
-		if e.Type.IsApprovalEvent() || e.Type == disburse.EventBatchSubmitted || e.Type == disburse.EventBatchCancelled {
+		if webhooks.IsApprovalEvent(e.Type) || e.Type == disburse.EventBatchSubmitted || e.Type == disburse.EventBatchCancelled {
 			got = append(got, e.Type)
 		}
 	}
