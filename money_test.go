@@ -114,7 +114,7 @@ func TestValidMsisdn(t *testing.T) {
 	}
 	for msisdn, want := range tests {
 		if got := validMsisdn(msisdn); got != want {
-			t.Errorf("ValidMsisdn(%q) = %v, want %v", msisdn, got, want)
+			t.Errorf("validMsisdn(%q) = %v, want %v", msisdn, got, want)
 		}
 	}
 }

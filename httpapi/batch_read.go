@@ -8,8 +8,8 @@ import (
 )
 
 // getAuthenticatedBatch is GET /batches/{id}. It authenticates itself, not
-// through s.org: the domain reads the token and the batch in one statement
-// (Service.AuthenticatedBatch), the cheapest authenticated read there is,
+// through s.org: package auth reads the token and the batch in one statement
+// (auth.Service.AuthenticatedBatch), the cheapest authenticated read there is,
 // for the call clients poll while a batch settles. The credentials, their
 // failures, their budgets and the role the route table names are s.org's.
 func (s *server) getAuthenticatedBatch(w http.ResponseWriter, r *http.Request) error {
