@@ -78,7 +78,11 @@ func (p *portal) approvals(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p.render(w, r, http.StatusOK, "approvals", page{Title: "Approvals", Approvals: list, ApprovalBatches: batches,
+	cur, err := p.office.Currencies(r.Context(), org)
+	if err != nil {
+		return err
+	}
+	p.render(w, r, http.StatusOK, "approvals", page{Title: "Approvals", Approvals: list, ApprovalBatches: batches, Currency: cur,
 		ApprovalStatus: disburse.ApprovalStatuses(), Filter: map[string]string{"status": status}})
 	return nil
 }
@@ -117,9 +121,14 @@ func (p *portal) approve(w http.ResponseWriter, r *http.Request) error {
 	}
 	a, b, err := p.svc.Approve(r.Context(), org, r.PathValue("id"), r.PostFormValue("comment"))
 	if e := a.Refusal; e != nil {
+		cur, err := p.office.Currencies(r.Context(), org)
+		if err != nil {
+			return err
+		}
+		c := cur[org]
 		return p.approvalPage(w, r, http.StatusUnprocessableEntity, page{Errors: []string{
-			"Not paid: the float is too low. The batch needs " + e.Required.String() + ", the account has " + e.Available.String() +
-				". The approval is rejected and the batch is a draft again: deposit " + (e.Required - e.Available).String() + " more and submit it again."}})
+			"Not paid: the float is too low. The batch needs " + money(c, e.Required) + ", the account has " + money(c, e.Available) +
+				". The approval is rejected and the batch is a draft again: deposit " + money(c, e.Required-e.Available) + " more and submit it again."}})
 	}
 	if done, err := p.decisionRefused(w, r, err); done || err != nil {
 		return err
