@@ -177,7 +177,7 @@ func (s *Service) withdrawApproval(ctx context.Context, tx Tx, b *Batch) error {
 // the batch first, and refuses an approval that is not PENDING or whose
 // decider (the actor in ctx) requested it.
 func lockPendingApproval(ctx context.Context, tx Tx, organisationID, id string) (Approval, Batch, error) {
-	a, err := ownApproval(ctx, tx, organisationID, id)
+	a, err := OwnApproval(ctx, tx, organisationID, id)
 	if err != nil {
 		return Approval{}, Batch{}, err
 	}
@@ -243,8 +243,10 @@ func validateComment(comment string) error {
 	return v.Err()
 }
 
-// ownApproval reads an approval and hides it unless organisationID owns it.
-func ownApproval(ctx context.Context, tx Tx, organisationID, id string) (Approval, error) {
+// OwnApproval reads an approval in tx and hides it unless organisationID
+// owns it: another organisation's is not found (package approvals reads
+// them through it).
+func OwnApproval(ctx context.Context, tx Tx, organisationID, id string) (Approval, error) {
 	if !ValidID(id) {
 		return Approval{}, NotFound("approval")
 	}
@@ -256,51 +258,4 @@ func ownApproval(ctx context.Context, tx Tx, organisationID, id string) (Approva
 		return Approval{}, NotFound("approval")
 	}
 	return a, nil
-}
-
-// Approval returns one of the organisation's approvals; another
-// organisation's is not found.
-func (s *Service) Approval(ctx context.Context, organisationID, id string) (Approval, error) {
-	return read(ctx, s.Store, func(tx Tx) (Approval, error) { return ownApproval(ctx, tx, organisationID, id) })
-}
-
-// ApprovalQuery is the raw query of GET /approvals: status, skip and take.
-type ApprovalQuery struct {
-	Status, Skip, Take string
-}
-
-// Approvals lists the organisation's approvals, newest first, paged as
-// every list of the API is.
-func (s *Service) Approvals(ctx context.Context, organisationID string, q ApprovalQuery) ([]Approval, error) {
-	var v Validation
-	var f ApprovalFilter
-	f.Skip, f.Take = Paging(&v, ListQuery{Skip: q.Skip, Take: q.Take})
-	if q.Status != "" {
-		if !validStatus(q.Status, ApprovalStatuses()) {
-			v.Add(-1, "Status", q.Status, "status must be one of PENDING, APPROVED, REJECTED, CANCELLED")
-		}
-		f.Status = ApprovalStatus(q.Status)
-	}
-	if err := v.Err(); err != nil {
-		return nil, err
-	}
-	return read(ctx, s.Store, func(tx Tx) ([]Approval, error) { return tx.Approvals(ctx, organisationID, f) })
-}
-
-// ApprovalBatches returns the organisation's batches of approvals, by id,
-// in one read: the portal's list names each approval's batch.
-func (s *Service) ApprovalBatches(ctx context.Context, organisationID string, approvals []Approval) (map[string]Batch, error) {
-	ids := make([]string, len(approvals))
-	for i, a := range approvals {
-		ids[i] = a.BatchID
-	}
-	return read(ctx, s.Store, func(tx Tx) (map[string]Batch, error) {
-		batches, err := tx.BatchesByID(ctx, ids)
-		for id, b := range batches {
-			if b.OrganisationID != organisationID {
-				delete(batches, id)
-			}
-		}
-		return batches, err
-	})
 }

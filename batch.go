@@ -2,7 +2,6 @@ package disburse
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 )
@@ -27,13 +26,13 @@ const maxTake = 1000
 func validateBatchInput(in BatchInput) error {
 	var v Validation
 	w := in.WrongTypes
-	if n := len([]rune(strings.TrimSpace(in.Name))); !w.report(&v, -1, FieldName) && v.Text(-1, "Name", in.Name) && (n == 0 || len([]rune(in.Name)) > 200) {
+	if n := len([]rune(strings.TrimSpace(in.Name))); !w.report(&v, -1, fieldName) && v.Text(-1, "Name", in.Name) && (n == 0 || len([]rune(in.Name)) > 200) {
 		v.Add(-1, "Name", in.Name, "name is required, 1 to 200 characters")
 	}
-	if !w.report(&v, -1, FieldExternalID) && v.Text(-1, "ExternalId", in.ExternalID) && len([]rune(in.ExternalID)) > 100 {
+	if !w.report(&v, -1, fieldExternalID) && v.Text(-1, "ExternalId", in.ExternalID) && len([]rune(in.ExternalID)) > 100 {
 		v.Add(-1, "ExternalId", in.ExternalID, "externalId is at most 100 characters")
 	}
-	w.report(&v, -1, FieldAccountID)
+	w.report(&v, -1, fieldAccountID)
 	return v.Err()
 }
 
@@ -73,37 +72,11 @@ func (s *Service) Batch(ctx context.Context, organisationID, id string) (Batch, 
 	return read(ctx, s.Store, func(tx Tx) (Batch, error) { return ownBatch(ctx, tx, organisationID, id, false) })
 }
 
-// AuthenticatedBatch is Authenticate, the check that the token's role
-// permits need, then Batch: in one statement when the token is good and
-// the batch its organisation's. GET /batches/{id} is the call clients
-// poll while a batch settles, and this halves its reads. Any other
-// outcome takes the steps again, so a bad token is unauthorized and a
-// missing batch not found exactly as on every other route.
-func (s *Service) AuthenticatedBatch(ctx context.Context, token, id string, need Role) (Batch, error) {
-	if token != "" && ValidID(id) {
-		t, b, err := s.Store.TokenAndBatch(ctx, HashSecret(token), id)
-		if err == nil {
-			c, err := s.tokenCaller(t)
-			if err != nil {
-				return Batch{}, err
-			}
-			if err := c.Roles.Permit(need); err != nil {
-				return Batch{}, err
-			}
-			return owned(b, nil, c.OrganisationID)
-		}
-		if !errors.Is(err, ErrNotFound) {
-			return Batch{}, err
-		}
-	}
-	c, err := s.Authenticate(ctx, token)
-	if err != nil {
-		return Batch{}, err
-	}
-	if err := c.Roles.Permit(need); err != nil {
-		return Batch{}, err
-	}
-	return s.Batch(ctx, c.OrganisationID, id)
+// OwnBatch reads a batch in tx and hides it unless organisationID owns
+// it: another organisation's batch is not found, as a missing one is. The
+// features that read through the domain's Tx check a batch with it.
+func OwnBatch(ctx context.Context, tx Tx, organisationID, id string) (Batch, error) {
+	return ownBatch(ctx, tx, organisationID, id, false)
 }
 
 // ownBatch reads (or locks) a batch and hides it unless organisationID owns it.

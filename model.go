@@ -62,34 +62,6 @@ type Account struct {
 	HeldBalance Money
 }
 
-// APIKey lets an organisation obtain access tokens. Only its hash is stored.
-type APIKey struct {
-	ID             string
-	OrganisationID string
-	Hash           string
-	Prefix         string // the first characters, for display
-	Role           Role   // what its access tokens may do (docs/api.md section 3.1)
-	CreatedAt      time.Time
-	RevokedAt      time.Time // zero while active
-	// Secret is the key in clear, set only on the key just issued, for its
-	// one answer (sealed with an Idempotency-Key's answer, if the request
-	// had one). No store keeps it, and no read fills it.
-	Secret string
-}
-
-// Token is an access token, stored hashed, tied to the key that issued it so
-// that revoking the key revokes it at once.
-type Token struct {
-	Hash           string
-	APIKeyID       string
-	OrganisationID string
-	ExpiresAt      time.Time
-	CreatedAt      time.Time
-	KeyRevokedAt   time.Time // the issuing key's revocation time, zero while active
-	KeyPrefix      string    // the issuing key's prefix, which the audit log names it by
-	KeyRole        Role      // the issuing key's role, which the token acts with
-}
-
 // Member is a person registered with the wallet side of the service.
 type Member struct {
 	Msisdn       string

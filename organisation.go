@@ -5,12 +5,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/disburse/disburse/internal/text"
 )
 
 // NewOrganisation is the operator's request to create an organisation (docs/api.md section 7).
 type NewOrganisation struct {
 	Name               string
-	Currency           string // default DefaultCurrency
+	Currency           string // default defaultCurrency
 	ReferralsEnabled   bool
 	ReversalPeriodDays *int64 // default 60
 	Sandbox            bool   // docs/sandbox.md
@@ -71,7 +73,7 @@ func (s *Service) CreateOrganisationBy(ctx context.Context, actor Actor, in NewO
 	}
 	currency := in.Currency
 	if currency == "" {
-		currency = DefaultCurrency
+		currency = defaultCurrency
 	}
 	if !validCurrency(currency) {
 		v.Add(-1, "Currency", in.Currency, "currency must be three upper-case letters (ISO 4217)")
@@ -220,7 +222,7 @@ func (s *Service) CreateAccountBy(ctx context.Context, actor Actor, organisation
 	if !ValidID(organisationID) {
 		return Account{}, NotFound("organisation")
 	}
-	if !ValidText(name) {
+	if !text.Valid(name) {
 		return Account{}, Invalid("Name", name, textMessage("name"))
 	}
 	name = strings.TrimSpace(name)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/disburse/disburse/internal/msisdn"
 	"github.com/disburse/disburse/internal/parallel"
+	"github.com/disburse/disburse/internal/text"
 )
 
 // AddPayments validates and adds payments to a DRAFT batch, all or nothing
@@ -16,11 +17,11 @@ func (s *Service) AddPayments(ctx context.Context, organisationID, batchID strin
 		return Batch{}, nil, NotFound("batch")
 	}
 	var v Validation
-	if !in.WrongTypes.report(&v, -1, FieldClearExisting) && in.ClearExisting == nil {
+	if !in.WrongTypes.report(&v, -1, fieldClearExisting) && in.ClearExisting == nil {
 		v.Add(-1, "ClearExisting", "", "clearExisting is required (true or false)")
 	}
 	switch n := len(in.Payments); {
-	case in.WrongTypes.report(&v, -1, FieldPayments):
+	case in.WrongTypes.report(&v, -1, fieldPayments):
 	case n == 0:
 		v.Add(-1, "Payments", "", "payments must hold at least one payment")
 	case n > s.Limits.MaxPaymentsPerRequest:
@@ -177,7 +178,7 @@ func (s *Service) validateAgainstStored(ctx context.Context, tx Tx, v *Validatio
 	for i, p := range add.payments {
 		// An id that is not text has its failure already, and the store
 		// must not be asked about it (PostgreSQL refuses a NUL).
-		if p.ExternalID != "" && ValidText(p.ExternalID) {
+		if p.ExternalID != "" && text.Valid(p.ExternalID) {
 			if _, seen := index[p.ExternalID]; !seen {
 				index[p.ExternalID] = i
 				ids = append(ids, p.ExternalID)
@@ -343,7 +344,7 @@ func (s *Service) DeletePayment(ctx context.Context, organisationID, id string) 
 
 // MemberExists reports whether msisdn is a member of the service.
 func (s *Service) MemberExists(ctx context.Context, msisdn string) (bool, error) {
-	if !ValidMsisdn(msisdn) {
+	if !validMsisdn(msisdn) {
 		return false, Invalid("Msisdn", msisdn, msisdnMessage)
 	}
 	members, err := read(ctx, s.Store, func(tx Tx) (map[string]Member, error) { return tx.Members(ctx, []string{msisdn}) })

@@ -27,7 +27,7 @@ func (s *Service) RegisterMember(ctx context.Context, in Member) (Member, bool, 
 // commit, exactly as if it had run alone.
 func (s *Service) RegisterMemberBy(ctx context.Context, actor Actor, in Member) (Member, bool, error) {
 	var v Validation
-	if !ValidMsisdn(in.Msisdn) {
+	if !validMsisdn(in.Msisdn) {
 		v.Add(-1, "Msisdn", in.Msisdn, msisdnMessage)
 	}
 	if v.Text(-1, "Firstname", in.Firstname) && len([]rune(in.Firstname)) > 100 {

@@ -15,18 +15,6 @@ import (
 // functions below which members and wallets an organisation pays; a live
 // organisation's are read by the live statements, unchanged.
 
-// testKeyPrefix starts a sandbox organisation's API keys, so that neither
-// its owner nor a secret scanner takes one for a live key.
-const testKeyPrefix = "dak_test_"
-
-// keyPrefix is the prefix of org's API keys.
-func keyPrefix(org Organisation) string {
-	if org.Sandbox {
-		return testKeyPrefix
-	}
-	return apiKeyPrefix
-}
-
 // scopeOf is the ledger scope of org's accounts: the organisation itself
 // for a sandbox, empty (live) for the rest.
 func scopeOf(org Organisation) string {
@@ -53,15 +41,6 @@ func walletsIn(ctx context.Context, tx Tx, org Organisation, msisdns []string, n
 		return tx.EnsureSandboxWallets(ctx, org.ID, org.Currency, msisdns, now)
 	}
 	return tx.EnsureWallets(ctx, org.Currency, msisdns, now)
-}
-
-// draftLegsIn counts a DRAFT batch of org's legs by what a submit would
-// do with each, by org's members (Preview).
-func draftLegsIn(ctx context.Context, tx Tx, org Organisation, batchID string) (DraftLegs, error) {
-	if org.Sandbox {
-		return tx.SandboxDraftLegs(ctx, batchID)
-	}
-	return tx.DraftLegs(ctx, batchID)
 }
 
 // walletKey is the key of org's wallets in ensureWallets' answer: live

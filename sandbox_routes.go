@@ -23,7 +23,7 @@ type SandboxRegistration struct {
 // settles a member's legs in every organisation. Registering again
 // changes nothing. The payee is a member of this sandbox only.
 func (s *Service) RegisterSandboxMember(ctx context.Context, organisationID, msisdn string) (SandboxRegistration, error) {
-	if !ValidMsisdn(msisdn) {
+	if !validMsisdn(msisdn) {
 		return SandboxRegistration{}, Invalid("Msisdn", msisdn, msisdnMessage)
 	}
 	var out SandboxRegistration

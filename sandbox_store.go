@@ -42,7 +42,4 @@ type SandboxTx interface {
 	// LockLegsPendingToSandboxMembers is LockLegsPendingToMembers for a
 	// batch of a sandbox: its legs pending to the sandbox's members.
 	LockLegsPendingToSandboxMembers(ctx context.Context, batchID string, limit int) ([]Payment, error)
-	// SandboxDraftLegs is DraftLegs for a batch of a sandbox, its legs
-	// counted by whether their payee is a member of the sandbox.
-	SandboxDraftLegs(ctx context.Context, batchID string) (DraftLegs, error)
 }

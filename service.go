@@ -24,23 +24,22 @@ var DefaultLimits = Limits{
 // DefaultReversalPeriod is docs/api.md section S1.7's default.
 const DefaultReversalPeriod = 60 * 24 * time.Hour
 
-// DefaultCurrency is an organisation's currency when the operator names none.
-const DefaultCurrency = "KES"
+// defaultCurrency is an organisation's currency when the operator names none.
+const defaultCurrency = "KES"
 
 // Service holds the use cases: every business rule of the service, above the
 // Store. The HTTP API, the CLI and the workers call it; none of them touch
 // the store directly.
 type Service struct {
-	Store    Store
-	Clock    func() time.Time // injected so tests move time instead of sleeping
-	Limits   Limits
-	TokenTTL time.Duration
-	Log      *slog.Logger
+	Store  Store
+	Clock  func() time.Time // injected so tests move time instead of sleeping
+	Limits Limits
+	Log    *slog.Logger
 	// Meter counts money moved for the operator's metrics (meter.go);
 	// nil counts nothing.
 	Meter Meter
 	// PageSize is how many payments Submit moves, and a submit's answer
-	// and an export (ExportPayments) read, at a time: memory follows a
+	// and an export (package export) read, at a time: memory follows a
 	// page, not a batch of up to a million payments.
 	PageSize int
 
@@ -60,7 +59,6 @@ func NewService(store Store) *Service {
 		Store:    store,
 		Clock:    time.Now,
 		Limits:   DefaultLimits,
-		TokenTTL: time.Hour,
 		Log:      slog.Default(),
 		PageSize: DefaultPageSize,
 	}

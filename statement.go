@@ -1,6 +1,10 @@
 package disburse
 
-import "context"
+import (
+	"context"
+
+	"github.com/disburse/disburse/internal/text"
+)
 
 // Statement is a member's wallet: its balance and one entry per settled
 // payment or referral leg (docs/api.md section S1.9).
@@ -14,7 +18,7 @@ type Statement struct {
 // Statement returns the statement of msisdn. A number that is not a member
 // has an empty statement, not a 404: money may be waiting for it.
 func (s *Service) Statement(ctx context.Context, msisdn string) (Statement, error) {
-	if !ValidMsisdn(msisdn) {
+	if !validMsisdn(msisdn) {
 		return Statement{}, Invalid("Msisdn", msisdn, msisdnMessage)
 	}
 	st := Statement{Msisdn: msisdn}
@@ -47,7 +51,7 @@ func (s *Service) CheckLedger(ctx context.Context) (LedgerReport, error) {
 
 // Notifications lists the outbox, only recipient's when it is given.
 func (s *Service) Notifications(ctx context.Context, recipient string) ([]Notification, error) {
-	if !ValidText(recipient) {
+	if !text.Valid(recipient) {
 		return nil, Invalid("Recipient", recipient, textMessage("recipient"))
 	}
 	return read(ctx, s.Store, func(tx Tx) ([]Notification, error) { return tx.Notifications(ctx, recipient) })

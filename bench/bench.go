@@ -73,7 +73,13 @@ type Config struct {
 	WritesDuringSubmit bool
 	// Export measures GET /batches/{id}/payments.csv of a submitted batch
 	// of Payments, which the floor writes, instead (export.go).
-	Export      bool
+	Export bool
+	// Curve measures add and submit, against their floors, at each batch
+	// size of CurveSizes instead, and draws the cost per payment against
+	// the size into CurvePNG (curve.go).
+	Curve       bool
+	CurveSizes  []int
+	CurvePNG    string
 	Duration    time.Duration // per endpoint, with HTTPLoad
 	Connections int           // concurrent connections, with HTTPLoad
 
@@ -90,7 +96,7 @@ type Config struct {
 // Defaults are the issue's: 100,000 payments in requests of 10,000, three
 // pairs; 64 connections for 30 s per endpoint under load.
 var Defaults = Config{Payments: 100_000, Chunk: 10_000, Pairs: 3, Duration: 30 * time.Second, Connections: 64, ProfilePhase: "submit",
-	Orgs: 8, Clients: []int{8, 64}, DeliveryConcurrency: fanout.DefaultConcurrency, Rate: 1000}
+	Orgs: 8, Clients: []int{8, 64}, CurveSizes: []int{10_000, 100_000, 1_000_000}, DeliveryConcurrency: fanout.DefaultConcurrency, Rate: 1000}
 
 // Run runs the benchmark cfg describes and writes its report to cfg.Out.
 func Run(ctx context.Context, cfg Config) error {
@@ -129,6 +135,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	if cfg.Export {
 		return runExport(ctx, env)
+	}
+	if cfg.Curve {
+		return runCurve(ctx, env)
 	}
 	return runPayments(ctx, env)
 }
@@ -175,6 +184,8 @@ func (c *Config) checkModes() error {
 		return errors.New("bench: --duration and --connections must be positive")
 	case c.Registration && (c.Orgs < 1 || len(c.Clients) == 0 || slices.Min(c.Clients) < 1):
 		return errors.New("bench: --orgs and every --clients count must be positive")
+	case c.Curve && (len(c.CurveSizes) == 0 || slices.Min(c.CurveSizes) < 20):
+		return errors.New("bench: every --curve-sizes size must be at least 20")
 	case c.Deliver < 0 || c.DeliveryRate < 0 || c.DeliveryConcurrency < 1 || c.Rate < 1:
 		return errors.New("bench: --deliver and --delivery-rate must not be negative, --delivery-concurrency and --rate must be positive")
 	}

@@ -12,6 +12,7 @@ import (
 // and submit, the service's and the floor's, medians reported.
 type result struct {
 	store                           string
+	tag                             string // before each batch's tag: unique per result of one organisation
 	payments, chunk, pairs          int
 	add, addFloor, submit, subFloor []time.Duration
 	register, reverse               time.Duration
@@ -92,8 +93,8 @@ func runPayments(ctx context.Context, e *env) error {
 // first batch, which the later phases use.
 func (r *result) runPairs(ctx context.Context, e *env, o *org) (first batchSpec, firstID string, err error) {
 	for i := range e.cfg.Pairs {
-		svcSpec := o.newBatch(fmt.Sprintf("s%d", i), r.payments, true)
-		floorSpec := o.newBatch(fmt.Sprintf("f%d", i), r.payments, true)
+		svcSpec := o.newBatch(fmt.Sprintf("%ss%d", r.tag, i), r.payments, true)
+		floorSpec := o.newBatch(fmt.Sprintf("%sf%d", r.tag, i), r.payments, true)
 		sides := []func() error{
 			func() error {
 				// The service's own peak: the floor's connection is closed

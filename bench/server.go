@@ -16,6 +16,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/internal/secrets"
 	"github.com/disburse/disburse/notifications"
 	"github.com/disburse/disburse/notify"
 	"github.com/disburse/disburse/webhooks"
@@ -69,20 +70,21 @@ func start(ctx context.Context, cfg Config) (*env, error) {
 	// The access log is formatted as serve formats it, then discarded: its
 	// cost is counted, a terminal's is not.
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	// A day: a token must outlive the longest run and the clock's jumps.
-	e.svc.Log, e.svc.TokenTTL = log, 24*time.Hour
+	e.svc.Log = log
 	e.notes = notifications.New(store.Notifications(), e.svc)
 	e.hooks = webhooks.New(store.Webhooks(), e.svc)
 	// The webhook endpoints are the local gateway: plain http on loopback.
 	e.hooks.Config.AllowPrivate = true
-	admin := disburse.NewSecret("adm_")
+	admin := secrets.New("adm_")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		e.gateway.srv.Close()
 		store.Close()
 		return nil, err
 	}
-	e.srv = &http.Server{Handler: httpapi.New(e.svc, httpapi.Config{AdminToken: admin, Log: log, Webhooks: e.hooks, IdempotencyStore: store.Idempotency()}), ReadHeaderTimeout: 10 * time.Second}
+	e.srv = &http.Server{Handler: httpapi.New(e.svc, httpapi.Config{AdminToken: admin, Log: log, Webhooks: e.hooks, IdempotencyStore: store.Idempotency(),
+		// A day: a token must outlive the longest run and the clock's jumps.
+		AuthStore: store.Auth(), TokenTTL: 24 * time.Hour}), ReadHeaderTimeout: 10 * time.Second}
 	go func() { e.served <- e.srv.Serve(ln) }()
 	e.client = newClient("http://"+ln.Addr().String(), admin)
 	return e, nil

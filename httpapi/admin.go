@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 )
 
 // The operator API (docs/api.md section 7): for the service's operator, never
@@ -69,7 +70,7 @@ func (s *server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeOptional(r, &req); err != nil {
 		return err
 	}
-	key, _, err := s.svc.CreateAPIKeyBy(r.Context(), disburse.ActorOf(r.Context()), r.PathValue("id"), disburse.Role(req.Role))
+	key, _, err := s.auth.CreateAPIKeyBy(r.Context(), disburse.ActorOf(r.Context()), r.PathValue("id"), auth.Role(req.Role))
 	if err != nil {
 		return err
 	}
@@ -77,7 +78,7 @@ func (s *server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
-	if err := s.svc.RevokeAPIKey(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.auth.RevokeAPIKey(r.Context(), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/approvals"
 	"github.com/disburse/disburse/idempotency"
 )
 
@@ -66,7 +67,7 @@ func approvalRequested(a disburse.Approval) (idempotency.Answer, bool) {
 
 func (s *server) listApprovals(w http.ResponseWriter, r *http.Request, orgID string) error {
 	q := r.URL.Query()
-	list, err := s.svc.Approvals(r.Context(), orgID, disburse.ApprovalQuery{Status: q.Get("status"), Skip: q.Get("skip"), Take: q.Get("take")})
+	list, err := approvals.List(r.Context(), s.svc.Store, orgID, approvals.Query{Status: q.Get("status"), Skip: q.Get("skip"), Take: q.Get("take")})
 	if err != nil {
 		return err
 	}
@@ -74,7 +75,7 @@ func (s *server) listApprovals(w http.ResponseWriter, r *http.Request, orgID str
 }
 
 func (s *server) getApproval(w http.ResponseWriter, r *http.Request, orgID string) error {
-	a, err := s.svc.Approval(r.Context(), orgID, r.PathValue("id"))
+	a, err := approvals.Get(r.Context(), s.svc.Store, orgID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/text"
 )
 
 // A body is read into a struct member by member: each value is checked
@@ -154,7 +155,7 @@ func (p *structPlan) failures(w disburse.WrongTypes) []disburse.FieldError {
 	var out []disburse.FieldError
 	for _, f := range p.fields {
 		if t, ok := w[f.field]; ok {
-			out = append(out, disburse.FieldError{FieldName: string(f.field), FieldValue: disburse.ShortValue(t.Value), ErrorMessage: t.Message})
+			out = append(out, disburse.FieldError{FieldName: string(f.field), FieldValue: text.Short(t.Value), ErrorMessage: t.Message})
 		}
 	}
 	return out

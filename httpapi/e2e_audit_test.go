@@ -46,7 +46,7 @@ type auditHarness struct {
 func startAudit(t *testing.T, open opener) auditHarness {
 	t.Helper()
 	store := open(t)
-	h := serveStore(t, store, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), OperatorStore: store})
+	h := serveStore(t, store, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), AuthStore: store.Auth(), OperatorStore: store})
 	h.hooks.Config.AllowPrivate = true
 	ops := operators.New(store, "").WithClock(h.clock.Now)
 	_, token, err := ops.CreateToken(t.Context(), disburse.CommandLine, "ops")

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/webhooks"
 )
@@ -77,10 +78,11 @@ var answerRenderers = map[string]func(idempotency.Written) (idempotency.Answer, 
 		return jsonAnswer(http.StatusOK, toAdminWebhook(e))
 	},
 	"POST /admin/organisations/{id}/apiKeys": func(w idempotency.Written) (idempotency.Answer, bool) {
-		if w.APIKey == nil || w.APIKey.Secret == "" {
+		k, ok := w.Feature.(auth.APIKey)
+		if !ok || k.Secret == "" {
 			return idempotency.Answer{}, false
 		}
-		return jsonAnswer(http.StatusCreated, toAPIKey(*w.APIKey))
+		return jsonAnswer(http.StatusCreated, toAPIKey(k))
 	},
 	"POST /admin/organisations": func(w idempotency.Written) (idempotency.Answer, bool) {
 		if w.Organisation == nil {
@@ -199,7 +201,7 @@ func toTransfer(t disburse.Transfer) transferJSON {
 
 // toAPIKey is an API key's answer, its one showing in clear (the
 // handler's and its renderer's).
-func toAPIKey(k disburse.APIKey) apiKeyJSON {
+func toAPIKey(k auth.APIKey) apiKeyJSON {
 	return apiKeyJSON{ID: k.ID, APIKey: k.Secret}
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/operators"
 )
 
@@ -76,14 +77,14 @@ func toOrganisationSummary(o disburse.Organisation) organisationSummaryJSON {
 // apiKeyInfoJSON is a key as the operator's list shows it: never its
 // secret (not kept) nor its hash.
 type apiKeyInfoJSON struct {
-	ID        string        `json:"id"`
-	Prefix    string        `json:"prefix"`
-	Role      disburse.Role `json:"role"`
-	CreatedAt dateTime      `json:"createdAt"`
-	RevokedAt dateTime      `json:"revokedAt,omitzero"`
+	ID        string    `json:"id"`
+	Prefix    string    `json:"prefix"`
+	Role      auth.Role `json:"role"`
+	CreatedAt dateTime  `json:"createdAt"`
+	RevokedAt dateTime  `json:"revokedAt,omitzero"`
 }
 
-func toAPIKeyInfo(k disburse.APIKey) apiKeyInfoJSON {
+func toAPIKeyInfo(k auth.APIKey) apiKeyInfoJSON {
 	return apiKeyInfoJSON{ID: k.ID, Prefix: k.Prefix, Role: k.Role, CreatedAt: dateTime(k.CreatedAt), RevokedAt: dateTime(k.RevokedAt)}
 }
 

@@ -113,9 +113,6 @@ type Written struct {
 	// msisdn was a member already (MemberExisted), the one read back.
 	Member        *disburse.Member
 	MemberExisted bool
-	// APIKey is the key issued, with its Secret in clear: the answer,
-	// which is sealed, is the one place it is kept.
-	APIKey *disburse.APIKey
 	// Approval is the approval requested or decided, the last written.
 	Approval *disburse.Approval
 	// SandboxMember is a sandbox's payee registered (docs/sandbox.md): the
@@ -124,7 +121,9 @@ type Written struct {
 	SandboxMember *disburse.SandboxRegistration
 	// Feature is what the use case of a package beside the domain wrote
 	// through its own transaction port (Claim.Keep), for that package's
-	// renderers: the webhooks package's endpoint or delivery.
+	// renderers: the webhooks package's endpoint or delivery, package auth's
+	// API key (with its Secret in clear: the answer, which is sealed, is
+	// the one place it is kept).
 	Feature any
 }
 
@@ -566,14 +565,6 @@ func (w *writtenTx) UpdateApproval(ctx context.Context, a disburse.Approval) err
 	err := w.Tx.UpdateApproval(ctx, a)
 	if err == nil {
 		w.written.Approval = &a
-	}
-	return err
-}
-
-func (w *writtenTx) InsertAPIKey(ctx context.Context, k disburse.APIKey) error {
-	err := w.Tx.InsertAPIKey(ctx, k)
-	if err == nil {
-		w.written.APIKey = &k
 	}
 	return err
 }

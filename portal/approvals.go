@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/approvals"
 )
 
 // Four-eyes approval in the portal (docs/portal.md, "Approvals"): the
@@ -32,7 +33,7 @@ func (p *portal) confirmPage(w http.ResponseWriter, r *http.Request, action stri
 	if err != nil {
 		return err
 	}
-	pv, err := p.svc.Preview(r.Context(), org, r.PathValue("id"))
+	pv, err := p.office.Preview(r.Context(), org, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -66,18 +67,22 @@ func (p *portal) approvals(w http.ResponseWriter, r *http.Request) error {
 	if _, set := r.URL.Query()["status"]; !set {
 		status = string(disburse.ApprovalPending)
 	}
-	list, err := p.svc.Approvals(r.Context(), org, disburse.ApprovalQuery{Status: status, Take: "100"})
+	list, err := approvals.List(r.Context(), p.svc.Store, org, approvals.Query{Status: status, Take: "100"})
 	if disburse.ErrorCode(err) == disburse.CodeInvalid {
 		return notFound
 	}
 	if err != nil {
 		return err
 	}
-	batches, err := p.svc.ApprovalBatches(r.Context(), org, list)
+	batches, err := approvals.Batches(r.Context(), p.svc.Store, org, list)
 	if err != nil {
 		return err
 	}
-	p.render(w, r, http.StatusOK, "approvals", page{Title: "Approvals", Approvals: list, ApprovalBatches: batches,
+	cur, err := p.office.Currencies(r.Context(), org)
+	if err != nil {
+		return err
+	}
+	p.render(w, r, http.StatusOK, "approvals", page{Title: "Approvals", Approvals: list, ApprovalBatches: batches, Currency: cur,
 		ApprovalStatus: disburse.ApprovalStatuses(), Filter: map[string]string{"status": status}})
 	return nil
 }
@@ -93,11 +98,11 @@ func (p *portal) approvalPage(w http.ResponseWriter, r *http.Request, status int
 	if err != nil {
 		return err
 	}
-	a, err := p.svc.Approval(r.Context(), org, r.PathValue("id"))
+	a, err := approvals.Get(r.Context(), p.svc.Store, org, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	pv, err := p.svc.Preview(r.Context(), org, a.BatchID)
+	pv, err := p.office.Preview(r.Context(), org, a.BatchID)
 	if err != nil {
 		return err
 	}
@@ -116,9 +121,14 @@ func (p *portal) approve(w http.ResponseWriter, r *http.Request) error {
 	}
 	a, b, err := p.svc.Approve(r.Context(), org, r.PathValue("id"), r.PostFormValue("comment"))
 	if e := a.Refusal; e != nil {
+		cur, err := p.office.Currencies(r.Context(), org)
+		if err != nil {
+			return err
+		}
+		c := cur[org]
 		return p.approvalPage(w, r, http.StatusUnprocessableEntity, page{Errors: []string{
-			"Not paid: the float is too low. The batch needs " + e.Required.String() + ", the account has " + e.Available.String() +
-				". The approval is rejected and the batch is a draft again: deposit " + (e.Required - e.Available).String() + " more and submit it again."}})
+			"Not paid: the float is too low. The batch needs " + money(c, e.Required) + ", the account has " + money(c, e.Available) +
+				". The approval is rejected and the batch is a draft again: deposit " + money(c, e.Required-e.Available) + " more and submit it again."}})
 	}
 	if done, err := p.decisionRefused(w, r, err); done || err != nil {
 		return err

@@ -64,7 +64,7 @@ func TestApprovalsInThePortal(t *testing.T) {
 
 		// The second user: the list, the same totals, the decision.
 		checker := w.signedIn(t, checkerEmail, w.checkerPassword)
-		checker.get("/portal/approvals").expect(t, http.StatusOK, approvalPage, "Payroll", "<td class=\"num\">3</td><td class=\"num\">120.50</td>", userEmail)
+		checker.get("/portal/approvals").expect(t, http.StatusOK, approvalPage, "Payroll", "<td class=\"num\">3</td><td class=\"num\">KES 120.50</td>", userEmail)
 		checker.get(approvalPage).expect(t, http.StatusOK,
 			`<td class="num" id="paid-count">1</td>`, `<td class="num" id="held-count">2</td>`, `<td class="num" id="float-after">KES 879.50</td>`,
 			`id="approve"`, `formaction="`+approvalPage+`/reject"`)
@@ -115,9 +115,9 @@ func TestApprovalRejectShortfallAndCancel(t *testing.T) {
 		maker.get(batchPage).expect(t, http.StatusOK, `id="upload-form"`)
 
 		_, approvalPage = request("Too much", "msisdn,amount\n447911123456,25\n")
-		checker.get(approvalPage).expect(t, http.StatusOK, `id="short"`, "The float is 15.00 short")
+		checker.get(approvalPage).expect(t, http.StatusOK, `id="short"`, "The float is KES 15.00 short")
 		checker.post(approvalPage+"/approve", nil).expect(t, http.StatusUnprocessableEntity,
-			"The batch needs 25.00, the account has 10.00", "deposit 15.00 more", `<strong id="approval-status">REJECTED</strong>`)
+			"The batch needs KES 25.00, the account has KES 10.00", "deposit KES 15.00 more", `<strong id="approval-status">REJECTED</strong>`)
 
 		batchPage, approvalPage = request("Cancelled", "msisdn,amount\n447911123456,5\n")
 		maker.get(batchPage+"/cancel").expect(t, http.StatusOK, "The approval the batch waits for is cancelled too",

@@ -20,6 +20,7 @@ import (
 // confirms it from the keyboard; the batch waits for approval. A second
 // user of the organisation finds it among the approvals, reads the same
 // totals and approves with a comment: the batch is submitted. Then the
+// results downloaded as a CSV file from the batch's page, and the
 // cancel's confirmation of the OPEN batch.
 func TestBrowserApproval(t *testing.T) {
 	eachStore(t, func(t *testing.T, open opener) {
@@ -82,7 +83,7 @@ func TestBrowserApproval(t *testing.T) {
 
 		d.signIn(checkerEmail, w.checkerPassword)
 		d.run("the approvals", chromedp.Click(chromedp.CSS(`a[href="/portal/approvals"]`)), chromedp.WaitVisible(chromedp.CSS(`#approvals`)))
-		if list := d.text(`#approvals`); !strings.Contains(list, "November payroll\t3\t195.50\t"+userEmail) {
+		if list := d.text(`#approvals`); !strings.Contains(list, "November payroll\t3\tKES 195.50\t"+userEmail) {
 			t.Errorf("the list of approvals reads:\n%s", list)
 		}
 		screenshot(t, ctx, "approvals")
@@ -98,6 +99,16 @@ func TestBrowserApproval(t *testing.T) {
 		}
 		if f := w.float(t); f != "804.50" {
 			t.Errorf("float %s after the approval, want 804.50", f)
+		}
+		exported := d.download("download the results", chromedp.Click(chromedp.CSS(`#export`)))
+		for _, want := range []string{
+			"msisdn,amount,firstname,lastname,externalId,statusCode,isMember,settledAt,referralAmount,referralMsisdn,referralStatusCode,id\n",
+			"\n254712345678,120.00,Amina,,,SETTLED,true,2",
+			"\n447911123456,45.50,Baraka,,,PENDING,false,,",
+		} {
+			if !strings.Contains(exported, want) {
+				t.Errorf("the downloaded results lack %q:\n%s", want, exported)
+			}
 		}
 		d.run("open the cancel's confirmation", chromedp.Click(chromedp.CSS(`#cancel-batch`)), chromedp.WaitVisible(chromedp.CSS(`#confirm`)))
 		if totals := d.text(`#totals`); !strings.Contains(totals, "held: go back to the float\t2\tKES 75.50") || !strings.Contains(totals, "Float after the cancel\t\tKES 880.00") {

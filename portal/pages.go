@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/operators"
 	"github.com/disburse/disburse/portal/backoffice"
 )
@@ -103,13 +104,13 @@ func (p *portal) organisationPage(w http.ResponseWriter, r *http.Request, status
 	if err != nil {
 		return err
 	}
-	var keys []disburse.APIKey
-	if user(r).Permits(disburse.RoleAdmin) { // the keys are the admin's to see
+	var keys []auth.APIKey
+	if user(r).Permits(auth.RoleAdmin) { // the keys are the admin's to see
 		if keys, err = p.office.APIKeys(r.Context(), id); err != nil {
 			return err
 		}
 	}
-	pg.Title, pg.Organisation, pg.Accounts, pg.Keys, pg.AllRoles = org.Name, org, accounts, keys, disburse.AllRoles()
+	pg.Title, pg.Organisation, pg.Accounts, pg.Keys, pg.AllRoles = org.Name, org, accounts, keys, auth.AllRoles()
 	p.render(w, r, status, "organisation", pg)
 	return nil
 }
@@ -170,7 +171,7 @@ func (p *portal) createKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	key, secret, err := p.svc.CreateAPIKeyBy(r.Context(), actor(r), id, disburse.Role(r.PostFormValue("role")))
+	key, secret, err := p.auth.CreateAPIKeyBy(r.Context(), actor(r), id, auth.Role(r.PostFormValue("role")))
 	if field, _, ok := fieldErrors(err); ok {
 		return p.organisationPage(w, r, http.StatusBadRequest, page{Field: field})
 	}
@@ -185,7 +186,7 @@ func (p *portal) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := p.svc.RevokeAPIKeyBy(r.Context(), actor(r), k.ID); err != nil {
+	if err := p.auth.RevokeAPIKeyBy(r.Context(), actor(r), k.ID); err != nil {
 		return err
 	}
 	r.SetPathValue("id", k.OrganisationID)

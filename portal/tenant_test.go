@@ -1,13 +1,16 @@
 package portal_test
 
 import (
-	"github.com/google/go-cmp/cmp"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/approvals"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/portal/backoffice"
 )
@@ -20,7 +23,7 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 	eachStore(t, func(t *testing.T, open opener) {
 		w := newWorld(t, open)
 		ctx := t.Context()
-		key, _, err := w.svc.CreateAPIKey(ctx, w.org.ID)
+		key, _, err := w.keys.CreateAPIKey(ctx, w.org.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +78,7 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inv, _, err := w.office.Invite(ctx, admin, "new@acme.example", disburse.RolesOf(disburse.RoleViewer))
+		inv, _, err := w.office.Invite(ctx, admin, "new@acme.example", auth.RolesOf(auth.RoleViewer))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +143,7 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 		if err != nil || after.Status != disburse.BatchDraft || after.Summary.PaymentsCount != 1 {
 			t.Errorf("Acme's batch changed: %+v, %v", after.Summary, err)
 		}
-		if a, err := w.svc.Approval(ctx, w.org.ID, sub.Approval.ID); err != nil || a.Status != disburse.ApprovalPending {
+		if a, err := approvals.Get(ctx, w.svc.Store, w.org.ID, sub.Approval.ID); err != nil || a.Status != disburse.ApprovalPending {
 			t.Errorf("Acme's approval changed: %+v, %v", a, err)
 		}
 		if org, _, err := w.svc.Organisation(ctx, w.org.ID); err != nil || org.ApprovalThreshold == nil {

@@ -31,17 +31,17 @@ func TestInDoubtKeySettlesAtOnce(t *testing.T) {
 	ctx := t.Context()
 	p, _, faulty, steady := openBehindProxy(t)
 	check := disburse.NewService(steady)
-	o := faulttest.NewOrg(t, check)
+	o := faulttest.NewOrg(t, check, steady.Auth())
 	org, token, b := o.Org, o.Token, o.Batch
 
 	srv := httptest.NewServer(httpapi.New(disburse.NewService(faulty),
-		httpapi.Config{Log: slog.New(slog.DiscardHandler), IdempotencyStore: faulty.Idempotency()}))
+		httpapi.Config{Log: slog.New(slog.DiscardHandler), IdempotencyStore: faulty.Idempotency(), AuthStore: faulty.Auth()}))
 	defer srv.Close()
 	var ahead atomic.Int64 // how far the second server's clock runs ahead
 	second := disburse.NewService(steady)
 	second.Clock = func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
 	srv2 := httptest.NewServer(httpapi.New(second,
-		httpapi.Config{Log: slog.New(slog.DiscardHandler), IdempotencyStore: steady.Idempotency()}))
+		httpapi.Config{Log: slog.New(slog.DiscardHandler), IdempotencyStore: steady.Idempotency(), AuthStore: steady.Auth()}))
 	defer srv2.Close()
 	sendTo := func(srv *httptest.Server, path, key, body string) (int, http.Header, map[string]any) {
 		t.Helper()

@@ -62,6 +62,11 @@ func TestOperatorStore(t *testing.T) {
 	storetest.RunOperators(t, func(t *testing.T) storetest.OperatorStore { return pgtest.OpenSQL(t) })
 }
 
+// TestAuthStore runs the suite of the keys' and tokens' port, auth.Tx.
+func TestAuthStore(t *testing.T) {
+	storetest.RunAuth(t, func(t *testing.T) storetest.AuthStore { return pgtest.OpenSQL(t) })
+}
+
 func openInChunks(t *testing.T) disburse.Store { return openInChunksSQL(t) }
 
 // openInChunksSQL is openInChunks with the store's concrete type.

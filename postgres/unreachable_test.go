@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/internal/testenv"
 	"github.com/disburse/disburse/postgres"
@@ -41,7 +42,8 @@ func TestTerminatedConnectionsAreRetried(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, key, err := svc.CreateAPIKey(ctx, org.ID)
+	keys := auth.New(s.Auth(), svc)
+	_, key, err := keys.CreateAPIKey(ctx, org.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,12 +59,12 @@ func TestTerminatedConnectionsAreRetried(t *testing.T) {
 			t.Errorf("round %d: Read after the backends were terminated: %v", round, err)
 		}
 		terminateBackends(t, u)
-		token, _, err := svc.IssueToken(ctx, key)
+		token, _, err := keys.IssueToken(ctx, key)
 		if err != nil {
 			t.Errorf("round %d: getToken after the backends were terminated: %v", round, err)
 		}
 		terminateBackends(t, u)
-		if _, err := svc.Authenticate(ctx, token); err != nil {
+		if _, err := keys.Authenticate(ctx, token); err != nil {
 			t.Errorf("round %d: a token's lookup after the backends were terminated: %v", round, err)
 		}
 	}
@@ -146,7 +148,7 @@ func TestUnreachableDatabaseIs503(t *testing.T) {
 	defer s.Close()
 	svc := disburse.NewService(s)
 	const admin = "unreachable-test-admin-token"
-	srv := httptest.NewServer(httpapi.New(svc, httpapi.Config{AdminToken: admin, Log: slog.New(slog.DiscardHandler), IdempotencyStore: s.Idempotency()}))
+	srv := httptest.NewServer(httpapi.New(svc, httpapi.Config{AdminToken: admin, Log: slog.New(slog.DiscardHandler), IdempotencyStore: s.Idempotency(), AuthStore: s.Auth()}))
 	defer srv.Close()
 	call := func(method, path, body string) (*http.Response, map[string]any) {
 		req, _ := http.NewRequestWithContext(ctx, method, srv.URL+path, strings.NewReader(body))

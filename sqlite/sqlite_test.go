@@ -101,6 +101,11 @@ func TestNotificationStore(t *testing.T) {
 func TestOperatorStore(t *testing.T) {
 	storetest.RunOperators(t, func(t *testing.T) storetest.OperatorStore { return openTest(t, Engine{}) })
 }
+
+// TestAuthStore runs the suite of the keys' and tokens' port, auth.Tx.
+func TestAuthStore(t *testing.T) {
+	storetest.RunAuth(t, func(t *testing.T) storetest.AuthStore { return openTest(t, Engine{}) })
+}
 func openSQL(t *testing.T) *sqlstore.Store { return openTest(t, Engine{}) }
 
 // TestStoreInSmallChunks runs the suite again with bulk statements of a

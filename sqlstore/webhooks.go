@@ -297,7 +297,7 @@ func (t *tx) RetryWebhookDelivery(ctx context.Context, id string, now time.Time)
 	if _, err := t.WebhookDelivery(ctx, id); err != nil {
 		return err
 	}
-	return fmt.Errorf("retry webhook delivery %s: %w", id, disburse.ErrLeaseLost)
+	return fmt.Errorf("retry webhook delivery %s: %w", id, webhooks.ErrLeaseLost)
 }
 
 // Webhooks hands over the webhooks package's port: transactions on the

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/approvals"
 	"github.com/disburse/disburse/internal/testenv"
+	"github.com/disburse/disburse/webhooks"
 )
 
 // RunApprovals runs four-eyes approval of a submit (docs/api.md section
@@ -173,7 +175,7 @@ func testApproveSubmits(t *testing.T, open func(t *testing.T) disburse.Store) {
 	if _, _, err := f.svc.Approve(f.as(approver2), f.org, a.ID, ""); disburse.ErrorCode(err) != disburse.CodeInvalidState {
 		t.Errorf("a second approve: %v, want invalid_state", err)
 	}
-	read, err := f.svc.Approval(f.ctx, f.org, a.ID)
+	read, err := approvals.Get(f.ctx, f.svc.Store, f.org, a.ID)
 	if err != nil || read.Status != disburse.ApprovalApproved {
 		t.Errorf("Approval = %+v, %v", read, err)
 	}
@@ -258,7 +260,7 @@ func testCancelWithdrawsTheApproval(t *testing.T, open func(t *testing.T) disbur
 	if err != nil || batch.Status != disburse.BatchCancelled || batch.ApprovalID != "" || batch.Summary.CancelledCount != 3 {
 		t.Fatalf("cancel = %+v, %v", batch, err)
 	}
-	got, err := f.svc.Approval(f.ctx, f.org, a.ID)
+	got, err := approvals.Get(f.ctx, f.svc.Store, f.org, a.ID)
 	if err != nil || got.Status != disburse.ApprovalCancelled || got.DecidedBy != maker {
 		t.Errorf("approval after the cancel: %+v, %v; want CANCELLED by the maker", got, err)
 	}
@@ -281,14 +283,14 @@ func testApprovalsListAndTenancy(t *testing.T, open func(t *testing.T) disburse.
 	if _, _, err := f.svc.Reject(f.as(approver), f.org, first.ID, ""); err != nil {
 		t.Fatal(err)
 	}
-	for q, want := range map[disburse.ApprovalQuery][]string{
+	for q, want := range map[approvals.Query][]string{
 		{}:                     {second.ID, first.ID},
 		{Status: "PENDING"}:    {second.ID},
 		{Status: "REJECTED"}:   {first.ID},
 		{Skip: "1", Take: "1"}: {first.ID},
 		{Status: "APPROVED"}:   nil,
 	} {
-		list, err := f.svc.Approvals(f.ctx, f.org, q)
+		list, err := approvals.List(f.ctx, f.svc.Store, f.org, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -300,20 +302,20 @@ func testApprovalsListAndTenancy(t *testing.T, open func(t *testing.T) disburse.
 			t.Errorf("Approvals(%+v) = %v, want %v", q, got, want)
 		}
 	}
-	if _, err := f.svc.Approvals(f.ctx, f.org, disburse.ApprovalQuery{Status: "DONE", Take: "0"}); disburse.ErrorCode(err) != disburse.CodeInvalid {
+	if _, err := approvals.List(f.ctx, f.svc.Store, f.org, approvals.Query{Status: "DONE", Take: "0"}); disburse.ErrorCode(err) != disburse.CodeInvalid {
 		t.Errorf("a bad status and take: %v, want invalid", err)
 	}
 	other, _, err := f.svc.CreateOrganisation(f.ctx, disburse.NewOrganisation{Name: "Other"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.Approval(f.ctx, other.ID, second.ID); disburse.ErrorCode(err) != disburse.CodeNotFound {
+	if _, err := approvals.Get(f.ctx, f.svc.Store, other.ID, second.ID); disburse.ErrorCode(err) != disburse.CodeNotFound {
 		t.Errorf("another organisation's read: %v, want not_found", err)
 	}
 	if _, _, err := f.svc.Approve(f.as(approver), other.ID, second.ID, ""); disburse.ErrorCode(err) != disburse.CodeNotFound {
 		t.Errorf("another organisation's approve: %v, want not_found", err)
 	}
-	if list, err := f.svc.Approvals(f.ctx, other.ID, disburse.ApprovalQuery{}); err != nil || len(list) != 0 {
+	if list, err := approvals.List(f.ctx, f.svc.Store, other.ID, approvals.Query{}); err != nil || len(list) != 0 {
 		t.Errorf("another organisation's list: %v, %v", list, err)
 	}
 }
@@ -377,7 +379,7 @@ func testApproveRacesCancel(t *testing.T, open func(t *testing.T) disburse.Store
 				t.Errorf("unexpected error %v", err)
 			}
 		}
-		got, err := f.svc.Approval(f.ctx, f.org, a.ID)
+		got, err := approvals.Get(f.ctx, f.svc.Store, f.org, a.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -450,7 +452,7 @@ func (s *writeRecorder) wantEvents(t *testing.T, want ...disburse.EventType) {
 	defer s.mu.Unlock()
 	var got []disburse.EventType
 	for _, e := range s.events {
-		if e.Type.IsApprovalEvent() || e.Type == disburse.EventBatchSubmitted || e.Type == disburse.EventBatchCancelled {
+		if webhooks.IsApprovalEvent(e.Type) || e.Type == disburse.EventBatchSubmitted || e.Type == disburse.EventBatchCancelled {
 			got = append(got, e.Type)
 		}
 	}

@@ -360,9 +360,9 @@ func (s *Service) webhookAttempts(ctx context.Context, render Renderer, claimed 
 		var batchIDs, paymentIDs, approvalIDs []string
 		for _, d := range claimed {
 			switch {
-			case d.EventType.IsBatchEvent():
+			case isBatchEvent(d.EventType):
 				batchIDs = append(batchIDs, d.ResourceID)
-			case d.EventType.IsApprovalEvent():
+			case IsApprovalEvent(d.EventType):
 				approvalIDs = append(approvalIDs, d.ResourceID)
 			default:
 				paymentIDs = append(paymentIDs, d.ResourceID)
@@ -391,11 +391,11 @@ func (s *Service) webhookAttempts(ctx context.Context, render Renderer, claimed 
 			}
 			a := webhookAttempt{d: d, e: *e}
 			switch {
-			case d.EventType.IsBatchEvent():
+			case isBatchEvent(d.EventType):
 				if b, ok := batches[d.ResourceID]; ok {
 					a.body, err = render.BatchEvent(d.EventType, d.EventAt, b)
 				}
-			case d.EventType.IsApprovalEvent():
+			case IsApprovalEvent(d.EventType):
 				if ap, ok := approvals[d.ResourceID]; ok {
 					a.body, err = render.ApprovalEvent(d.EventType, d.EventAt, ap)
 				}
@@ -491,7 +491,7 @@ func (s *Service) RetryDelivery(ctx context.Context, organisationID, endpointID,
 			return disburse.NotFound("delivery")
 		}
 		now := s.now()
-		if err := tx.RetryWebhookDelivery(ctx, deliveryID, now); errors.Is(err, disburse.ErrLeaseLost) {
+		if err := tx.RetryWebhookDelivery(ctx, deliveryID, now); errors.Is(err, ErrLeaseLost) {
 			return disburse.Errorf(disburse.CodeInvalidState, "the delivery is being sent now")
 		} else if err != nil {
 			return err
@@ -500,4 +500,18 @@ func (s *Service) RetryDelivery(ctx context.Context, organisationID, endpointID,
 		return err
 	})
 	return d, err
+}
+
+// isBatchEvent reports whether the event's resource is a batch: a
+// delivery renders the batch.
+func isBatchEvent(e disburse.EventType) bool {
+	return e == disburse.EventBatchSubmitted || e == disburse.EventBatchClosed || e == disburse.EventBatchCancelled
+}
+
+// IsApprovalEvent reports whether the event's resource is an approval: a
+// delivery renders the approval (neither a batch's nor an approval's
+// event is a payment's).
+func IsApprovalEvent(e disburse.EventType) bool {
+	return e == disburse.EventApprovalRequested || e == disburse.EventApprovalApproved ||
+		e == disburse.EventApprovalRejected || e == disburse.EventApprovalCancelled
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/text"
 )
 
 // Config is how the service treats the URLs organisations register.
@@ -130,7 +131,7 @@ func (s *Service) Delete(ctx context.Context, organisationID, id string) error {
 // Disable is the operator's: the endpoint stops receiving, with the
 // reason shown to its organisation, until the organisation enables it.
 func (s *Service) Disable(ctx context.Context, id, reason string) (Endpoint, error) {
-	if !disburse.ValidText(reason) || len([]rune(reason)) > 200 {
+	if !text.Valid(reason) || len([]rune(reason)) > 200 {
 		return Endpoint{}, disburse.Invalid("Reason", reason, "reason is text of at most 200 characters")
 	}
 	if reason == "" {
@@ -250,7 +251,7 @@ func (s *Service) parseWebhookURL(raw string) (*url.URL, string) {
 	if raw == "" {
 		return nil, "url is required"
 	}
-	if !disburse.ValidText(raw) || len(raw) > maxWebhookURL {
+	if !text.Valid(raw) || len(raw) > maxWebhookURL {
 		return nil, fmt.Sprintf("url must be text of at most %d characters", maxWebhookURL)
 	}
 	u, err := url.Parse(raw)

@@ -9,6 +9,7 @@ package webhooks
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"time"
@@ -135,9 +136,13 @@ type Tx interface {
 	// WebhookDeliveries lists an endpoint's deliveries, newest first, at most limit.
 	WebhookDeliveries(ctx context.Context, endpointID string, limit int) ([]Delivery, error)
 	// RetryWebhookDelivery makes a delivery PENDING and due at now again,
-	// keeping its attempts, unless a live lease holds it (disburse.ErrLeaseLost).
+	// keeping its attempts, unless a live lease holds it (ErrLeaseLost).
 	RetryWebhookDelivery(ctx context.Context, id string, now time.Time) error
 }
+
+// ErrLeaseLost is what RetryWebhookDelivery returns for a delivery leased
+// to a live process: an attempt in flight holds it.
+var ErrLeaseLost = errors.New("lease lost")
 
 // Service holds the webhook use cases: every rule about endpoints and
 // their deliveries, above Store. The HTTP API and the webhook worker call it.

@@ -42,20 +42,28 @@ func benchFlags(cfg *bench.Config, args []string) error {
 	fs.BoolVar(&cfg.Export, "export", false, "measure GET /batches/{id}/payments.csv of a submitted batch of --payments (written by the floor) instead: its time and peak RSS")
 	fs.BoolVar(&cfg.Registration, "registration", false, "measure registrations instead: --orgs organisations' submitted batches of --payments in all, --register payees (default 10,000) for each count of --clients")
 	fs.IntVar(&cfg.Orgs, "orgs", cfg.Orgs, "with --registration: organisations")
-	fs.Func("clients", "with --registration: comma-separated counts of concurrent clients, one round each (default 8,64)", func(v string) error {
-		cfg.Clients = nil
-		for _, f := range strings.Split(v, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil {
-				return err
-			}
-			cfg.Clients = append(cfg.Clients, n)
-		}
-		return nil
-	})
+	fs.Func("clients", "with --registration: comma-separated counts of concurrent clients, one round each (default 8,64)", intList(&cfg.Clients))
+	fs.BoolVar(&cfg.Curve, "curve", false, "measure add and submit, against their floors, at each of --curve-sizes instead, and draw seconds per 100,000 payments against batch size as a PNG")
+	fs.Func("curve-sizes", "with --curve: comma-separated batch sizes (default 10000,100000,1000000)", intList(&cfg.CurveSizes))
+	fs.StringVar(&cfg.CurvePNG, "curve-png", "", "with --curve: the PNG to write (default curve-STORE.png in the working directory)")
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "with --http-load: how long each endpoint is measured")
 	fs.IntVar(&cfg.Connections, "connections", cfg.Connections, "with --http-load: concurrent connections")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of --profile-phase to this file")
 	fs.StringVar(&cfg.ProfilePhase, "profile-phase", cfg.ProfilePhase, "the phase --cpuprofile covers: add, submit, register, reverse, deliver (the first service run), batch (GET /batches/{id} under --http-load), export (with --export) or all")
 	return fs.Parse(args)
+}
+
+// intList reads a flag of comma-separated counts into *dst.
+func intList(dst *[]int) func(string) error {
+	return func(v string) error {
+		*dst = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return err
+			}
+			*dst = append(*dst, n)
+		}
+		return nil
+	}
 }

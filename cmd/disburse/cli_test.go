@@ -276,11 +276,11 @@ func TestCLICommands(t *testing.T) {
 func TestCLISubmitWaitsForApproval(t *testing.T) {
 	eachCLIStore(t, func(t *testing.T, srv *testserver.Server) {
 		ctx := t.Context()
-		token, _, err := srv.Svc.IssueToken(ctx, srv.APIKey)
+		token, _, err := srv.Auth.IssueToken(ctx, srv.APIKey)
 		if err != nil {
 			t.Fatal(err)
 		}
-		caller, err := srv.Svc.Authenticate(ctx, token)
+		caller, err := srv.Auth.Authenticate(ctx, token)
 		if err != nil {
 			t.Fatal(err)
 		}

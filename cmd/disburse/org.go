@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/internal/secrets"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -33,7 +35,7 @@ func orgCreate(ctx context.Context, args []string) error {
 	}
 	defer store.Close()
 	svc := disburse.NewService(store)
-	org, key, err := createFundedOrg(ctx, svc, disburse.NewOrganisation{Name: *name, ReferralsEnabled: *referrals, Sandbox: *sandbox}, amount)
+	org, key, err := createFundedOrg(ctx, svc, auth.New(store.Auth(), svc), disburse.NewOrganisation{Name: *name, ReferralsEnabled: *referrals, Sandbox: *sandbox}, amount)
 	if err != nil {
 		return err
 	}
@@ -56,8 +58,8 @@ func depositAmount(text string) (disburse.Money, error) {
 }
 
 // createFundedOrg creates an organisation, deposits into its default payout
-// account when deposit is not zero, and issues an API key.
-func createFundedOrg(ctx context.Context, svc *disburse.Service, in disburse.NewOrganisation, deposit disburse.Money) (disburse.Organisation, string, error) {
+// account when deposit is not zero, and issues an API key through keys.
+func createFundedOrg(ctx context.Context, svc *disburse.Service, keys *auth.Service, in disburse.NewOrganisation, deposit disburse.Money) (disburse.Organisation, string, error) {
 	org, accounts, err := svc.CreateOrganisationBy(ctx, disburse.CommandLine, in)
 	if err != nil {
 		return org, "", err
@@ -67,7 +69,7 @@ func createFundedOrg(ctx context.Context, svc *disburse.Service, in disburse.New
 			return org, "", fmt.Errorf("organisation %s created, but its deposit failed: %w", org.ID, err)
 		}
 	}
-	_, key, err := svc.CreateAPIKeyBy(ctx, disburse.CommandLine, org.ID, disburse.RoleAdmin)
+	_, key, err := keys.CreateAPIKeyBy(ctx, disburse.CommandLine, org.ID, auth.RoleAdmin)
 	return org, key, err
 }
 
@@ -76,9 +78,9 @@ const demoName = "Demo Organisation"
 
 // demo gives a newcomer something to call: an organisation with float, its
 // API key, an admin token when none was configured, and portal users.
-func demo(ctx context.Context, svc *disburse.Service, office *backoffice.Service, c *config) error {
+func demo(ctx context.Context, svc *disburse.Service, keys *auth.Service, office *backoffice.Service, c *config) error {
 	if c.AdminToken == "" {
-		c.AdminToken = disburse.NewSecret("adm_")
+		c.AdminToken = secrets.New("adm_")
 	}
 	// Once per database: a restart with --demo issues a new key for the
 	// organisation it made before (keys are kept only as hashes).
@@ -90,14 +92,14 @@ func demo(ctx context.Context, svc *disburse.Service, office *backoffice.Service
 	var key string
 	switch {
 	case errors.Is(err, disburse.ErrNotFound):
-		if org, key, err = createFundedOrg(ctx, svc, disburse.NewOrganisation{Name: demoName, ReferralsEnabled: true}, 1_000_000*100); err != nil {
+		if org, key, err = createFundedOrg(ctx, svc, keys, disburse.NewOrganisation{Name: demoName, ReferralsEnabled: true}, 1_000_000*100); err != nil {
 			return err
 		}
 		fmt.Printf("demo organisation %s with 1,000,000.00 of float\n", org.ID)
 	case err != nil:
 		return err
 	default:
-		if _, key, err = svc.CreateAPIKeyBy(ctx, disburse.CommandLine, org.ID, disburse.RoleAdmin); err != nil {
+		if _, key, err = keys.CreateAPIKeyBy(ctx, disburse.CommandLine, org.ID, auth.RoleAdmin); err != nil {
 			return err
 		}
 		fmt.Printf("demo organisation %s (made at an earlier start), with a new API key\n", org.ID)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -49,7 +50,7 @@ func TestUserCreate(t *testing.T) {
 	}
 	// organisation, the value from before roles, makes an admin.
 	if _, u, err := office.SignIn(ctx, "pay@acme.example", "correct horse battery staple"); err != nil || u.OrganisationID != org.ID ||
-		u.Roles != disburse.RolesOf(disburse.RoleAdmin) {
+		u.Roles != auth.RolesOf(auth.RoleAdmin) {
 		t.Errorf("the stdin password does not sign in as an admin: %v %+v", err, u)
 	}
 	if !strings.Contains(out.String(), "(organisation: admin)") {
@@ -65,7 +66,7 @@ func TestUserCreate(t *testing.T) {
 			t.Fatalf("user create %v: %v", roles, err)
 		}
 		_, u, err := office.SignIn(ctx, email, "correct horse battery staple")
-		if err != nil || u.Roles != disburse.RolesOf(disburse.RoleMaker, disburse.RoleApprover) || !strings.Contains(out.String(), "(organisation: maker,approver)") {
+		if err != nil || u.Roles != auth.RolesOf(auth.RoleMaker, auth.RoleApprover) || !strings.Contains(out.String(), "(organisation: maker,approver)") {
 			t.Errorf("user create %v: %+v %v, printed %q", roles, u, err, out.String())
 		}
 	}

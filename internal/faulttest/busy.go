@@ -34,14 +34,14 @@ func CheckBusy(t *testing.T, store *sqlstore.Store, b Busy) {
 	ctx := t.Context()
 	svc := disburse.NewService(store)
 	svc.Log = slog.New(slog.DiscardHandler)
-	o := NewOrg(t, svc)
+	o := NewOrg(t, svc, store.Auth())
 	org, token, full := o.Org, o.Token, o.Batch
 	empty, err := svc.CreateBatch(ctx, org.ID, disburse.BatchInput{Name: "to add to"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	const admin = "busy-test-admin-token"
-	srv := httptest.NewServer(httpapi.New(svc, httpapi.Config{AdminToken: admin, Log: slog.New(slog.DiscardHandler), IdempotencyStore: store.Idempotency()}))
+	srv := httptest.NewServer(httpapi.New(svc, httpapi.Config{AdminToken: admin, Log: slog.New(slog.DiscardHandler), IdempotencyStore: store.Idempotency(), AuthStore: store.Auth()}))
 	defer srv.Close()
 
 	calls := []struct{ method, path, auth, body string }{
