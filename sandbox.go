@@ -104,7 +104,7 @@ func liveLegs(ctx context.Context, tx Tx, legs []Payment) ([]Payment, error) {
 
 // errNotSandbox answers a sandbox route called by a live organisation: to
 // it the route does not exist (docs/sandbox.md).
-var errNotSandbox = NotFound("sandbox route for a live organisation")
+var errNotSandbox = Errorf(CodeNotFound, "no such call for a live organisation: the /sandbox calls are a sandbox organisation's")
 
 // sandboxOrganisation reads the caller's organisation, which must be a
 // sandbox.

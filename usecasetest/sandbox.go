@@ -393,7 +393,7 @@ func testSandboxDeposit(t *testing.T, store disburse.Store) {
 		t.Errorf("operator's deposit into the sandbox = %+v, %v; want from the sandbox's funding %s", operator, err, tr.FromAccountID)
 	}
 	accounts, err := f.svc.Accounts(f.ctx, f.sandbox)
-	if err != nil || len(accounts) != 1 || accounts[0].Balance != 100_000_00+250_50+1_00 {
+	if err != nil || len(accounts) != 1 || accounts[0].Balance != 100_000_00+250_50+1_00 || accounts[0].Scope != f.sandbox {
 		t.Errorf("sandbox's accounts = %+v, %v", accounts, err)
 	}
 	for _, c := range []struct {
@@ -409,6 +409,14 @@ func testSandboxDeposit(t *testing.T, store disburse.Store) {
 		if _, err := f.svc.SandboxDeposit(f.ctx, c.org, c.account, c.amount, c.currency, ""); codeOf(err) != c.code {
 			t.Errorf("deposit %s: %v, want %s", c.name, err, c.code)
 		}
+	}
+	// A payout account the operator adds to a sandbox is in its scope.
+	second, err := f.svc.CreateAccount(f.ctx, f.sandbox, "Second")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr, err := f.svc.SandboxDeposit(f.ctx, f.sandbox, second.ID, "3.00", sandboxCurrency, ""); err != nil || tr.ToAccountID != second.ID {
+		t.Errorf("deposit into the second account = %+v, %v", tr, err)
 	}
 	if _, err := f.svc.RegisterSandboxMember(f.ctx, f.org, sandboxPayee); codeOf(err) != disburse.CodeNotFound {
 		t.Errorf("a live organisation registers a sandbox member: %v, want not_found", err)
