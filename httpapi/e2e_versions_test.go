@@ -24,6 +24,17 @@ const newVersion = "2026-12-01"
 // doIn is h.do with Disburse-Version: version ("" for none).
 func (h *harness) doIn(version, method, path, token string, body string) response {
 	h.t.Helper()
+	return h.doInWith(version, method, path, token, body, "")
+}
+
+// doInKeyed is doIn with an Idempotency-Key ("" for none) and no body.
+func (h *harness) doInKeyed(version, method, path, token, key string) response {
+	h.t.Helper()
+	return h.doInWith(version, method, path, token, "", key)
+}
+
+func (h *harness) doInWith(version, method, path, token, body, key string) response {
+	h.t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
@@ -37,6 +48,9 @@ func (h *harness) doIn(version, method, path, token string, body string) respons
 	}
 	if version != "" {
 		req.Header.Set("Disburse-Version", version)
+	}
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
 	}
 	res, err := h.client.Do(req)
 	if err != nil {
@@ -86,6 +100,13 @@ func testE2EVersionHeader(t *testing.T, store opener) {
 	ok[Batch](t, h.addPayments(a, b.ID, false, pay(member, "10")), 200)
 	if got := ok[page[Payment]](t, h.doIn(newVersion, "GET", "/batches/"+b.ID+"/payments", a.token, ""), 200).Data[0].CreatedAt; got != "2026-11-22T10:15:30.1234560Z" {
 		t.Errorf("payment createdAt = %q, want Z", got)
+	}
+	// The submit's answer streams its payments; a replay is rebuilt.
+	for range 2 {
+		submitted := ok[Batch](t, h.doInKeyed(newVersion, "POST", "/batches/"+b.ID+"/submit", a.token, "submit-"+b.ID), 200)
+		if !strings.HasSuffix(submitted.SubmittedAt, "Z") || len(submitted.Payments) != 1 || !strings.HasSuffix(submitted.Payments[0].SubmittedAt, "Z") {
+			t.Errorf("submit in 2026-12-01: %+v", submitted)
+		}
 	}
 	// Text that merely looks like a date-time is text, never changed.
 	stamp := "2026-11-22T10:15:30.1234560"
