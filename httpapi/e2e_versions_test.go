@@ -21,47 +21,31 @@ import (
 
 const newVersion = "2026-12-01"
 
-// doIn is h.do with Disburse-Version: version ("" for none).
+// doIn is h.do with Disburse-Version: version ("" for none), and a body as is.
 func (h *harness) doIn(version, method, path, token string, body string) response {
 	h.t.Helper()
-	return h.doInWith(version, method, path, token, body, "")
+	return h.doInKeyed(version, method, path, token, body, "")
 }
 
-// doInKeyed is doIn with an Idempotency-Key ("" for none) and no body.
-func (h *harness) doInKeyed(version, method, path, token, key string) response {
+// doInKeyed is doIn with an Idempotency-Key ("" for none).
+func (h *harness) doInKeyed(version, method, path, token, body, key string) response {
 	h.t.Helper()
-	return h.doInWith(version, method, path, token, "", key)
-}
-
-func (h *harness) doInWith(version, method, path, token, body, key string) response {
-	h.t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, h.base+path, rd)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
+	header := http.Header{}
 	if version != "" {
-		req.Header.Set("Disburse-Version", version)
+		header.Set("Disburse-Version", version)
 	}
 	if key != "" {
-		req.Header.Set("Idempotency-Key", key)
+		header.Set("Idempotency-Key", key)
 	}
-	res, err := h.client.Do(req)
-	if err != nil {
-		h.t.Fatalf("%s %s: %v", method, path, err)
+	var sent any
+	if body != "" {
+		sent = body
 	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	if err != nil {
-		h.t.Fatal(err)
+	auth := ""
+	if token != "" {
+		auth = "Bearer " + token
 	}
-	return response{status: res.StatusCode, header: res.Header, body: data}
+	return h.sendWith(method, path, auth, sent, header)
 }
 
 func wantVersion(t *testing.T, r response, want string) {
@@ -103,7 +87,7 @@ func testE2EVersionHeader(t *testing.T, store opener) {
 	}
 	// The submit's answer streams its payments; a replay is rebuilt.
 	for range 2 {
-		submitted := ok[Batch](t, h.doInKeyed(newVersion, "POST", "/batches/"+b.ID+"/submit", a.token, "submit-"+b.ID), 200)
+		submitted := ok[Batch](t, h.doInKeyed(newVersion, "POST", "/batches/"+b.ID+"/submit", a.token, "", "submit-"+b.ID), 200)
 		if !strings.HasSuffix(submitted.SubmittedAt, "Z") || len(submitted.Payments) != 1 || !strings.HasSuffix(submitted.Payments[0].SubmittedAt, "Z") {
 			t.Errorf("submit in 2026-12-01: %+v", submitted)
 		}
