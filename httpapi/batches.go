@@ -91,7 +91,7 @@ func (s *server) addPayments(w http.ResponseWriter, r *http.Request, orgID strin
 	if err := decode(r, &in); err != nil {
 		return err
 	}
-	if _, wrong := in.WrongTypes[disburse.FieldClearExisting]; newest(r) && in.ClearExisting == nil && !wrong {
+	if _, wrong := in.WrongTypes[disburse.FieldClearExisting]; since20261201(r) && in.ClearExisting == nil && !wrong {
 		in.ClearExisting = new(bool) // optional in 2026-12-01, default false (docs/versioning.md)
 	}
 	b, added, err := s.svc.AddPayments(r.Context(), orgID, r.PathValue("id"), in)

@@ -31,7 +31,7 @@ import (
 // decode reports them itself. Validation of the values is the domain's.
 func decode(r *http.Request, dst any) error {
 	dec := jsontext.NewDecoder(r.Body, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	wrong, err := readBody(dec, dst, newest(r))
+	wrong, err := readBody(dec, dst, since20261201(r))
 	if err != nil {
 		return bodyError(r, err)
 	}

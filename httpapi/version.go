@@ -38,9 +38,10 @@ func versionOf(r *http.Request) string {
 	return disburse.FirstVersion
 }
 
-// newest reports whether r is answered in version 2026-12-01: Z times,
-// keyset pages and strict bodies.
-func newest(r *http.Request) bool { return versionOf(r) == disburse.Version20261201 }
+// since20261201 reports whether r is answered in version 2026-12-01 or
+// a later one: Z times, keyset pages and strict bodies. Versions are
+// dates, so their text sorts as they do.
+func since20261201(r *http.Request) bool { return versionOf(r) >= disburse.Version20261201 }
 
 // withVersion reads Disburse-Version: an unknown version is a 400 on it
 // before anything is read or changed. Its answer names the version it
@@ -98,7 +99,7 @@ func (w *versionWriter) WriteHeader(code int) {
 	if !w.wrote && code >= 200 {
 		w.wrote = true
 		w.Header().Set(versionHeader, w.v.name)
-		if w.v.name == disburse.Version20261201 && isJSON(w.Header().Get("Content-Type")) {
+		if w.v.name >= disburse.Version20261201 && isJSON(w.Header().Get("Content-Type")) {
 			w.zulu = &zulu{}
 		}
 	}
@@ -128,7 +129,7 @@ func isJSON(contentType string) bool {
 // inVersion is a webhook body's rendering in version, the endpoint's.
 func inVersion(version string) func([]byte, error) ([]byte, error) {
 	return func(body []byte, err error) ([]byte, error) {
-		if err != nil || version != disburse.Version20261201 {
+		if err != nil || version < disburse.Version20261201 {
 			return body, err
 		}
 		return zuluJSON(body), nil
@@ -139,7 +140,7 @@ func inVersion(version string) func([]byte, error) ([]byte, error) {
 // answer shows it: in version 2026-12-01 alone, so that the first
 // version's answers stay as they were.
 func withAPIVersion(r *http.Request, version string) string {
-	if newest(r) {
+	if since20261201(r) {
 		return version
 	}
 	return ""

@@ -36,7 +36,7 @@ type keyset struct {
 // version, which pages by skip and take. scope names the list and its
 // filters: a cursor of another list, or of other filters, is refused.
 func keysetOf(r *http.Request, scope ...string) (*keyset, error) {
-	if !newest(r) {
+	if !since20261201(r) {
 		return nil, nil
 	}
 	q := r.URL.Query()
