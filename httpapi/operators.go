@@ -11,7 +11,8 @@ import (
 
 // The operator's lists and the audit log's two readers (docs/api.md
 // section 7): lists in pages, newest first, {"<items>": [...],
-// "nextCursor": "..." or null}.
+// "nextCursor": "..." or null}; in version 2026-12-01 the pages of every
+// list, {"data", "hasMore", "nextCursor"} (writeCursorPage).
 
 type actorJSON struct {
 	Type string  `json:"type"`
