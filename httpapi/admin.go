@@ -22,9 +22,9 @@ func (s *server) createOrganisation(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	w.Header().Set("Location", "/admin/organisations/"+org.ID)
-	j := toOrganisation(org, accounts)
-	j.APIVersion = withAPIVersion(r, org.APIVersion)
-	return writeJSON(w, http.StatusCreated, j)
+	// Without apiVersion in any version: the answer is the one its
+	// Idempotency-Key replays, which is rendered without the request.
+	return writeJSON(w, http.StatusCreated, toOrganisation(org, accounts))
 }
 
 func (s *server) getOrganisation(w http.ResponseWriter, r *http.Request) error {

@@ -128,8 +128,15 @@ func testE2EVersionDefault(t *testing.T, store opener) {
 		ID         string `json:"id"`
 		APIVersion string `json:"apiVersion"`
 	}
-	if err := json.Unmarshal(created.body, &o); err != nil || created.status != 201 || o.APIVersion != newVersion {
+	if err := json.Unmarshal(created.body, &o); err != nil || created.status != 201 {
 		t.Fatalf("create: %d %s", created.status, created.body)
+	}
+	read := h.doIn(newVersion, "GET", "/admin/organisations/"+o.ID, adminToken, "")
+	if err := json.Unmarshal(read.body, &o); err != nil || o.APIVersion != newVersion {
+		t.Fatalf("read in 2026-12-01: %s", read.body)
+	}
+	if first := h.doIn("", "GET", "/admin/organisations/"+o.ID, adminToken, ""); strings.Contains(string(first.body), "apiVersion") {
+		t.Errorf("the first version's answer shows apiVersion: %s", first.body)
 	}
 	key := ok[struct {
 		ID     string `json:"id"`
