@@ -825,7 +825,7 @@ type NotificationStatus string
 type Organisation struct {
 	Accounts []Account `json:"accounts"`
 
-	// ApiVersion The version of the API a request without Disburse-Version is answered in (docs/versioning.md).
+	// ApiVersion The version of the API a request without Disburse-Version is answered in (docs/versioning.md). In the reads and the settings' answer; not in the creation's answer, which its Idempotency-Key replays.
 	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
 
 	// ApprovalThreshold Extension: submits of batches at or above it wait for an approval; absent while approval is off.
@@ -1050,7 +1050,7 @@ type TokenTokenType string
 
 // Webhook defines model for Webhook.
 type Webhook struct {
-	// ApiVersion The version its bodies are written in.
+	// ApiVersion The version its bodies are written in; shown by GET /webhooks/{id}.
 	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
 
 	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
@@ -1139,7 +1139,7 @@ type WebhookInput struct {
 
 // WebhookWithSecret defines model for WebhookWithSecret.
 type WebhookWithSecret struct {
-	// ApiVersion The version its bodies are written in.
+	// ApiVersion The version its bodies are written in; shown by GET /webhooks/{id}.
 	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
 
 	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
