@@ -1,6 +1,15 @@
 // The client: openapi-fetch over the generated types (src/schema.gen.ts),
 // sending through src/transport.ts, with date-times read as Date.
-import createClient, { type Client } from "openapi-fetch";
+import createClient, { type Client, type MaybeOptionalInit, type ParseAsResponse } from "openapi-fetch";
+import type {
+  ErrorResponse,
+  HttpMethod,
+  MediaType,
+  PathsWithMethod,
+  RequiredKeysOf,
+  ResponseObjectMap,
+  SuccessResponse,
+} from "openapi-typescript-helpers";
 import { reviveDates, stringifyJSON } from "./json.js";
 import type { paths } from "./schema.gen.js";
 import { createTransport } from "./transport.js";
@@ -27,9 +36,41 @@ export interface ClientOptions {
   now?: () => number;
 }
 
-export type DisburseClient = Client<paths>;
+/**
+ * DisburseClient is openapi-fetch's client, typed by path, whose answers
+ * keep their Date values in their types: openapi-fetch's own answer type
+ * passes every object through its Readable helper (for readOnly and
+ * writeOnly markers, which this API's document has none of), and that
+ * turns a Date's methods into empty objects.
+ */
+export interface DisburseClient {
+  GET: Call<"get">;
+  PUT: Call<"put">;
+  POST: Call<"post">;
+  DELETE: Call<"delete">;
+  /** The openapi-fetch client underneath (middleware with `use`, other methods). */
+  readonly raw: Client<paths>;
+}
 
-const calls = new Set(["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE", "request"]);
+type Call<Method extends HttpMethod> = <
+  Path extends PathsWithMethod<paths, Method>,
+  Init extends MaybeOptionalInit<paths[Path], Method>,
+>(
+  url: Path,
+  ...init: InitParam<Init>
+) => Promise<Answer<paths[Path][Method], Init>>;
+
+// As openapi-fetch's own: the options are optional when no parameter or body is required.
+type InitParam<Init> =
+  RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+
+/** Answer is openapi-fetch's FetchResponse without its Readable. */
+export type Answer<Operation, Init, Media extends MediaType = MediaType> =
+  ResponseObjectMap<Operation> extends infer Responses extends Record<string | number, any>
+    ?
+        | { data: ParseAsResponse<SuccessResponse<Responses, Media>, Init>; error?: never; response: Response }
+        | { data?: never; error: ErrorResponse<Responses, Media>; response: Response }
+    : never;
 
 /**
  * createDisburseClient returns an openapi-fetch client of the API: call
@@ -50,21 +91,22 @@ export function createDisburseClient(options: ClientOptions): DisburseClient {
     fetch: options.fetch ?? globalThis.fetch,
     now: options.now ?? Date.now,
   });
-  const client = createClient<paths>({ baseUrl, fetch, bodySerializer: stringifyJSON });
+  const raw = createClient<paths>({ baseUrl, fetch, bodySerializer: stringifyJSON });
   // Each call's data and error get their date-times as Date: openapi-fetch
   // parses with JSON.parse, which has no way to make one.
-  return new Proxy(client, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof property !== "string" || !calls.has(property) || typeof value !== "function") {
-        return value;
-      }
-      return async (...args: unknown[]) => {
-        const result = (await value.apply(target, args)) as { data?: unknown; error?: unknown };
-        reviveDates(result.data);
-        reviveDates(result.error);
-        return result;
-      };
-    },
-  });
+  const dated =
+    (call: (url: never, init?: never) => Promise<{ data?: unknown; error?: unknown }>) =>
+    async (url: never, init?: never) => {
+      const result = await call(url, init);
+      reviveDates(result.data);
+      reviveDates(result.error);
+      return result;
+    };
+  return {
+    GET: dated(raw.GET) as DisburseClient["GET"],
+    PUT: dated(raw.PUT) as DisburseClient["PUT"],
+    POST: dated(raw.POST) as DisburseClient["POST"],
+    DELETE: dated(raw.DELETE) as DisburseClient["DELETE"],
+    raw,
+  };
 }
