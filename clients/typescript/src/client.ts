@@ -11,19 +11,26 @@ import type {
   SuccessResponse,
 } from "openapi-typescript-helpers";
 import { reviveDates, stringifyJSON } from "./json.js";
+import type { paths as firstPaths } from "./schema-2026-11-01.gen.js";
 import type { paths } from "./schema.gen.js";
 import { createTransport } from "./transport.js";
 
-/** The API version this client's types were generated from, sent as Disburse-Version. */
+/** The newest API version, the client's default, sent as Disburse-Version (docs/versioning.md). */
 export const apiVersion = "2026-12-01";
 
-export interface ClientOptions {
+/** The paths of each version, as generated from its OpenAPI document. */
+export interface Versions {
+  "2026-12-01": paths;
+  "2026-11-01": firstPaths;
+}
+
+export interface ClientOptions<Version extends keyof Versions = typeof apiVersion> {
   /** The API's base URL, e.g. https://disburse.example.com. */
   baseUrl: string;
   /** The organisation's API key; exchanged for access tokens, renewed before they expire. */
   apiKey: string;
-  /** The Disburse-Version to send; default apiVersion. */
-  version?: string;
+  /** The version to send in Disburse-Version, whose types the client has; default apiVersion. */
+  version?: Version;
   /** Tries after the first, for GETs and for writes (which keep their Idempotency-Key); default 4, 0 for none. */
   retries?: number;
   /** The first wait between tries in milliseconds, doubled each time (a Retry-After wins); default 200. */
@@ -43,22 +50,22 @@ export interface ClientOptions {
  * writeOnly markers, which this API's document has none of), and that
  * turns a Date's methods into empty objects.
  */
-export interface DisburseClient {
-  GET: Call<"get">;
-  PUT: Call<"put">;
-  POST: Call<"post">;
-  DELETE: Call<"delete">;
+export interface DisburseClient<Paths extends {} = paths> {
+  GET: Call<Paths, "get">;
+  PUT: Call<Paths, "put">;
+  POST: Call<Paths, "post">;
+  DELETE: Call<Paths, "delete">;
   /** The openapi-fetch client underneath (middleware with `use`, other methods). */
-  readonly raw: Client<paths>;
+  readonly raw: Client<Paths>;
 }
 
-type Call<Method extends HttpMethod> = <
-  Path extends PathsWithMethod<paths, Method>,
-  Init extends MaybeOptionalInit<paths[Path], Method>,
+type Call<Paths extends {}, Method extends HttpMethod> = <
+  Path extends PathsWithMethod<Paths, Method>,
+  Init extends MaybeOptionalInit<Paths[Path], Method & keyof Paths[Path]>,
 >(
   url: Path,
   ...init: InitParam<Init>
-) => Promise<Answer<paths[Path][Method], Init>>;
+) => Promise<Answer<Paths[Path][Method & keyof Paths[Path]], Init>>;
 
 // As openapi-fetch's own: the options are optional when no parameter or body is required.
 type InitParam<Init> =
@@ -77,7 +84,10 @@ export type Answer<Operation, Init, Media extends MediaType = MediaType> =
  * `client.POST("/batches", { body: { name: "November" } })` and so on,
  * typed by path. Amounts are strings of exact decimals, date-times Date.
  */
-export function createDisburseClient(options: ClientOptions): DisburseClient {
+export function createDisburseClient<Version extends keyof Versions = typeof apiVersion>(
+  options: ClientOptions<Version>,
+): DisburseClient<Versions[Version]> {
+  type Client = DisburseClient<Versions[Version]>;
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const fetch = createTransport({
     baseUrl,
@@ -91,22 +101,25 @@ export function createDisburseClient(options: ClientOptions): DisburseClient {
     fetch: options.fetch ?? globalThis.fetch,
     now: options.now ?? Date.now,
   });
-  const raw = createClient<paths>({ baseUrl, fetch, bodySerializer: stringifyJSON });
+  const raw = createClient<Versions[Version]>({ baseUrl, fetch, bodySerializer: stringifyJSON });
   // Each call's data and error get their date-times as Date: openapi-fetch
   // parses with JSON.parse, which has no way to make one.
   const dated =
-    (call: (url: never, init?: never) => Promise<{ data?: unknown; error?: unknown }>) =>
-    async (url: never, init?: never) => {
-      const result = await call(url, init);
+    (call: unknown) =>
+    async (...args: unknown[]) => {
+      const result = (await (call as (...args: unknown[]) => Promise<{ data?: unknown; error?: unknown }>)(...args)) as {
+        data?: unknown;
+        error?: unknown;
+      };
       reviveDates(result.data);
       reviveDates(result.error);
       return result;
     };
   return {
-    GET: dated(raw.GET) as DisburseClient["GET"],
-    PUT: dated(raw.PUT) as DisburseClient["PUT"],
-    POST: dated(raw.POST) as DisburseClient["POST"],
-    DELETE: dated(raw.DELETE) as DisburseClient["DELETE"],
+    GET: dated(raw.GET) as Client["GET"],
+    PUT: dated(raw.PUT) as Client["PUT"],
+    POST: dated(raw.POST) as Client["POST"],
+    DELETE: dated(raw.DELETE) as Client["DELETE"],
     raw,
   };
 }
