@@ -57,6 +57,7 @@ type Approval struct {
 type ApprovalFilter struct {
 	Status     ApprovalStatus // empty: every status
 	Skip, Take int
+	After      string // when not empty: the approvals after this one, in the list's order
 }
 
 // maxComment bounds a decision's comment.
@@ -267,6 +268,8 @@ func (s *Service) Approval(ctx context.Context, organisationID, id string) (Appr
 // ApprovalQuery is the raw query of GET /approvals: status, skip and take.
 type ApprovalQuery struct {
 	Status, Skip, Take string
+	Keyset             bool   // as ListQuery's
+	After              string // as ListQuery's
 }
 
 // Approvals lists the organisation's approvals, newest first, paged as
@@ -274,7 +277,7 @@ type ApprovalQuery struct {
 func (s *Service) Approvals(ctx context.Context, organisationID string, q ApprovalQuery) ([]Approval, error) {
 	var v Validation
 	var f ApprovalFilter
-	f.Skip, f.Take = Paging(&v, ListQuery{Skip: q.Skip, Take: q.Take})
+	f.Skip, f.Take, f.After = keysetPaging(&v, ListQuery{Skip: q.Skip, Take: q.Take, Keyset: q.Keyset, After: q.After})
 	if q.Status != "" {
 		if !validStatus(q.Status, ApprovalStatuses()) {
 			v.Add(-1, "Status", q.Status, "status must be one of PENDING, APPROVED, REJECTED, CANCELLED")

@@ -115,6 +115,8 @@ type Caller struct {
 	OrganisationID string
 	Actor          Actor
 	Roles          Roles
+	// APIVersion is the organisation's default version (docs/versioning.md).
+	APIVersion string
 }
 
 // Authenticate returns who an access token acts for.
@@ -141,7 +143,7 @@ func (s *Service) tokenCaller(t Token) (Caller, error) {
 		return Caller{}, ErrUnauthorized
 	}
 	return Caller{OrganisationID: t.OrganisationID, Actor: Actor{Type: ActorAPIKey, ID: t.APIKeyID, Name: t.KeyPrefix},
-		Roles: RolesOf(t.KeyRole)}, nil
+		Roles: RolesOf(t.KeyRole), APIVersion: t.APIVersion}, nil
 }
 
 // purgeBatchSize bounds one transaction of PurgeTokens.

@@ -19,6 +19,12 @@ type BatchInput struct {
 // externalId, skip and take, as the client sent them.
 type ListQuery struct {
 	StatusCode, ExternalID, Skip, Take string
+	// Keyset pages by key (docs/versioning.md): After, when not empty, is
+	// the id of the last item of the page before, and the list reads one
+	// item more than Take, which tells its caller whether more follow.
+	// Skip is then not taken.
+	Keyset bool
+	After  string
 }
 
 // maxTake is both the default and the upper bound of take (docs/api.md section S4.1 rule 2).
@@ -79,31 +85,33 @@ func (s *Service) Batch(ctx context.Context, organisationID, id string) (Batch, 
 // poll while a batch settles, and this halves its reads. Any other
 // outcome takes the steps again, so a bad token is unauthorized and a
 // missing batch not found exactly as on every other route.
-func (s *Service) AuthenticatedBatch(ctx context.Context, token, id string, need Role) (Batch, error) {
+func (s *Service) AuthenticatedBatch(ctx context.Context, token, id string, need Role) (Batch, Caller, error) {
 	if token != "" && ValidID(id) {
 		t, b, err := s.Store.TokenAndBatch(ctx, HashSecret(token), id)
 		if err == nil {
 			c, err := s.tokenCaller(t)
 			if err != nil {
-				return Batch{}, err
+				return Batch{}, Caller{}, err
 			}
 			if err := c.Roles.Permit(need); err != nil {
-				return Batch{}, err
+				return Batch{}, Caller{}, err
 			}
-			return owned(b, nil, c.OrganisationID)
+			b, err = owned(b, nil, c.OrganisationID)
+			return b, c, err
 		}
 		if !errors.Is(err, ErrNotFound) {
-			return Batch{}, err
+			return Batch{}, Caller{}, err
 		}
 	}
 	c, err := s.Authenticate(ctx, token)
 	if err != nil {
-		return Batch{}, err
+		return Batch{}, Caller{}, err
 	}
 	if err := c.Roles.Permit(need); err != nil {
-		return Batch{}, err
+		return Batch{}, Caller{}, err
 	}
-	return s.Batch(ctx, c.OrganisationID, id)
+	b, err := s.Batch(ctx, c.OrganisationID, id)
+	return b, c, err
 }
 
 // ownBatch reads (or locks) a batch and hides it unless organisationID owns it.
@@ -134,7 +142,7 @@ func owned(b Batch, err error, organisationID string) (Batch, error) {
 func (s *Service) Batches(ctx context.Context, organisationID string, q ListQuery) ([]Batch, error) {
 	var v Validation
 	f := BatchFilter{ExternalID: q.ExternalID}
-	f.Skip, f.Take = Paging(&v, q)
+	f.Skip, f.Take, f.After = keysetPaging(&v, q)
 	v.Text(-1, "ExternalId", q.ExternalID)
 	if q.StatusCode != "" {
 		if !validStatus(q.StatusCode, BatchStatuses()) {
@@ -146,6 +154,19 @@ func (s *Service) Batches(ctx context.Context, organisationID string, q ListQuer
 		return nil, err
 	}
 	return read(ctx, s.Store, func(tx Tx) ([]Batch, error) { return tx.Batches(ctx, organisationID, f) })
+}
+
+// keysetPaging is Paging, and in a keyset query its After, and one item
+// more than its Take.
+func keysetPaging(v *Validation, q ListQuery) (skip, take int, after string) {
+	skip, take = Paging(v, q)
+	if !q.Keyset {
+		return skip, take, ""
+	}
+	if q.After != "" && !ValidID(q.After) {
+		v.Add(-1, "Cursor", q.After, "cursor must be the nextCursor of a page of this list")
+	}
+	return 0, take + 1, q.After
 }
 
 // Paging validates a list's skip (≥ 0, default 0) and take (1 to 1000,

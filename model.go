@@ -17,6 +17,9 @@ type Organisation struct {
 	// batch's submit waits for a second person's approval (docs/api.md
 	// section 4.3); nil: no batch does.
 	ApprovalThreshold *Money
+	// APIVersion is the version a request without Disburse-Version is
+	// answered in (docs/versioning.md).
+	APIVersion string
 }
 
 // NeedsApproval reports whether a submit of a batch that totals s waits
@@ -82,6 +85,7 @@ type Token struct {
 	KeyRevokedAt   time.Time // the issuing key's revocation time, zero while active
 	KeyPrefix      string    // the issuing key's prefix, which the audit log names it by
 	KeyRole        Role      // the issuing key's role, which the token acts with
+	APIVersion     string    // its organisation's default version (docs/versioning.md)
 }
 
 // Member is a person registered with the wallet side of the service.

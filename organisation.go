@@ -1,6 +1,7 @@
 package disburse
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ type NewOrganisation struct {
 	Currency           string // default DefaultCurrency
 	ReferralsEnabled   bool
 	ReversalPeriodDays *int64 // default 60
+	APIVersion         string // default FirstVersion (docs/versioning.md)
 }
 
 // Settings changes an organisation's settings; nil fields are left alone.
@@ -24,6 +26,7 @@ type Settings struct {
 	// ApprovalThreshold, when not nil, sets the approval threshold or
 	// turns approval off (docs/api.md section 4.3).
 	ApprovalThreshold *ThresholdSetting
+	APIVersion        *string // the default version (docs/versioning.md)
 }
 
 // ThresholdSetting is a new approval threshold: Off turns approval off;
@@ -79,13 +82,14 @@ func (s *Service) CreateOrganisationBy(ctx context.Context, actor Actor, in NewO
 	if in.ReversalPeriodDays != nil {
 		period = reversalPeriod(&v, "ReversalPeriodDays", *in.ReversalPeriodDays, 24*time.Hour)
 	}
+	validVersion(&v, "ApiVersion", in.APIVersion)
 	if err := v.Err(); err != nil {
 		return Organisation{}, nil, err
 	}
 	now := s.now()
 	org := Organisation{
 		ID: NewID(), Name: name, Currency: currency, ReferralsEnabled: in.ReferralsEnabled,
-		ReversalPeriod: period, HoldingAccountID: NewID(), CreatedAt: now,
+		ReversalPeriod: period, HoldingAccountID: NewID(), CreatedAt: now, APIVersion: cmp.Or(in.APIVersion, FirstVersion),
 	}
 	holding := Account{ID: org.HoldingAccountID, OrganisationID: org.ID, Kind: AccountHolding, Name: "Holding", Currency: currency, CreatedAt: now}
 	payout := Account{ID: NewID(), OrganisationID: org.ID, Kind: AccountPayout, Name: "Default", Currency: currency, IsDefault: true, CreatedAt: now}
@@ -170,6 +174,9 @@ func (s *Service) UpdateSettingsBy(ctx context.Context, actor Actor, id string, 
 	if in.ApprovalThreshold != nil {
 		threshold = in.ApprovalThreshold.threshold(&v)
 	}
+	if in.APIVersion != nil {
+		validVersion(&v, "ApiVersion", *in.APIVersion)
+	}
 	if err := v.Err(); err != nil {
 		return Organisation{}, nil, err
 	}
@@ -191,6 +198,9 @@ func (s *Service) UpdateSettingsBy(ctx context.Context, actor Actor, id string, 
 			// A batch waiting for an approval keeps waiting: the
 			// threshold is read at each submit, not again at approval.
 			org.ApprovalThreshold = threshold
+		}
+		if in.APIVersion != nil && *in.APIVersion != "" {
+			org.APIVersion = *in.APIVersion
 		}
 		if err := tx.UpdateOrganisation(ctx, org); err != nil {
 			return err

@@ -260,7 +260,7 @@ func (d *distinct) add(s string) {
 func (s *Service) BatchPayments(ctx context.Context, organisationID, batchID string, q ListQuery) ([]Payment, error) {
 	var v Validation
 	var f PaymentFilter
-	f.Skip, f.Take = Paging(&v, q)
+	f.Skip, f.Take, f.After = keysetPaging(&v, q)
 	if q.StatusCode != "" {
 		if !validStatus(q.StatusCode, PaymentStatuses()) {
 			v.Add(-1, "StatusCode", q.StatusCode, "statusCode must be one of DRAFT, PENDING, CANCELLED, SETTLED, DELETED")

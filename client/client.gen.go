@@ -47,6 +47,24 @@ func (e ActorType) Valid() bool {
 	}
 }
 
+// Defines values for ApiVersion.
+const (
+	N20261101 ApiVersion = "2026-11-01"
+	N20261201 ApiVersion = "2026-12-01"
+)
+
+// Valid indicates whether the value is a known member of the ApiVersion enum.
+func (e ApiVersion) Valid() bool {
+	switch e {
+	case N20261101:
+		return true
+	case N20261201:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ApprovalEventType.
 const (
 	ApprovalEventTypeApprovalApproved  ApprovalEventType = "approval.approved"
@@ -515,6 +533,9 @@ type ApiKeyInfo struct {
 	Role Role `json:"role"`
 }
 
+// ApiVersion A version of the API (docs/versioning.md): 2026-11-01 (the first) or 2026-12-01.
+type ApiVersion string
+
 // Approval defines model for Approval.
 type Approval struct {
 	BatchId openapi_types.UUID `json:"batchId"`
@@ -781,6 +802,9 @@ type NotificationStatus string
 type Organisation struct {
 	Accounts []Account `json:"accounts"`
 
+	// ApiVersion The version of the API a request without Disburse-Version is answered in (docs/versioning.md).
+	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
+
 	// ApprovalThreshold Extension: submits of batches at or above it wait for an approval; absent while approval is off.
 	//
 	// Examples: 150
@@ -991,6 +1015,9 @@ type TokenTokenType string
 
 // Webhook defines model for Webhook.
 type Webhook struct {
+	// ApiVersion The version its bodies are written in.
+	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
+
 	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
 	//
 	// Examples: 2026-11-22T10:15:30.1234560
@@ -1062,6 +1089,9 @@ type WebhookDeliveryStatus string
 
 // WebhookInput defines model for WebhookInput.
 type WebhookInput struct {
+	// ApiVersion The version its bodies are written in (docs/versioning.md), set at creation: default the organisation's. Ignored on PUT. Unknown is a 400 on ApiVersion.
+	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
+
 	// Enabled A new endpoint starts enabled; on PUT, absent keeps the state.
 	Enabled *bool `json:"enabled,omitempty"`
 
@@ -1074,6 +1104,9 @@ type WebhookInput struct {
 
 // WebhookWithSecret defines model for WebhookWithSecret.
 type WebhookWithSecret struct {
+	// ApiVersion The version its bodies are written in.
+	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
+
 	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
 	//
 	// Examples: 2026-11-22T10:15:30.1234560
@@ -1271,6 +1304,9 @@ type ListOrganisationsParams struct {
 
 // CreateOrganisationJSONBody defines parameters for CreateOrganisation.
 type CreateOrganisationJSONBody struct {
+	// ApiVersion The organisation's default version (docs/versioning.md); default the first, 2026-11-01. Unknown is a 400 on ApiVersion.
+	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
+
 	// Currency ISO 4217 code; default KES.
 	Currency *string `json:"currency,omitempty"`
 
@@ -1351,6 +1387,9 @@ type CreateApiKeyParams struct {
 
 // UpdateSettingsJSONBody defines parameters for UpdateSettings.
 type UpdateSettingsJSONBody struct {
+	// ApiVersion The organisation's default version (docs/versioning.md); absent leaves it. Unknown is a 400 on ApiVersion.
+	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
+
 	// ApprovalThreshold An amount (0 up, at most two decimals): a submit of a batch whose paymentsAmount + referralsAmount is at or above it waits for an approval; 0 means every batch. null turns approval off (the default); absent leaves it.
 	//
 	// Examples: 5000
@@ -1536,6 +1575,12 @@ type SubmitBatchParams struct {
 
 // Healthz200JSONResponseBodyStatus defines parameters for Healthz.
 type Healthz200JSONResponseBodyStatus string
+
+// OpenapiParams defines parameters for Openapi.
+type OpenapiParams struct {
+	// Version The version whose document to serve (docs/versioning.md); absent: the first, 2026-11-01. Unknown is a 400 on Version.
+	Version *ApiVersion `form:"version,omitempty" json:"version,omitempty"`
+}
 
 // Readyz200JSONResponseBodyStatus defines parameters for Readyz.
 type Readyz200JSONResponseBodyStatus string
@@ -2133,7 +2178,7 @@ type ClientInterface interface {
 	// Openapi This document
 	//
 	// Corresponds with GET /openapi.yaml (the `Openapi` operationId).
-	Openapi(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Openapi(ctx context.Context, params *OpenapiParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PaymentStatusCodes The payment status codes
 	//
@@ -3139,8 +3184,8 @@ func (c *Client) MemberExists(ctx context.Context, msisdn MsisdnPath, reqEditors
 // Openapi This document
 //
 // Corresponds with GET /openapi.yaml (the `Openapi` operationId).
-func (c *Client) Openapi(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewOpenapiRequest(c.Server)
+func (c *Client) Openapi(ctx context.Context, params *OpenapiParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOpenapiRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5171,7 +5216,7 @@ func NewMemberExistsRequest(server string, msisdn MsisdnPath) (*http.Request, er
 }
 
 // NewOpenapiRequest constructs an http.Request for the Openapi method
-func NewOpenapiRequest(server string) (*http.Request, error) {
+func NewOpenapiRequest(server string, params *OpenapiParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -5187,6 +5232,33 @@ func NewOpenapiRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Version != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "version", *params.Version, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -6150,7 +6222,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi.yaml (the `Openapi` operationId).
-	OpenapiWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OpenapiResponse, error)
+	OpenapiWithResponse(ctx context.Context, params *OpenapiParams, reqEditors ...RequestEditorFn) (*OpenapiResponse, error)
 
 	// PaymentStatusCodesWithResponse The payment status codes
 	//
@@ -11512,18 +11584,32 @@ type OpenapiResponse200Headers struct {
 	XRequestId string
 }
 
+// OpenapiResponse400Headers the declared response headers of an HTTP 400 response for Openapi
+type OpenapiResponse400Headers struct {
+	XRequestId string
+}
+
 type OpenapiResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// YAML200 the response for an HTTP 200 `application/yaml` response
 	YAML200 *map[string]interface{}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *OpenapiResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *OpenapiResponse400Headers
 }
 
 // GetYAML200 returns the response for an HTTP 200 `application/yaml` response
 func (r OpenapiResponse) GetYAML200() *map[string]interface{} {
 	return r.YAML200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OpenapiResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetBody returns the raw response body bytes
@@ -13756,8 +13842,8 @@ func (c *ClientWithResponses) MemberExistsWithResponse(ctx context.Context, msis
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi.yaml (the `Openapi` operationId).
-func (c *ClientWithResponses) OpenapiWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OpenapiResponse, error) {
-	rsp, err := c.Openapi(ctx, reqEditors...)
+func (c *ClientWithResponses) OpenapiWithResponse(ctx context.Context, params *OpenapiParams, reqEditors ...RequestEditorFn) (*OpenapiResponse, error) {
+	rsp, err := c.Openapi(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -21036,6 +21122,13 @@ func ParseOpenapiResponse(rsp *http.Response) (*OpenapiResponse, error) {
 		}
 		response.YAML200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	}
 
 	switch {
@@ -21049,6 +21142,16 @@ func ParseOpenapiResponse(rsp *http.Response) (*OpenapiResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers OpenapiResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
 	}
 
 	return response, nil

@@ -16,12 +16,15 @@ func (s *server) createOrganisation(w http.ResponseWriter, r *http.Request) erro
 	}
 	org, accounts, err := s.svc.CreateOrganisation(r.Context(), disburse.NewOrganisation{
 		Name: req.Name, Currency: req.Currency, ReferralsEnabled: req.ReferralsEnabled, ReversalPeriodDays: req.ReversalPeriodDays,
+		APIVersion: req.APIVersion,
 	})
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Location", "/admin/organisations/"+org.ID)
-	return writeJSON(w, http.StatusCreated, toOrganisation(org, accounts))
+	j := toOrganisation(org, accounts)
+	j.APIVersion = withAPIVersion(r, org.APIVersion)
+	return writeJSON(w, http.StatusCreated, j)
 }
 
 func (s *server) getOrganisation(w http.ResponseWriter, r *http.Request) error {
@@ -29,7 +32,9 @@ func (s *server) getOrganisation(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, toOrganisation(org, accounts))
+	j := toOrganisation(org, accounts)
+	j.APIVersion = withAPIVersion(r, org.APIVersion)
+	return writeJSON(w, http.StatusOK, j)
 }
 
 func (s *server) updateSettings(w http.ResponseWriter, r *http.Request) error {
@@ -45,7 +50,9 @@ func (s *server) updateSettings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, toOrganisation(org, accounts))
+	j := toOrganisation(org, accounts)
+	j.APIVersion = withAPIVersion(r, org.APIVersion)
+	return writeJSON(w, http.StatusOK, j)
 }
 
 func (s *server) createAccount(w http.ResponseWriter, r *http.Request) error {

@@ -143,7 +143,10 @@ type organisationJSON struct {
 	// ApprovalThreshold is left out while approval is off (docs/api.md
 	// section 4.3), as every absent value is.
 	ApprovalThreshold *disburse.Money `json:"approvalThreshold,omitempty"`
-	Accounts          []accountJSON   `json:"accounts"`
+	// APIVersion, shown in version 2026-12-01's answers alone
+	// (withAPIVersion), is its default version (docs/versioning.md).
+	APIVersion string        `json:"apiVersion,omitempty"`
+	Accounts   []accountJSON `json:"accounts"`
 }
 
 func toOrganisation(o disburse.Organisation, accounts []disburse.Account) organisationJSON {

@@ -18,6 +18,7 @@ type organisationRequest struct {
 	Currency           string `json:"currency"`
 	ReferralsEnabled   bool   `json:"referralsEnabled"`
 	ReversalPeriodDays *int64 `json:"reversalPeriodDays"`
+	APIVersion         string `json:"apiVersion"`
 }
 
 // settingsRequest keeps its wrong types: a null approvalThreshold is one
@@ -27,6 +28,7 @@ type settingsRequest struct {
 	ReversalPeriodDays    *int64              `json:"reversalPeriodDays"`
 	ReversalPeriodSeconds *int64              `json:"reversalPeriodSeconds"`
 	ApprovalThreshold     disburse.Number     `json:"approvalThreshold"`
+	APIVersion            *string             `json:"apiVersion"`
 	WrongTypes            disburse.WrongTypes `json:"-"`
 }
 
@@ -34,7 +36,8 @@ type settingsRequest struct {
 // threshold, null turns approval off, a number sets it. Any other wrong
 // type is a 400, as decode answers it for the operator's bodies.
 func (req *settingsRequest) settings() (disburse.Settings, error) {
-	in := disburse.Settings{ReferralsEnabled: req.ReferralsEnabled, ReversalPeriodDays: req.ReversalPeriodDays, ReversalPeriodSeconds: req.ReversalPeriodSeconds}
+	in := disburse.Settings{ReferralsEnabled: req.ReferralsEnabled, ReversalPeriodDays: req.ReversalPeriodDays, ReversalPeriodSeconds: req.ReversalPeriodSeconds,
+		APIVersion: req.APIVersion}
 	const field = disburse.Field("ApprovalThreshold")
 	switch t, wrong := req.WrongTypes[field]; {
 	case wrong && t.Null:
