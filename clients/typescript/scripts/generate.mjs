@@ -35,6 +35,8 @@ export async function generate() {
 
 async function types(path, kinds) {
   const ast = await openapiTS(await readFile(path, "utf8"), {
+    // A member with a default may be left out of a request (clearExisting).
+    defaultNonNullable: false,
     transform(schema) {
       if (isAmount(schema)) return orNull(schema, ts.factory.createKeywordTypeNode(ts.SyntaxKind.StringKeyword));
       if (isDate(schema)) return orNull(schema, ts.factory.createTypeReferenceNode("Date"));

@@ -1139,7 +1139,7 @@ export interface components {
              * @description Optional: true deletes the batch's payments first.
              * @default false
              */
-            clearExisting: boolean;
+            clearExisting?: boolean;
             /** @description 1 to 100,000 payments: empty is a 400 on Payments. */
             payments: components["schemas"]["PaymentInput"][];
         };

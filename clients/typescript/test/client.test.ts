@@ -2,7 +2,7 @@
 // amounts that no JavaScript number holds, tokens, idempotency, errors.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { createDisburseClient, DisburseError, unwrap } from "../src/index.js";
+import { createDisburseClient, DisburseError, pages, unwrap } from "../src/index.js";
 import { maxAmount, member, nonMember, startServer, type TestServer } from "./server.js";
 
 process.env.TZ = "Africa/Nairobi"; // UTC+3: a date-time read as local time would be three hours off
@@ -34,14 +34,17 @@ function recording() {
 
 const near = (date: Date) => Math.abs(date.getTime() - Date.now()) < 60_000;
 
-test("pays a batch: amounts round-trip exactly as strings, date-times are Date in UTC", async () => {
-  const api = createDisburseClient({ baseUrl: server.url, apiKey: server.apiKey });
-  const batch = unwrap(await api.POST("/batches", { body: { name: "November" } }));
+test("pays a batch in 2026-12-01: amounts round-trip exactly as strings, date-times are Date from the Z form", async () => {
+  const { requests, fetch } = recording();
+  const api = createDisburseClient({ baseUrl: server.url, apiKey: server.apiKey, fetch });
+  const created = await api.POST("/batches", { body: { name: "November" } });
+  assert.equal(created.response.headers.get("Disburse-Version"), "2026-12-01", "the server answered in the version sent");
+  const batch = unwrap(created);
   assert.ok(batch.createdAt instanceof Date && near(batch.createdAt), `createdAt ${batch.createdAt} is now`);
   const path = { path: { id: batch.id } };
   const added = unwrap(await api.POST("/batches/{id}/payments", {
-    params: path,
-    body: { clearExisting: false, payments: [{ msisdn: member, amount: big }, { msisdn: nonMember, amount: "75.50" }] },
+    params: path, // clearExisting is optional in this version
+    body: { payments: [{ msisdn: member, amount: big }, { msisdn: nonMember, amount: "75.50" }] },
   }));
   assert.deepEqual(added.payments?.map((p) => p.amount), [big, "75.50"]);
 
@@ -54,12 +57,39 @@ test("pays a batch: amounts round-trip exactly as strings, date-times are Date i
     ["90071992547485.43", big, "75.50"],
   );
   assert.ok(read.submittedAt instanceof Date && near(read.submittedAt));
-  const payments = unwrap(await api.GET("/batches/{id}/payments", { params: path }));
+
+  // One payment a page: two pages, the last one saying so.
+  const payments = [];
+  for await (const payment of pages(async (cursor) =>
+    unwrap(await api.GET("/batches/{id}/payments", { params: { ...path, query: { cursor, limit: 1 } } })),
+  )) {
+    payments.push(payment);
+  }
   assert.deepEqual(payments.map((p) => [p.msisdn, p.amount, p.statusCode]), [
     [member, big, "SETTLED"],
     [nonMember, "75.50", "PENDING"],
   ]);
   assert.ok(payments.every((p) => p.createdAt instanceof Date && near(p.createdAt)));
+  const pageCalls = requests.filter((r) => r.method === "GET" && r.path.endsWith("/payments"));
+  assert.equal(pageCalls.length, 2);
+  assert.ok(requests.every((r) => r.headers.get("Disburse-Version") === "2026-12-01"));
+});
+
+test("pays a batch in the first version, 2026-11-01: its date-times without offset are read as UTC", async () => {
+  const api = createDisburseClient({ baseUrl: server.url, apiKey: server.apiKey, version: "2026-11-01" });
+  const created = await api.POST("/batches", { body: { name: "November, first version" } });
+  assert.equal(created.response.headers.get("Disburse-Version"), "2026-11-01");
+  const batch = unwrap(created);
+  assert.ok(batch.createdAt instanceof Date && near(batch.createdAt), `createdAt ${batch.createdAt} is now, not three hours off`);
+  const path = { path: { id: batch.id } };
+  unwrap(await api.POST("/batches/{id}/payments", {
+    params: path,
+    body: { clearExisting: false, payments: [{ msisdn: member, amount: "150000.01" }] },
+  }));
+  unwrap(await api.POST("/batches/{id}/submit", { params: path }));
+  const payments = unwrap(await api.GET("/batches/{id}/payments", { params: path })); // a bare array in this version
+  assert.deepEqual(payments.map((p) => [p.amount, p.statusCode]), [["150000.01", "SETTLED"]]);
+  assert.ok(payments[0]!.settledAt instanceof Date && near(payments[0]!.settledAt));
 });
 
 test("the API key is exchanged once, and again when a tenth of the token's lifetime is left", async () => {
@@ -125,7 +155,7 @@ test("a POST whose answer was lost is sent again with the same key, and the serv
   assert.equal(result.response.headers.get("Idempotent-Replayed"), "true");
   assert.equal(batch.id, (JSON.parse(seen[0]!.body!) as { id: string }).id, "the first answer, replayed");
   const listed = unwrap(await api.GET("/batches", { params: { query: { externalId } } }));
-  assert.equal(listed.length, 1, "one batch made, not two");
+  assert.equal(listed.data.length, 1, "one batch made, not two");
 });
 
 test("a caller's own Idempotency-Key replays the first answer", async () => {

@@ -53,6 +53,7 @@ test("a delivery from the server verifies, and reads with exact amounts and Date
   await arrived;
 
   const { body, headers } = deliveries[0]!;
+  assert.match(body, /"timestamp":"[0-9T:.-]+Z"/, "the endpoint, made in 2026-12-01, gets that version's date-times");
   const event = verifyWebhook(secret, body, headers);
   assert.equal(event.type, "batch.submitted");
   assert.ok(event.timestamp instanceof Date && Math.abs(event.timestamp.getTime() - Date.now()) < 60_000, `timestamp ${event.timestamp}`);
