@@ -40,7 +40,7 @@ after(async () => {
 test("a delivery from the server verifies, and reads with exact amounts and Date", async () => {
   const api = createDisburseClient({ baseUrl: server.url, apiKey: server.apiKey });
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-  const endpoint = unwrap(await api.POST("/webhooks", { body: { url, events: ["batch.submitted"] } }));
+  const endpoint = unwrap(await api.POST("/webhooks", { body: { url, events: ["batch.submitted"], apiVersion: "2026-12-01" } }));
   const secret = endpoint.secret!;
   const arrived = new Promise<void>((resolve, reject) => {
     delivered = resolve;
@@ -53,7 +53,7 @@ test("a delivery from the server verifies, and reads with exact amounts and Date
   await arrived;
 
   const { body, headers } = deliveries[0]!;
-  assert.match(body, /"timestamp":"[0-9T:.-]+Z"/, "the endpoint, made in 2026-12-01, gets that version's date-times");
+  assert.match(body, /"timestamp":"[0-9T:.-]+Z"/, "an endpoint of 2026-12-01 gets that version's date-times");
   const event = verifyWebhook(secret, body, headers);
   assert.equal(event.type, "batch.submitted");
   assert.ok(event.timestamp instanceof Date && Math.abs(event.timestamp.getTime() - Date.now()) < 60_000, `timestamp ${event.timestamp}`);
