@@ -24,15 +24,19 @@ export class AccessTokens {
 
   constructor(private readonly options: TokenOptions) {}
 
-  /** get returns a token that is not near its expiry; concurrent callers share one exchange. */
+  /**
+   * get returns a token that is not near its expiry. Concurrent callers
+   * share one exchange, which none of their signals can abort for the
+   * others; a caller whose signal fires stops waiting for it.
+   */
   get(signal?: AbortSignal): Promise<string> {
     if (this.token !== undefined && this.options.now() < this.renewAt) {
       return Promise.resolve(this.token);
     }
-    this.pending ??= this.exchange(signal).finally(() => {
+    this.pending ??= this.exchange().finally(() => {
       this.pending = undefined;
     });
-    return this.pending;
+    return signal === undefined ? this.pending : abortable(this.pending, signal);
   }
 
   /** forget drops token if it is still the current one, so that the next get renews it. */
@@ -42,16 +46,15 @@ export class AccessTokens {
     }
   }
 
-  private async exchange(signal: AbortSignal | undefined): Promise<string> {
+  private async exchange(): Promise<string> {
     const { baseUrl, apiKey, send, now } = this.options;
     const request = () =>
       new Request(`${baseUrl}/authentication/getToken`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ apiKey }),
-        signal: signal ?? null,
       });
-    const response = await send(request, signal);
+    const response = await send(request, undefined);
     const text = await response.text();
     if (!response.ok) {
       throw new DisburseError(response.status, parseOrText(text));
@@ -65,6 +68,17 @@ export class AccessTokens {
     this.renewAt = now() + lifetimeMs - lifetimeMs / 10;
     return this.token;
   }
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    return Promise.reject(signal.reason);
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 function parseOrText(text: string): unknown {

@@ -102,3 +102,13 @@ test("a 401 renews the token once and sends the request again", async () => {
   assert.notEqual(tries[0]!.headers.authorization, tries[1]!.headers.authorization);
   assert.equal(calls("POST /authentication/getToken").length, 2);
 });
+
+test("a call's signal ends the wait between tries", async () => {
+  seen.length = 0;
+  queues.set("GET /approvals", [{ status: 503, headers: { "Retry-After": "30" }, body: problem(503, "unavailable") }]);
+  const api = createDisburseClient({ baseUrl, apiKey: "dak_fake" });
+  const started = Date.now();
+  await assert.rejects(api.GET("/approvals", { signal: AbortSignal.timeout(300) }), (error: Error) => error.name === "TimeoutError");
+  assert.ok(Date.now() - started < 5000, "did not wait the 30 s Retry-After asked for");
+  assert.equal(calls("GET /approvals").length, 1);
+});
