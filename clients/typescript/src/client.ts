@@ -55,7 +55,11 @@ export interface DisburseClient<Paths extends {} = paths> {
   PUT: Call<Paths, "put">;
   POST: Call<Paths, "post">;
   DELETE: Call<Paths, "delete">;
-  /** The openapi-fetch client underneath (middleware with `use`, other methods). */
+  /**
+   * The openapi-fetch client underneath (middleware with `use`, other
+   * methods): it sends through the same transport, so tokens, keys,
+   * retries and exact amounts hold, but its date-times stay strings.
+   */
   readonly raw: Client<Paths>;
 }
 
@@ -104,13 +108,11 @@ export function createDisburseClient<Version extends keyof Versions = typeof api
   const raw = createClient<Versions[Version]>({ baseUrl, fetch, bodySerializer: stringifyJSON });
   // Each call's data and error get their date-times as Date: openapi-fetch
   // parses with JSON.parse, which has no way to make one.
+  type Result = { data?: unknown; error?: unknown };
   const dated =
-    (call: unknown) =>
-    async (...args: unknown[]) => {
-      const result = (await (call as (...args: unknown[]) => Promise<{ data?: unknown; error?: unknown }>)(...args)) as {
-        data?: unknown;
-        error?: unknown;
-      };
+    (call: (...args: never[]) => Promise<Result>) =>
+    async (...args: never[]): Promise<Result> => {
+      const result = await call(...args);
       reviveDates(result.data);
       reviveDates(result.error);
       return result;
