@@ -496,8 +496,8 @@ type ActorType string
 
 // AddPayments defines model for AddPayments.
 type AddPayments struct {
-	// ClearExisting Required: missing is a 400 on ClearExisting.
-	ClearExisting bool `json:"clearExisting"`
+	// ClearExisting Optional: true deletes the batch's payments first.
+	ClearExisting *bool `json:"clearExisting,omitempty"`
 
 	// Payments 1 to 100,000 payments: empty is a 400 on Payments.
 	Payments []PaymentInput `json:"payments"`
@@ -515,18 +515,18 @@ type AmountIn = wire.Amount
 
 // ApiKeyInfo defines model for ApiKeyInfo.
 type ApiKeyInfo struct {
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime           `json:"createdAt"`
 	Id        openapi_types.UUID `json:"id"`
 
 	// Prefix The key's first characters (dak_ and six more): enough to recognise it.
 	Prefix string `json:"prefix"`
 
-	// RevokedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// RevokedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	RevokedAt *DateTime `json:"revokedAt,omitempty"`
 
 	// Role What an API key's access tokens may do (docs/api.md section 3.1): viewer reads; maker also creates and updates batches, adds and deletes payments, submits and cancels; approver also approves or rejects submits; admin does everything, webhooks included. Every role reads.
@@ -543,9 +543,9 @@ type Approval struct {
 	// Comment The decider's comment; for a rejection by the float check, why.
 	Comment *string `json:"comment,omitempty"`
 
-	// DecidedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// DecidedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	DecidedAt *DateTime `json:"decidedAt,omitempty"`
 
 	// DecidedBy Who approved, rejected or (by cancelling the batch) cancelled it; absent while PENDING.
@@ -565,9 +565,9 @@ type Approval struct {
 	// Examples: 150
 	ReferralsAmount Amount `json:"referralsAmount"`
 
-	// RequestedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// RequestedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	RequestedAt DateTime `json:"requestedAt"`
 
 	// RequestedBy Who made a change: an API key (id, and its prefix as name), an operator token (name; bootstrap for --admin-token), a portal user (id, email), the command line, or the system.
@@ -587,15 +587,26 @@ type ApprovalDecided struct {
 type ApprovalEvent struct {
 	Data Approval `json:"data"`
 
-	// Timestamp Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// Timestamp RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	Timestamp DateTime          `json:"timestamp"`
 	Type      ApprovalEventType `json:"type"`
 }
 
 // ApprovalEventType defines model for ApprovalEvent.Type.
 type ApprovalEventType string
+
+// ApprovalPage defines model for ApprovalPage.
+type ApprovalPage struct {
+	Data []Approval `json:"data"`
+
+	// HasMore More items follow this page.
+	HasMore bool `json:"hasMore"`
+
+	// NextCursor The cursor of the next page; null exactly when hasMore is false.
+	NextCursor *string `json:"nextCursor"`
+}
 
 // ApprovalRequested defines model for ApprovalRequested.
 type ApprovalRequested struct {
@@ -613,9 +624,9 @@ type AuditEntry struct {
 	// Actor Who made a change: an API key (id, and its prefix as name), an operator token (name; bootstrap for --admin-token), a portal user (id, email), the command line, or the system.
 	Actor Actor `json:"actor"`
 
-	// At Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// At RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	At DateTime `json:"at"`
 
 	// Details The change's facts; a change of state as before and after.
@@ -631,7 +642,8 @@ type AuditEntry struct {
 
 // AuditPage defines model for AuditPage.
 type AuditPage struct {
-	Entries    []AuditEntry `json:"entries"`
+	Data       []AuditEntry `json:"data"`
+	HasMore    bool         `json:"hasMore"`
 	NextCursor *string      `json:"nextCursor"`
 }
 
@@ -643,18 +655,18 @@ type Batch struct {
 	// ApprovalId Extension: the PENDING approval a DRAFT batch's submit waits for, while it waits; the batch then takes no change but a cancel.
 	ApprovalId *openapi_types.UUID `json:"approvalId,omitempty"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt  DateTime           `json:"createdAt"`
 	ExternalId *string            `json:"externalId,omitempty"`
 	Id         openapi_types.UUID `json:"id"`
 	Name       string             `json:"name"`
 	StatusCode BatchStatus        `json:"statusCode"`
 
-	// SubmittedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// SubmittedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	SubmittedAt *DateTime `json:"submittedAt,omitempty"`
 
 	// Summary Totals of the non-deleted payments. paymentsAmount = draft + pending + settled + cancelled amounts; referral legs count only in referralsAmount.
@@ -673,15 +685,26 @@ type BatchDetails struct {
 type BatchEvent struct {
 	Data Batch `json:"data"`
 
-	// Timestamp Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// Timestamp RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	Timestamp DateTime       `json:"timestamp"`
 	Type      BatchEventType `json:"type"`
 }
 
 // BatchEventType defines model for BatchEvent.Type.
 type BatchEventType string
+
+// BatchPage defines model for BatchPage.
+type BatchPage struct {
+	Data []Batch `json:"data"`
+
+	// HasMore More items follow this page.
+	HasMore bool `json:"hasMore"`
+
+	// NextCursor The cursor of the next page; null exactly when hasMore is false.
+	NextCursor *string `json:"nextCursor"`
+}
 
 // BatchStatus defines model for BatchStatus.
 type BatchStatus string
@@ -694,9 +717,9 @@ type BatchWithPayments struct {
 	// ApprovalId Extension: the PENDING approval a DRAFT batch's submit waits for, while it waits; the batch then takes no change but a cancel.
 	ApprovalId *openapi_types.UUID `json:"approvalId,omitempty"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt  DateTime           `json:"createdAt"`
 	ExternalId *string            `json:"externalId,omitempty"`
 	Id         openapi_types.UUID `json:"id"`
@@ -704,18 +727,18 @@ type BatchWithPayments struct {
 	Payments   []Payment          `json:"payments"`
 	StatusCode BatchStatus        `json:"statusCode"`
 
-	// SubmittedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// SubmittedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	SubmittedAt *DateTime `json:"submittedAt,omitempty"`
 
 	// Summary Totals of the non-deleted payments. paymentsAmount = draft + pending + settled + cancelled amounts; referral legs count only in referralsAmount.
 	Summary Summary `json:"summary"`
 }
 
-// DateTime Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+// DateTime RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 //
-// Examples: 2026-11-22T10:15:30.1234560
+// Examples: 2026-11-22T10:15:30.1234560Z
 type DateTime = wire.DateTime
 
 // Decision defines model for Decision.
@@ -731,7 +754,7 @@ type EventType string
 type FieldErrors = []struct {
 	ErrorMessage string `json:"errorMessage"`
 
-	// FieldName The field capitalised (Msisdn, Amount, ExternalId, ReferralMsisdn, ReferralAmount, Firstname, Lastname, Payments, Name, AccountId, Take, Skip, StatusCode, ClearExisting, ApiKey, ...), or Body for a body that does not parse or is not an object.
+	// FieldName The field capitalised (Msisdn, Amount, ExternalId, ReferralMsisdn, ReferralAmount, Firstname, Lastname, Payments, Name, AccountId, Limit, Cursor, StatusCode, ClearExisting, ApiKey, ...), or Body for a body that does not parse or is not an object.
 	FieldName string `json:"fieldName"`
 
 	// FieldValue The value as sent: a string without its quotes, an object or array by kind only, empty when absent; at most 256 characters, a longer value cut there and ended with '…'.
@@ -748,9 +771,9 @@ type Member struct {
 	Lastname     *string `json:"lastname,omitempty"`
 	Msisdn       string  `json:"msisdn"`
 
-	// RegisteredAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// RegisteredAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	RegisteredAt DateTime `json:"registeredAt"`
 }
 
@@ -776,18 +799,18 @@ type Notification struct {
 	Attempts int                 `json:"attempts"`
 	Channel  NotificationChannel `json:"channel"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime           `json:"createdAt"`
 	Id        openapi_types.UUID `json:"id"`
 	LastError *string            `json:"lastError,omitempty"`
 	Message   string             `json:"message"`
 	Recipient string             `json:"recipient"`
 
-	// SentAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// SentAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	SentAt *DateTime          `json:"sentAt,omitempty"`
 	Status NotificationStatus `json:"status"`
 }
@@ -823,9 +846,9 @@ type OrganisationSummary struct {
 	// Examples: 150
 	ApprovalThreshold *Amount `json:"approvalThreshold,omitempty"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt             DateTime           `json:"createdAt"`
 	Currency              string             `json:"currency"`
 	Id                    openapi_types.UUID `json:"id"`
@@ -836,8 +859,9 @@ type OrganisationSummary struct {
 
 // OrganisationsPage defines model for OrganisationsPage.
 type OrganisationsPage struct {
-	NextCursor    *string               `json:"nextCursor"`
-	Organisations []OrganisationSummary `json:"organisations"`
+	Data       []OrganisationSummary `json:"data"`
+	HasMore    bool                  `json:"hasMore"`
+	NextCursor *string               `json:"nextCursor"`
 }
 
 // Payment defines model for Payment.
@@ -850,12 +874,12 @@ type Payment struct {
 
 	// CancelledAt Extension.
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CancelledAt *DateTime `json:"cancelledAt,omitempty"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt  DateTime           `json:"createdAt"`
 	ExternalId *string            `json:"externalId,omitempty"`
 	Firstname  *string            `json:"firstname,omitempty"`
@@ -877,18 +901,18 @@ type Payment struct {
 
 	// ReversalDueAt Extension: when a pending leg is returned to the float; kept after it settles.
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	ReversalDueAt *DateTime `json:"reversalDueAt,omitempty"`
 
-	// SettledAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// SettledAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	SettledAt  *DateTime     `json:"settledAt,omitempty"`
 	StatusCode PaymentStatus `json:"statusCode"`
 
 	// SubmittedAt Extension.
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	SubmittedAt *DateTime `json:"submittedAt,omitempty"`
 }
 
@@ -896,9 +920,9 @@ type Payment struct {
 type PaymentEvent struct {
 	Data Payment `json:"data"`
 
-	// Timestamp Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// Timestamp RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	Timestamp DateTime         `json:"timestamp"`
 	Type      PaymentEventType `json:"type"`
 }
@@ -930,6 +954,17 @@ type PaymentInput struct {
 	//
 	// Examples: 254712345678
 	ReferralMsisdn *Msisdn `json:"referralMsisdn,omitempty"`
+}
+
+// PaymentPage defines model for PaymentPage.
+type PaymentPage struct {
+	Data []Payment `json:"data"`
+
+	// HasMore More items follow this page.
+	HasMore bool `json:"hasMore"`
+
+	// NextCursor The cursor of the next page; null exactly when hasMore is false.
+	NextCursor *string `json:"nextCursor"`
 }
 
 // PaymentStatus defines model for PaymentStatus.
@@ -1018,9 +1053,9 @@ type Webhook struct {
 	// ApiVersion The version its bodies are written in.
 	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime `json:"createdAt"`
 
 	// DisabledReason Why the service or the operator disabled it.
@@ -1030,18 +1065,18 @@ type Webhook struct {
 	// Events Empty means every event.
 	Events []EventType `json:"events"`
 
-	// FailingSince Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// FailingSince RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	FailingSince *DateTime          `json:"failingSince,omitempty"`
 	Id           openapi_types.UUID `json:"id"`
 
 	// OrganisationId Operator API only.
 	OrganisationId *openapi_types.UUID `json:"organisationId,omitempty"`
 
-	// UpdatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// UpdatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	UpdatedAt DateTime `json:"updatedAt"`
 	Url       string   `json:"url"`
 }
@@ -1050,19 +1085,19 @@ type Webhook struct {
 type WebhookDelivery struct {
 	Attempts int `json:"attempts"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime `json:"createdAt"`
 
-	// DeliveredAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// DeliveredAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	DeliveredAt *DateTime `json:"deliveredAt,omitempty"`
 
-	// EventAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// EventAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	EventAt DateTime `json:"eventAt"`
 
 	// Id The webhook-id header of every attempt.
@@ -1072,9 +1107,9 @@ type WebhookDelivery struct {
 	// LastStatusCode The endpoint's last HTTP status; absent when it gave none (a timeout, a refused connection).
 	LastStatusCode *int `json:"lastStatusCode,omitempty"`
 
-	// NextAttemptAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// NextAttemptAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	NextAttemptAt *DateTime `json:"nextAttemptAt,omitempty"`
 
 	// ResourceId The batch's, the payment's or the approval's id.
@@ -1107,9 +1142,9 @@ type WebhookWithSecret struct {
 	// ApiVersion The version its bodies are written in.
 	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime `json:"createdAt"`
 
 	// DisabledReason Why the service or the operator disabled it.
@@ -1119,9 +1154,9 @@ type WebhookWithSecret struct {
 	// Events Empty means every event.
 	Events []EventType `json:"events"`
 
-	// FailingSince Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// FailingSince RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	FailingSince *DateTime          `json:"failingSince,omitempty"`
 	Id           openapi_types.UUID `json:"id"`
 
@@ -1131,15 +1166,15 @@ type WebhookWithSecret struct {
 	// Secret The signing secret: whsec_ and the base64 of 32 random bytes. Shown only here.
 	Secret string `json:"secret"`
 
-	// UpdatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// UpdatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	UpdatedAt DateTime `json:"updatedAt"`
 	Url       string   `json:"url"`
 }
 
-// After defines model for After.
-type After = string
+// Cursor defines model for Cursor.
+type Cursor = string
 
 // ID defines model for ID.
 type ID = string
@@ -1147,11 +1182,11 @@ type ID = string
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
+// Limit defines model for Limit.
+type Limit = int
+
 // MsisdnPath defines model for MsisdnPath.
 type MsisdnPath = string
-
-// Skip defines model for Skip.
-type Skip = int
 
 // Take defines model for Take.
 type Take = int
@@ -1246,11 +1281,11 @@ type AdminListAuditParams struct {
 	// Action Only this action's entries (e.g. batch.submitted; docs/api.md section 7 lists them).
 	Action *string `form:"action,omitempty" json:"action,omitempty"`
 
-	// After The nextCursor of the previous page; absent for the first page. Anything else is a 400 on After.
-	After *After `form:"after,omitempty" json:"after,omitempty"`
+	// Cursor The nextCursor of the previous page, with the same filters; absent for the first page. Anything else is a 400 on Cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
-	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+	// Limit Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Limit.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // RegisterMemberJSONBody defines parameters for RegisterMember.
@@ -1295,11 +1330,11 @@ type ListNotificationsParams struct {
 
 // ListOrganisationsParams defines parameters for ListOrganisations.
 type ListOrganisationsParams struct {
-	// After The nextCursor of the previous page; absent for the first page. Anything else is a 400 on After.
-	After *After `form:"after,omitempty" json:"after,omitempty"`
+	// Cursor The nextCursor of the previous page, with the same filters; absent for the first page. Anything else is a 400 on Cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
-	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+	// Limit Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Limit.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // CreateOrganisationJSONBody defines parameters for CreateOrganisation.
@@ -1414,11 +1449,11 @@ type AdminDisableWebhookJSONBody struct {
 type ListApprovalsParams struct {
 	Status *ApprovalStatus `form:"status,omitempty" json:"status,omitempty"`
 
-	// Skip Items to skip, 0 or more (default 0); a bad value is a 400 on Skip.
-	Skip *Skip `form:"skip,omitempty" json:"skip,omitempty"`
+	// Cursor The nextCursor of the previous page, with the same filters; absent for the first page. Anything else is a 400 on Cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
-	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+	// Limit Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Limit.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // ApproveApprovalParams defines parameters for ApproveApproval.
@@ -1461,11 +1496,11 @@ type RejectApprovalParams struct {
 
 // ListAuditParams defines parameters for ListAudit.
 type ListAuditParams struct {
-	// After The nextCursor of the previous page; absent for the first page. Anything else is a 400 on After.
-	After *After `form:"after,omitempty" json:"after,omitempty"`
+	// Cursor The nextCursor of the previous page, with the same filters; absent for the first page. Anything else is a 400 on Cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
-	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+	// Limit Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Limit.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // GetTokenJSONBody defines parameters for GetToken.
@@ -1479,11 +1514,11 @@ type ListBatchesParams struct {
 	StatusCode *BatchStatus `form:"statusCode,omitempty" json:"statusCode,omitempty"`
 	ExternalId *string      `form:"externalId,omitempty" json:"externalId,omitempty"`
 
-	// Skip Items to skip, 0 or more (default 0); a bad value is a 400 on Skip.
-	Skip *Skip `form:"skip,omitempty" json:"skip,omitempty"`
+	// Cursor The nextCursor of the previous page, with the same filters; absent for the first page. Anything else is a 400 on Cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
-	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+	// Limit Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Limit.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // CreateBatchParams defines parameters for CreateBatch.
@@ -1528,11 +1563,11 @@ type CancelBatchParams struct {
 type ListPaymentsParams struct {
 	StatusCode *PaymentStatus `form:"statusCode,omitempty" json:"statusCode,omitempty"`
 
-	// Skip Items to skip, 0 or more (default 0); a bad value is a 400 on Skip.
-	Skip *Skip `form:"skip,omitempty" json:"skip,omitempty"`
+	// Cursor The nextCursor of the previous page, with the same filters; absent for the first page. Anything else is a 400 on Cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
-	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+	// Limit Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Limit.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // AddPaymentsParams defines parameters for AddPayments.
@@ -2091,7 +2126,7 @@ type ClientInterface interface {
 	//
 	// Every payment is validated; all failures come back in one 400 array
 	// (with `index`, the payment's position) and nothing is stored unless
-	// all pass. `clearExisting: true` deletes the batch's payments and adds
+	// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 	// the new list in one transaction. At most 100,000 payments per request
 	// and 1,000,000 non-deleted payments per batch (400 on Payments past
 	// either). `externalId`, when given, is unique among the organisation's
@@ -2109,7 +2144,7 @@ type ClientInterface interface {
 	//
 	// Every payment is validated; all failures come back in one 400 array
 	// (with `index`, the payment's position) and nothing is stored unless
-	// all pass. `clearExisting: true` deletes the batch's payments and adds
+	// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 	// the new list in one transaction. At most 100,000 payments per request
 	// and 1,000,000 non-deleted payments per batch (400 on Payments past
 	// either). `externalId`, when given, is unique among the organisation's
@@ -3037,7 +3072,7 @@ func (c *Client) ListPayments(ctx context.Context, id ID, params *ListPaymentsPa
 //
 // Every payment is validated; all failures come back in one 400 array
 // (with `index`, the payment's position) and nothing is stored unless
-// all pass. `clearExisting: true` deletes the batch's payments and adds
+// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 // the new list in one transaction. At most 100,000 payments per request
 // and 1,000,000 non-deleted payments per batch (400 on Payments past
 // either). `externalId`, when given, is unique among the organisation's
@@ -3065,7 +3100,7 @@ func (c *Client) AddPaymentsWithBody(ctx context.Context, id ID, params *AddPaym
 //
 // Every payment is validated; all failures come back in one 400 array
 // (with `index`, the payment's position) and nothing is stored unless
-// all pass. `clearExisting: true` deletes the batch's payments and adds
+// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 // the new list in one transaction. At most 100,000 payments per request
 // and 1,000,000 non-deleted payments per batch (400 on Payments past
 // either). `externalId`, when given, is unique among the organisation's
@@ -3611,9 +3646,9 @@ func NewAdminListAuditRequest(server string, params *AdminListAuditParams) (*htt
 
 		}
 
-		if params.After != nil {
+		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3623,9 +3658,9 @@ func NewAdminListAuditRequest(server string, params *AdminListAuditParams) (*htt
 
 		}
 
-		if params.Take != nil {
+		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3847,9 +3882,9 @@ func NewListOrganisationsRequest(server string, params *ListOrganisationsParams)
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
-		if params.After != nil {
+		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3859,9 +3894,9 @@ func NewListOrganisationsRequest(server string, params *ListOrganisationsParams)
 
 		}
 
-		if params.Take != nil {
+		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4320,9 +4355,9 @@ func NewListApprovalsRequest(server string, params *ListApprovalsParams) (*http.
 
 		}
 
-		if params.Skip != nil {
+		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "skip", *params.Skip, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4332,9 +4367,9 @@ func NewListApprovalsRequest(server string, params *ListApprovalsParams) (*http.
 
 		}
 
-		if params.Take != nil {
+		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4544,9 +4579,9 @@ func NewListAuditRequest(server string, params *ListAuditParams) (*http.Request,
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
-		if params.After != nil {
+		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4556,9 +4591,9 @@ func NewListAuditRequest(server string, params *ListAuditParams) (*http.Request,
 
 		}
 
-		if params.Take != nil {
+		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4674,9 +4709,9 @@ func NewListBatchesRequest(server string, params *ListBatchesParams) (*http.Requ
 
 		}
 
-		if params.Skip != nil {
+		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "skip", *params.Skip, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4686,9 +4721,9 @@ func NewListBatchesRequest(server string, params *ListBatchesParams) (*http.Requ
 
 		}
 
-		if params.Take != nil {
+		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4971,9 +5006,9 @@ func NewListPaymentsRequest(server string, id ID, params *ListPaymentsParams) (*
 
 		}
 
-		if params.Skip != nil {
+		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "skip", *params.Skip, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4983,9 +5018,9 @@ func NewListPaymentsRequest(server string, id ID, params *ListPaymentsParams) (*
 
 		}
 
-		if params.Take != nil {
+		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -6125,7 +6160,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Every payment is validated; all failures come back in one 400 array
 	// (with `index`, the payment's position) and nothing is stored unless
-	// all pass. `clearExisting: true` deletes the batch's payments and adds
+	// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 	// the new list in one transaction. At most 100,000 payments per request
 	// and 1,000,000 non-deleted payments per batch (400 on Payments past
 	// either). `externalId`, when given, is unique among the organisation's
@@ -6143,7 +6178,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Every payment is validated; all failures come back in one 400 array
 	// (with `index`, the payment's position) and nothing is stored unless
-	// all pass. `clearExisting: true` deletes the batch's payments and adds
+	// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 	// the new list in one transaction. At most 100,000 payments per request
 	// and 1,000,000 non-deleted payments per batch (400 on Payments past
 	// either). `externalId`, when given, is unique among the organisation's
@@ -6540,9 +6575,9 @@ type DepositResponse struct {
 		// Examples: 150
 		Amount Amount `json:"amount"`
 
-		// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+		// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 		//
-		// Examples: 2026-11-22T10:15:30.1234560
+		// Examples: 2026-11-22T10:15:30.1234560Z
 		CreatedAt DateTime           `json:"createdAt"`
 		Id        openapi_types.UUID `json:"id"`
 		Reference *string            `json:"reference,omitempty"`
@@ -6596,9 +6631,9 @@ func (r DepositResponse) GetJSON201() *struct {
 	// Examples: 150
 	Amount Amount `json:"amount"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime           `json:"createdAt"`
 	Id        openapi_types.UUID `json:"id"`
 	Reference *string            `json:"reference,omitempty"`
@@ -7283,9 +7318,9 @@ type StatementResponse struct {
 			OrganisationName string                                 `json:"organisationName"`
 			PaymentId        openapi_types.UUID                     `json:"paymentId"`
 
-			// SettledAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+			// SettledAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 			//
-			// Examples: 2026-11-22T10:15:30.1234560
+			// Examples: 2026-11-22T10:15:30.1234560Z
 			SettledAt DateTime `json:"settledAt"`
 		} `json:"entries"`
 		Msisdn string `json:"msisdn"`
@@ -7334,9 +7369,9 @@ func (r StatementResponse) GetJSON200() *struct {
 		OrganisationName string                                 `json:"organisationName"`
 		PaymentId        openapi_types.UUID                     `json:"paymentId"`
 
-		// SettledAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+		// SettledAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 		//
-		// Examples: 2026-11-22T10:15:30.1234560
+		// Examples: 2026-11-22T10:15:30.1234560Z
 		SettledAt DateTime `json:"settledAt"`
 	} `json:"entries"`
 	Msisdn string `json:"msisdn"`
@@ -8834,7 +8869,7 @@ type ListApprovalsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *[]Approval
+	JSON200 *ApprovalPage
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -8864,7 +8899,7 @@ type ListApprovalsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListApprovalsResponse) GetJSON200() *[]Approval {
+func (r ListApprovalsResponse) GetJSON200() *ApprovalPage {
 	return r.JSON200
 }
 
@@ -9782,7 +9817,7 @@ type ListBatchesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *[]Batch
+	JSON200 *BatchPage
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -9812,7 +9847,7 @@ type ListBatchesResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListBatchesResponse) GetJSON200() *[]Batch {
+func (r ListBatchesResponse) GetJSON200() *BatchPage {
 	return r.JSON200
 }
 
@@ -10736,7 +10771,7 @@ type ListPaymentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *[]Payment
+	JSON200 *PaymentPage
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -10770,7 +10805,7 @@ type ListPaymentsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListPaymentsResponse) GetJSON200() *[]Payment {
+func (r ListPaymentsResponse) GetJSON200() *PaymentPage {
 	return r.JSON200
 }
 
@@ -13709,7 +13744,7 @@ func (c *ClientWithResponses) ListPaymentsWithResponse(ctx context.Context, id I
 //
 // Every payment is validated; all failures come back in one 400 array
 // (with `index`, the payment's position) and nothing is stored unless
-// all pass. `clearExisting: true` deletes the batch's payments and adds
+// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 // the new list in one transaction. At most 100,000 payments per request
 // and 1,000,000 non-deleted payments per batch (400 on Payments past
 // either). `externalId`, when given, is unique among the organisation's
@@ -13733,7 +13768,7 @@ func (c *ClientWithResponses) AddPaymentsWithBodyWithResponse(ctx context.Contex
 //
 // Every payment is validated; all failures come back in one 400 array
 // (with `index`, the payment's position) and nothing is stored unless
-// all pass. `clearExisting: true` deletes the batch's payments and adds
+// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 // the new list in one transaction. At most 100,000 payments per request
 // and 1,000,000 non-deleted payments per batch (400 on Payments past
 // either). `externalId`, when given, is unique among the organisation's
@@ -14250,9 +14285,9 @@ func ParseDepositResponse(rsp *http.Response) (*DepositResponse, error) {
 			// Examples: 150
 			Amount Amount `json:"amount"`
 
-			// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+			// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 			//
-			// Examples: 2026-11-22T10:15:30.1234560
+			// Examples: 2026-11-22T10:15:30.1234560Z
 			CreatedAt DateTime           `json:"createdAt"`
 			Id        openapi_types.UUID `json:"id"`
 			Reference *string            `json:"reference,omitempty"`
@@ -15279,9 +15314,9 @@ func ParseStatementResponse(rsp *http.Response) (*StatementResponse, error) {
 				OrganisationName string                                 `json:"organisationName"`
 				PaymentId        openapi_types.UUID                     `json:"paymentId"`
 
-				// SettledAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+				// SettledAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 				//
-				// Examples: 2026-11-22T10:15:30.1234560
+				// Examples: 2026-11-22T10:15:30.1234560Z
 				SettledAt DateTime `json:"settledAt"`
 			} `json:"entries"`
 			Msisdn string `json:"msisdn"`
@@ -17316,7 +17351,7 @@ func ParseListApprovalsResponse(rsp *http.Response) (*ListApprovalsResponse, err
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest []Approval
+		var dest ApprovalPage
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -18606,7 +18641,7 @@ func ParseListBatchesResponse(rsp *http.Response) (*ListBatchesResponse, error) 
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest []Batch
+		var dest BatchPage
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -19903,7 +19938,7 @@ func ParseListPaymentsResponse(rsp *http.Response) (*ListPaymentsResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest []Payment
+		var dest PaymentPage
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -28,7 +28,7 @@ type settingsRequest struct {
 	ReversalPeriodDays    *int64              `json:"reversalPeriodDays"`
 	ReversalPeriodSeconds *int64              `json:"reversalPeriodSeconds"`
 	ApprovalThreshold     disburse.Number     `json:"approvalThreshold"`
-	APIVersion            *string             `json:"apiVersion"`
+	APIVersion            string              `json:"apiVersion"` // empty: left as it is
 	WrongTypes            disburse.WrongTypes `json:"-"`
 }
 
@@ -36,8 +36,10 @@ type settingsRequest struct {
 // threshold, null turns approval off, a number sets it. Any other wrong
 // type is a 400, as decode answers it for the operator's bodies.
 func (req *settingsRequest) settings() (disburse.Settings, error) {
-	in := disburse.Settings{ReferralsEnabled: req.ReferralsEnabled, ReversalPeriodDays: req.ReversalPeriodDays, ReversalPeriodSeconds: req.ReversalPeriodSeconds,
-		APIVersion: req.APIVersion}
+	in := disburse.Settings{ReferralsEnabled: req.ReferralsEnabled, ReversalPeriodDays: req.ReversalPeriodDays, ReversalPeriodSeconds: req.ReversalPeriodSeconds}
+	if req.APIVersion != "" {
+		in.APIVersion = &req.APIVersion
+	}
 	const field = disburse.Field("ApprovalThreshold")
 	switch t, wrong := req.WrongTypes[field]; {
 	case wrong && t.Null:
