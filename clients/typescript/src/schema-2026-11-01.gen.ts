@@ -1164,7 +1164,7 @@ export interface components {
             reversalPeriodSeconds: number;
             /** @description Extension: submits of batches at or above it wait for an approval; absent while approval is off. */
             approvalThreshold?: string;
-            /** @description The version of the API a request without Disburse-Version is answered in (docs/versioning.md). */
+            /** @description The version of the API a request without Disburse-Version is answered in (docs/versioning.md). Shown in version 2026-12-01's reads only: never in this version's answers. */
             apiVersion?: components["schemas"]["ApiVersion"];
             accounts: components["schemas"]["Account"][];
         };
@@ -1311,7 +1311,7 @@ export interface components {
             /** @description Empty means every event. */
             events: components["schemas"]["EventType"][];
             enabled: boolean;
-            /** @description The version its bodies are written in. */
+            /** @description The version its bodies are written in. Shown in version 2026-12-01's GET /webhooks/{id} only: never in this version's answers. */
             apiVersion?: components["schemas"]["ApiVersion"];
             /** @description Why the service or the operator disabled it. */
             disabledReason?: string;

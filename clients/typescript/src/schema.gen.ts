@@ -1189,7 +1189,7 @@ export interface components {
             reversalPeriodSeconds: number;
             /** @description Extension: submits of batches at or above it wait for an approval; absent while approval is off. */
             approvalThreshold?: string;
-            /** @description The version of the API a request without Disburse-Version is answered in (docs/versioning.md). */
+            /** @description The version of the API a request without Disburse-Version is answered in (docs/versioning.md). In the reads and the settings' answer; not in the creation's answer, which its Idempotency-Key replays. */
             apiVersion?: components["schemas"]["ApiVersion"];
             accounts: components["schemas"]["Account"][];
         };
@@ -1338,7 +1338,7 @@ export interface components {
             /** @description Empty means every event. */
             events: components["schemas"]["EventType"][];
             enabled: boolean;
-            /** @description The version its bodies are written in. */
+            /** @description The version its bodies are written in; shown by GET /webhooks/{id}. */
             apiVersion?: components["schemas"]["ApiVersion"];
             /** @description Why the service or the operator disabled it. */
             disabledReason?: string;
