@@ -57,6 +57,7 @@ type Approval struct {
 type ApprovalFilter struct {
 	Status     ApprovalStatus // empty: every status
 	Skip, Take int
+	After      string // when not empty: the approvals after this one, in the list's order
 }
 
 // maxComment bounds a decision's comment.

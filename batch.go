@@ -18,6 +18,12 @@ type BatchInput struct {
 // externalId, skip and take, as the client sent them.
 type ListQuery struct {
 	StatusCode, ExternalID, Skip, Take string
+	// Keyset pages by key (docs/versioning.md): After, when not empty, is
+	// the id of the last item of the page before, and the list reads one
+	// item more than Take, which tells its caller whether more follow.
+	// Skip is then not taken.
+	Keyset bool
+	After  string
 }
 
 // maxTake is both the default and the upper bound of take (docs/api.md section S4.1 rule 2).
@@ -107,7 +113,7 @@ func owned(b Batch, err error, organisationID string) (Batch, error) {
 func (s *Service) Batches(ctx context.Context, organisationID string, q ListQuery) ([]Batch, error) {
 	var v Validation
 	f := BatchFilter{ExternalID: q.ExternalID}
-	f.Skip, f.Take = Paging(&v, q)
+	f.Skip, f.Take, f.After = KeysetPaging(&v, q)
 	v.Text(-1, "ExternalId", q.ExternalID)
 	if q.StatusCode != "" {
 		if !validStatus(q.StatusCode, BatchStatuses()) {
@@ -119,6 +125,19 @@ func (s *Service) Batches(ctx context.Context, organisationID string, q ListQuer
 		return nil, err
 	}
 	return read(ctx, s.Store, func(tx Tx) ([]Batch, error) { return tx.Batches(ctx, organisationID, f) })
+}
+
+// KeysetPaging is Paging, and in a keyset query its After, and one item
+// more than its Take.
+func KeysetPaging(v *Validation, q ListQuery) (skip, take int, after string) {
+	skip, take = Paging(v, q)
+	if !q.Keyset {
+		return skip, take, ""
+	}
+	if q.After != "" && !ValidID(q.After) {
+		v.Add(-1, "Cursor", q.After, "cursor must be the nextCursor of a page of this list")
+	}
+	return 0, take + 1, q.After
 }
 
 // Paging validates a list's skip (≥ 0, default 0) and take (1 to 1000,

@@ -17,6 +17,9 @@ type Organisation struct {
 	// batch's submit waits for a second person's approval (docs/api.md
 	// section 4.3); nil: no batch does.
 	ApprovalThreshold *Money
+	// APIVersion is the version a request without Disburse-Version is
+	// answered in (docs/versioning.md).
+	APIVersion string
 	// Sandbox: the organisation tests its integration; its money stays in
 	// a ledger scope of its own (docs/sandbox.md).
 	Sandbox bool

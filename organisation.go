@@ -1,6 +1,7 @@
 package disburse
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ type NewOrganisation struct {
 	Currency           string // default defaultCurrency
 	ReferralsEnabled   bool
 	ReversalPeriodDays *int64 // default 60
+	APIVersion         string // default FirstVersion (docs/versioning.md)
 	Sandbox            bool   // docs/sandbox.md
 }
 
@@ -27,6 +29,7 @@ type Settings struct {
 	// ApprovalThreshold, when not nil, sets the approval threshold or
 	// turns approval off (docs/api.md section 4.3).
 	ApprovalThreshold *ThresholdSetting
+	APIVersion        *string // the default version (docs/versioning.md)
 }
 
 // ThresholdSetting is a new approval threshold: Off turns approval off;
@@ -82,13 +85,15 @@ func (s *Service) CreateOrganisationBy(ctx context.Context, actor Actor, in NewO
 	if in.ReversalPeriodDays != nil {
 		period = reversalPeriod(&v, "ReversalPeriodDays", *in.ReversalPeriodDays, 24*time.Hour)
 	}
+	validVersion(&v, "ApiVersion", in.APIVersion)
 	if err := v.Err(); err != nil {
 		return Organisation{}, nil, err
 	}
 	now := s.now()
 	org := Organisation{
 		ID: NewID(), Name: name, Currency: currency, ReferralsEnabled: in.ReferralsEnabled,
-		ReversalPeriod: period, HoldingAccountID: NewID(), CreatedAt: now, Sandbox: in.Sandbox,
+		ReversalPeriod: period, HoldingAccountID: NewID(), CreatedAt: now, APIVersion: cmp.Or(in.APIVersion, FirstVersion),
+		Sandbox: in.Sandbox,
 	}
 	holding := Account{ID: org.HoldingAccountID, OrganisationID: org.ID, Kind: AccountHolding, Name: "Holding", Currency: currency, CreatedAt: now,
 		Scope: scopeOf(org)}
@@ -178,6 +183,9 @@ func (s *Service) UpdateSettingsBy(ctx context.Context, actor Actor, id string, 
 	if in.ApprovalThreshold != nil {
 		threshold = in.ApprovalThreshold.threshold(&v)
 	}
+	if in.APIVersion != nil {
+		validVersion(&v, "ApiVersion", *in.APIVersion)
+	}
 	if err := v.Err(); err != nil {
 		return Organisation{}, nil, err
 	}
@@ -199,6 +207,9 @@ func (s *Service) UpdateSettingsBy(ctx context.Context, actor Actor, id string, 
 			// A batch waiting for an approval keeps waiting: the
 			// threshold is read at each submit, not again at approval.
 			org.ApprovalThreshold = threshold
+		}
+		if in.APIVersion != nil && *in.APIVersion != "" {
+			org.APIVersion = *in.APIVersion
 		}
 		if err := tx.UpdateOrganisation(ctx, org); err != nil {
 			return err

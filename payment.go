@@ -17,7 +17,7 @@ func (s *Service) AddPayments(ctx context.Context, organisationID, batchID strin
 		return Batch{}, nil, NotFound("batch")
 	}
 	var v Validation
-	if !in.WrongTypes.report(&v, -1, fieldClearExisting) && in.ClearExisting == nil {
+	if !in.WrongTypes.report(&v, -1, FieldClearExisting) && in.ClearExisting == nil {
 		v.Add(-1, "ClearExisting", "", "clearExisting is required (true or false)")
 	}
 	switch n := len(in.Payments); {
@@ -261,7 +261,7 @@ func (d *distinct) add(s string) {
 func (s *Service) BatchPayments(ctx context.Context, organisationID, batchID string, q ListQuery) ([]Payment, error) {
 	var v Validation
 	var f PaymentFilter
-	f.Skip, f.Take = Paging(&v, q)
+	f.Skip, f.Take, f.After = KeysetPaging(&v, q)
 	if q.StatusCode != "" {
 		if !validStatus(q.StatusCode, PaymentStatuses()) {
 			v.Add(-1, "StatusCode", q.StatusCode, "statusCode must be one of DRAFT, PENDING, CANCELLED, SETTLED, DELETED")

@@ -197,12 +197,14 @@ type BatchFilter struct {
 	Status     BatchStatus
 	ExternalID string
 	Skip, Take int
+	After      string // when not empty: the batches after this one, in the list's order
 }
 
 // PaymentFilter narrows the payments of a batch. Take 0 means all of them.
 type PaymentFilter struct {
 	Status     PaymentStatus
 	Skip, Take int
+	After      string // when not empty: the payments after this one, in the list's order
 }
 
 // read runs fn in one read transaction of s and returns its value.

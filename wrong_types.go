@@ -10,7 +10,7 @@ const (
 	fieldName          Field = "Name"
 	fieldExternalID    Field = "ExternalId"
 	fieldAccountID     Field = "AccountId"
-	fieldClearExisting Field = "ClearExisting"
+	FieldClearExisting Field = "ClearExisting"
 	fieldPayments      Field = "Payments"
 )
 

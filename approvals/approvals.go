@@ -21,9 +21,12 @@ func Get(ctx context.Context, store disburse.Store, organisationID, id string) (
 	})
 }
 
-// Query is the raw query of GET /approvals: status, skip and take.
+// Query is the raw query of GET /approvals: status, skip and take, or
+// in a keyset page its After (docs/versioning.md).
 type Query struct {
 	Status, Skip, Take string
+	Keyset             bool   // as disburse.ListQuery's
+	After              string // as disburse.ListQuery's
 }
 
 // List lists the organisation's approvals, newest first, paged as every
@@ -31,7 +34,7 @@ type Query struct {
 func List(ctx context.Context, store disburse.Store, organisationID string, q Query) ([]disburse.Approval, error) {
 	var v disburse.Validation
 	var f disburse.ApprovalFilter
-	f.Skip, f.Take = disburse.Paging(&v, disburse.ListQuery{Skip: q.Skip, Take: q.Take})
+	f.Skip, f.Take, f.After = disburse.KeysetPaging(&v, disburse.ListQuery{Skip: q.Skip, Take: q.Take, Keyset: q.Keyset, After: q.After})
 	if q.Status != "" {
 		if !slices.Contains(disburse.ApprovalStatuses(), disburse.ApprovalStatus(q.Status)) {
 			v.Add(-1, "Status", q.Status, "status must be one of PENDING, APPROVED, REJECTED, CANCELLED")

@@ -122,6 +122,8 @@ type Caller struct {
 	OrganisationID string
 	Actor          disburse.Actor
 	Roles          Roles
+	// APIVersion is the organisation's default version (docs/versioning.md).
+	APIVersion string
 }
 
 // Authenticate returns who an access token acts for.
@@ -148,7 +150,7 @@ func (s *Service) tokenCaller(t Token) (Caller, error) {
 		return Caller{}, ErrUnauthorized
 	}
 	return Caller{OrganisationID: t.OrganisationID, Actor: disburse.Actor{Type: disburse.ActorAPIKey, ID: t.APIKeyID, Name: t.KeyPrefix},
-		Roles: RolesOf(t.KeyRole)}, nil
+		Roles: RolesOf(t.KeyRole), APIVersion: t.APIVersion}, nil
 }
 
 // purgeBatchSize bounds one transaction of PurgeTokens.

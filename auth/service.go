@@ -41,6 +41,7 @@ type Token struct {
 	KeyRevokedAt   time.Time // the issuing key's revocation time, zero while active
 	KeyPrefix      string    // the issuing key's prefix, which the audit log names it by
 	KeyRole        Role      // the issuing key's role, which the token acts with
+	APIVersion     string    // its organisation's default version (docs/versioning.md)
 }
 
 // Store is the port: write transactions over the keys and tokens, and the

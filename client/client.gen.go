@@ -47,6 +47,24 @@ func (e ActorType) Valid() bool {
 	}
 }
 
+// Defines values for ApiVersion.
+const (
+	N20261101 ApiVersion = "2026-11-01"
+	N20261201 ApiVersion = "2026-12-01"
+)
+
+// Valid indicates whether the value is a known member of the ApiVersion enum.
+func (e ApiVersion) Valid() bool {
+	switch e {
+	case N20261101:
+		return true
+	case N20261201:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ApprovalEventType.
 const (
 	ApprovalEventTypeApprovalApproved  ApprovalEventType = "approval.approved"
@@ -478,8 +496,8 @@ type ActorType string
 
 // AddPayments defines model for AddPayments.
 type AddPayments struct {
-	// ClearExisting Required: missing is a 400 on ClearExisting.
-	ClearExisting bool `json:"clearExisting"`
+	// ClearExisting Optional: true deletes the batch's payments first.
+	ClearExisting *bool `json:"clearExisting,omitempty"`
 
 	// Payments 1 to 100,000 payments: empty is a 400 on Payments.
 	Payments []PaymentInput `json:"payments"`
@@ -497,23 +515,26 @@ type AmountIn = wire.Amount
 
 // ApiKeyInfo defines model for ApiKeyInfo.
 type ApiKeyInfo struct {
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime           `json:"createdAt"`
 	Id        openapi_types.UUID `json:"id"`
 
 	// Prefix The key's first characters (dak_ and six more): enough to recognise it.
 	Prefix string `json:"prefix"`
 
-	// RevokedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// RevokedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	RevokedAt *DateTime `json:"revokedAt,omitempty"`
 
 	// Role What an API key's access tokens may do (docs/api.md section 3.1): viewer reads; maker also creates and updates batches, adds and deletes payments, submits and cancels; approver also approves or rejects submits; admin does everything, webhooks included. Every role reads.
 	Role Role `json:"role"`
 }
+
+// ApiVersion A version of the API (docs/versioning.md): 2026-11-01 (the first) or 2026-12-01.
+type ApiVersion string
 
 // Approval defines model for Approval.
 type Approval struct {
@@ -522,9 +543,9 @@ type Approval struct {
 	// Comment The decider's comment; for a rejection by the float check, why.
 	Comment *string `json:"comment,omitempty"`
 
-	// DecidedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// DecidedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	DecidedAt *DateTime `json:"decidedAt,omitempty"`
 
 	// DecidedBy Who approved, rejected or (by cancelling the batch) cancelled it; absent while PENDING.
@@ -544,9 +565,9 @@ type Approval struct {
 	// Examples: 150
 	ReferralsAmount Amount `json:"referralsAmount"`
 
-	// RequestedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// RequestedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	RequestedAt DateTime `json:"requestedAt"`
 
 	// RequestedBy Who made a change: an API key (id, and its prefix as name), an operator token (name; bootstrap for --admin-token), a portal user (id, email), the command line, or the system.
@@ -566,15 +587,26 @@ type ApprovalDecided struct {
 type ApprovalEvent struct {
 	Data Approval `json:"data"`
 
-	// Timestamp Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// Timestamp RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	Timestamp DateTime          `json:"timestamp"`
 	Type      ApprovalEventType `json:"type"`
 }
 
 // ApprovalEventType defines model for ApprovalEvent.Type.
 type ApprovalEventType string
+
+// ApprovalPage defines model for ApprovalPage.
+type ApprovalPage struct {
+	Data []Approval `json:"data"`
+
+	// HasMore More items follow this page.
+	HasMore bool `json:"hasMore"`
+
+	// NextCursor The cursor of the next page; null exactly when hasMore is false.
+	NextCursor *string `json:"nextCursor"`
+}
 
 // ApprovalRequested defines model for ApprovalRequested.
 type ApprovalRequested struct {
@@ -592,9 +624,9 @@ type AuditEntry struct {
 	// Actor Who made a change: an API key (id, and its prefix as name), an operator token (name; bootstrap for --admin-token), a portal user (id, email), the command line, or the system.
 	Actor Actor `json:"actor"`
 
-	// At Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// At RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	At DateTime `json:"at"`
 
 	// Details The change's facts; a change of state as before and after.
@@ -610,7 +642,8 @@ type AuditEntry struct {
 
 // AuditPage defines model for AuditPage.
 type AuditPage struct {
-	Entries    []AuditEntry `json:"entries"`
+	Data       []AuditEntry `json:"data"`
+	HasMore    bool         `json:"hasMore"`
 	NextCursor *string      `json:"nextCursor"`
 }
 
@@ -622,18 +655,18 @@ type Batch struct {
 	// ApprovalId Extension: the PENDING approval a DRAFT batch's submit waits for, while it waits; the batch then takes no change but a cancel.
 	ApprovalId *openapi_types.UUID `json:"approvalId,omitempty"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt  DateTime           `json:"createdAt"`
 	ExternalId *string            `json:"externalId,omitempty"`
 	Id         openapi_types.UUID `json:"id"`
 	Name       string             `json:"name"`
 	StatusCode BatchStatus        `json:"statusCode"`
 
-	// SubmittedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// SubmittedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	SubmittedAt *DateTime `json:"submittedAt,omitempty"`
 
 	// Summary Totals of the non-deleted payments. paymentsAmount = draft + pending + settled + cancelled amounts; referral legs count only in referralsAmount.
@@ -652,15 +685,26 @@ type BatchDetails struct {
 type BatchEvent struct {
 	Data Batch `json:"data"`
 
-	// Timestamp Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// Timestamp RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	Timestamp DateTime       `json:"timestamp"`
 	Type      BatchEventType `json:"type"`
 }
 
 // BatchEventType defines model for BatchEvent.Type.
 type BatchEventType string
+
+// BatchPage defines model for BatchPage.
+type BatchPage struct {
+	Data []Batch `json:"data"`
+
+	// HasMore More items follow this page.
+	HasMore bool `json:"hasMore"`
+
+	// NextCursor The cursor of the next page; null exactly when hasMore is false.
+	NextCursor *string `json:"nextCursor"`
+}
 
 // BatchStatus defines model for BatchStatus.
 type BatchStatus string
@@ -673,9 +717,9 @@ type BatchWithPayments struct {
 	// ApprovalId Extension: the PENDING approval a DRAFT batch's submit waits for, while it waits; the batch then takes no change but a cancel.
 	ApprovalId *openapi_types.UUID `json:"approvalId,omitempty"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt  DateTime           `json:"createdAt"`
 	ExternalId *string            `json:"externalId,omitempty"`
 	Id         openapi_types.UUID `json:"id"`
@@ -683,18 +727,18 @@ type BatchWithPayments struct {
 	Payments   []Payment          `json:"payments"`
 	StatusCode BatchStatus        `json:"statusCode"`
 
-	// SubmittedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// SubmittedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	SubmittedAt *DateTime `json:"submittedAt,omitempty"`
 
 	// Summary Totals of the non-deleted payments. paymentsAmount = draft + pending + settled + cancelled amounts; referral legs count only in referralsAmount.
 	Summary Summary `json:"summary"`
 }
 
-// DateTime Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+// DateTime RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 //
-// Examples: 2026-11-22T10:15:30.1234560
+// Examples: 2026-11-22T10:15:30.1234560Z
 type DateTime = wire.DateTime
 
 // Decision defines model for Decision.
@@ -710,7 +754,7 @@ type EventType string
 type FieldErrors = []struct {
 	ErrorMessage string `json:"errorMessage"`
 
-	// FieldName The field capitalised (Msisdn, Amount, ExternalId, ReferralMsisdn, ReferralAmount, Firstname, Lastname, Payments, Name, AccountId, Take, Skip, StatusCode, ClearExisting, ApiKey, ...), or Body for a body that does not parse or is not an object.
+	// FieldName The field capitalised (Msisdn, Amount, ExternalId, ReferralMsisdn, ReferralAmount, Firstname, Lastname, Payments, Name, AccountId, Limit, Cursor, StatusCode, ClearExisting, ApiKey, ...), or Body for a body that does not parse or is not an object.
 	FieldName string `json:"fieldName"`
 
 	// FieldValue The value as sent: a string without its quotes, an object or array by kind only, empty when absent; at most 256 characters, a longer value cut there and ended with '…'.
@@ -727,9 +771,9 @@ type Member struct {
 	Lastname     *string `json:"lastname,omitempty"`
 	Msisdn       string  `json:"msisdn"`
 
-	// RegisteredAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// RegisteredAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	RegisteredAt DateTime `json:"registeredAt"`
 }
 
@@ -755,18 +799,18 @@ type Notification struct {
 	Attempts int                 `json:"attempts"`
 	Channel  NotificationChannel `json:"channel"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime           `json:"createdAt"`
 	Id        openapi_types.UUID `json:"id"`
 	LastError *string            `json:"lastError,omitempty"`
 	Message   string             `json:"message"`
 	Recipient string             `json:"recipient"`
 
-	// SentAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// SentAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	SentAt *DateTime          `json:"sentAt,omitempty"`
 	Status NotificationStatus `json:"status"`
 }
@@ -780,6 +824,9 @@ type NotificationStatus string
 // Organisation defines model for Organisation.
 type Organisation struct {
 	Accounts []Account `json:"accounts"`
+
+	// ApiVersion The version of the API a request without Disburse-Version is answered in (docs/versioning.md). In the reads and the settings' answer; not in the creation's answer, which its Idempotency-Key replays.
+	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
 
 	// ApprovalThreshold Extension: submits of batches at or above it wait for an approval; absent while approval is off.
 	//
@@ -802,9 +849,9 @@ type OrganisationSummary struct {
 	// Examples: 150
 	ApprovalThreshold *Amount `json:"approvalThreshold,omitempty"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt             DateTime           `json:"createdAt"`
 	Currency              string             `json:"currency"`
 	Id                    openapi_types.UUID `json:"id"`
@@ -818,8 +865,9 @@ type OrganisationSummary struct {
 
 // OrganisationsPage defines model for OrganisationsPage.
 type OrganisationsPage struct {
-	NextCursor    *string               `json:"nextCursor"`
-	Organisations []OrganisationSummary `json:"organisations"`
+	Data       []OrganisationSummary `json:"data"`
+	HasMore    bool                  `json:"hasMore"`
+	NextCursor *string               `json:"nextCursor"`
 }
 
 // Payment defines model for Payment.
@@ -832,12 +880,12 @@ type Payment struct {
 
 	// CancelledAt Extension.
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CancelledAt *DateTime `json:"cancelledAt,omitempty"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt  DateTime           `json:"createdAt"`
 	ExternalId *string            `json:"externalId,omitempty"`
 	Firstname  *string            `json:"firstname,omitempty"`
@@ -859,18 +907,18 @@ type Payment struct {
 
 	// ReversalDueAt Extension: when a pending leg is returned to the float; kept after it settles.
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	ReversalDueAt *DateTime `json:"reversalDueAt,omitempty"`
 
-	// SettledAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// SettledAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	SettledAt  *DateTime     `json:"settledAt,omitempty"`
 	StatusCode PaymentStatus `json:"statusCode"`
 
 	// SubmittedAt Extension.
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	SubmittedAt *DateTime `json:"submittedAt,omitempty"`
 }
 
@@ -878,9 +926,9 @@ type Payment struct {
 type PaymentEvent struct {
 	Data Payment `json:"data"`
 
-	// Timestamp Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// Timestamp RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	Timestamp DateTime         `json:"timestamp"`
 	Type      PaymentEventType `json:"type"`
 }
@@ -912,6 +960,17 @@ type PaymentInput struct {
 	//
 	// Examples: 254712345678
 	ReferralMsisdn *Msisdn `json:"referralMsisdn,omitempty"`
+}
+
+// PaymentPage defines model for PaymentPage.
+type PaymentPage struct {
+	Data []Payment `json:"data"`
+
+	// HasMore More items follow this page.
+	HasMore bool `json:"hasMore"`
+
+	// NextCursor The cursor of the next page; null exactly when hasMore is false.
+	NextCursor *string `json:"nextCursor"`
 }
 
 // PaymentStatus defines model for PaymentStatus.
@@ -956,9 +1015,9 @@ type SandboxMember struct {
 	// Examples: 254712345678
 	Msisdn Msisdn `json:"msisdn"`
 
-	// RegisteredAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// RegisteredAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	RegisteredAt DateTime `json:"registeredAt"`
 
 	// SettledPayments How many of the sandbox's payments with a leg pending to the payee this registration settled; 0 when it was a member already.
@@ -1013,9 +1072,12 @@ type TokenTokenType string
 
 // Webhook defines model for Webhook.
 type Webhook struct {
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// ApiVersion The version its bodies are written in; shown by GET /webhooks/{id}.
+	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
+
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime `json:"createdAt"`
 
 	// DisabledReason Why the service or the operator disabled it.
@@ -1025,18 +1087,18 @@ type Webhook struct {
 	// Events Empty means every event.
 	Events []EventType `json:"events"`
 
-	// FailingSince Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// FailingSince RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	FailingSince *DateTime          `json:"failingSince,omitempty"`
 	Id           openapi_types.UUID `json:"id"`
 
 	// OrganisationId Operator API only.
 	OrganisationId *openapi_types.UUID `json:"organisationId,omitempty"`
 
-	// UpdatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// UpdatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	UpdatedAt DateTime `json:"updatedAt"`
 	Url       string   `json:"url"`
 }
@@ -1045,19 +1107,19 @@ type Webhook struct {
 type WebhookDelivery struct {
 	Attempts int `json:"attempts"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime `json:"createdAt"`
 
-	// DeliveredAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// DeliveredAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	DeliveredAt *DateTime `json:"deliveredAt,omitempty"`
 
-	// EventAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// EventAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	EventAt DateTime `json:"eventAt"`
 
 	// Id The webhook-id header of every attempt.
@@ -1067,9 +1129,9 @@ type WebhookDelivery struct {
 	// LastStatusCode The endpoint's last HTTP status; absent when it gave none (a timeout, a refused connection).
 	LastStatusCode *int `json:"lastStatusCode,omitempty"`
 
-	// NextAttemptAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// NextAttemptAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	NextAttemptAt *DateTime `json:"nextAttemptAt,omitempty"`
 
 	// ResourceId The batch's, the payment's or the approval's id.
@@ -1084,6 +1146,9 @@ type WebhookDeliveryStatus string
 
 // WebhookInput defines model for WebhookInput.
 type WebhookInput struct {
+	// ApiVersion The version its bodies are written in (docs/versioning.md), set at creation: default the organisation's. Ignored on PUT. Unknown is a 400 on ApiVersion.
+	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
+
 	// Enabled A new endpoint starts enabled; on PUT, absent keeps the state.
 	Enabled *bool `json:"enabled,omitempty"`
 
@@ -1096,9 +1161,12 @@ type WebhookInput struct {
 
 // WebhookWithSecret defines model for WebhookWithSecret.
 type WebhookWithSecret struct {
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// ApiVersion The version its bodies are written in; shown by GET /webhooks/{id}.
+	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
+
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime `json:"createdAt"`
 
 	// DisabledReason Why the service or the operator disabled it.
@@ -1108,9 +1176,9 @@ type WebhookWithSecret struct {
 	// Events Empty means every event.
 	Events []EventType `json:"events"`
 
-	// FailingSince Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// FailingSince RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	FailingSince *DateTime          `json:"failingSince,omitempty"`
 	Id           openapi_types.UUID `json:"id"`
 
@@ -1120,15 +1188,15 @@ type WebhookWithSecret struct {
 	// Secret The signing secret: whsec_ and the base64 of 32 random bytes. Shown only here.
 	Secret string `json:"secret"`
 
-	// UpdatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// UpdatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	UpdatedAt DateTime `json:"updatedAt"`
 	Url       string   `json:"url"`
 }
 
-// After defines model for After.
-type After = string
+// Cursor defines model for Cursor.
+type Cursor = string
 
 // ID defines model for ID.
 type ID = string
@@ -1136,11 +1204,11 @@ type ID = string
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
+// Limit defines model for Limit.
+type Limit = int
+
 // MsisdnPath defines model for MsisdnPath.
 type MsisdnPath = string
-
-// Skip defines model for Skip.
-type Skip = int
 
 // Take defines model for Take.
 type Take = int
@@ -1235,11 +1303,11 @@ type AdminListAuditParams struct {
 	// Action Only this action's entries (e.g. batch.submitted; docs/api.md section 7 lists them).
 	Action *string `form:"action,omitempty" json:"action,omitempty"`
 
-	// After The nextCursor of the previous page; absent for the first page. Anything else is a 400 on After.
-	After *After `form:"after,omitempty" json:"after,omitempty"`
+	// Cursor The nextCursor of the previous page, with the same filters; absent for the first page. Anything else is a 400 on Cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
-	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+	// Limit Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Limit.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // RegisterMemberJSONBody defines parameters for RegisterMember.
@@ -1284,15 +1352,18 @@ type ListNotificationsParams struct {
 
 // ListOrganisationsParams defines parameters for ListOrganisations.
 type ListOrganisationsParams struct {
-	// After The nextCursor of the previous page; absent for the first page. Anything else is a 400 on After.
-	After *After `form:"after,omitempty" json:"after,omitempty"`
+	// Cursor The nextCursor of the previous page, with the same filters; absent for the first page. Anything else is a 400 on Cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
-	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+	// Limit Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Limit.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // CreateOrganisationJSONBody defines parameters for CreateOrganisation.
 type CreateOrganisationJSONBody struct {
+	// ApiVersion The organisation's default version (docs/versioning.md); default the first, 2026-11-01. Unknown is a 400 on ApiVersion.
+	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
+
 	// Currency ISO 4217 code; default KES.
 	Currency *string `json:"currency,omitempty"`
 
@@ -1376,6 +1447,9 @@ type CreateApiKeyParams struct {
 
 // UpdateSettingsJSONBody defines parameters for UpdateSettings.
 type UpdateSettingsJSONBody struct {
+	// ApiVersion The organisation's default version (docs/versioning.md); absent leaves it. Unknown is a 400 on ApiVersion.
+	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
+
 	// ApprovalThreshold An amount (0 up, at most two decimals): a submit of a batch whose paymentsAmount + referralsAmount is at or above it waits for an approval; 0 means every batch. null turns approval off (the default); absent leaves it.
 	//
 	// Examples: 5000
@@ -1400,11 +1474,11 @@ type AdminDisableWebhookJSONBody struct {
 type ListApprovalsParams struct {
 	Status *ApprovalStatus `form:"status,omitempty" json:"status,omitempty"`
 
-	// Skip Items to skip, 0 or more (default 0); a bad value is a 400 on Skip.
-	Skip *Skip `form:"skip,omitempty" json:"skip,omitempty"`
+	// Cursor The nextCursor of the previous page, with the same filters; absent for the first page. Anything else is a 400 on Cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
-	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+	// Limit Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Limit.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // ApproveApprovalParams defines parameters for ApproveApproval.
@@ -1447,11 +1521,11 @@ type RejectApprovalParams struct {
 
 // ListAuditParams defines parameters for ListAudit.
 type ListAuditParams struct {
-	// After The nextCursor of the previous page; absent for the first page. Anything else is a 400 on After.
-	After *After `form:"after,omitempty" json:"after,omitempty"`
+	// Cursor The nextCursor of the previous page, with the same filters; absent for the first page. Anything else is a 400 on Cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
-	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+	// Limit Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Limit.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // GetTokenJSONBody defines parameters for GetToken.
@@ -1465,11 +1539,11 @@ type ListBatchesParams struct {
 	StatusCode *BatchStatus `form:"statusCode,omitempty" json:"statusCode,omitempty"`
 	ExternalId *string      `form:"externalId,omitempty" json:"externalId,omitempty"`
 
-	// Skip Items to skip, 0 or more (default 0); a bad value is a 400 on Skip.
-	Skip *Skip `form:"skip,omitempty" json:"skip,omitempty"`
+	// Cursor The nextCursor of the previous page, with the same filters; absent for the first page. Anything else is a 400 on Cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
-	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+	// Limit Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Limit.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // CreateBatchParams defines parameters for CreateBatch.
@@ -1514,11 +1588,11 @@ type CancelBatchParams struct {
 type ListPaymentsParams struct {
 	StatusCode *PaymentStatus `form:"statusCode,omitempty" json:"statusCode,omitempty"`
 
-	// Skip Items to skip, 0 or more (default 0); a bad value is a 400 on Skip.
-	Skip *Skip `form:"skip,omitempty" json:"skip,omitempty"`
+	// Cursor The nextCursor of the previous page, with the same filters; absent for the first page. Anything else is a 400 on Cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
-	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+	// Limit Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Limit.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // AddPaymentsParams defines parameters for AddPayments.
@@ -1561,6 +1635,12 @@ type SubmitBatchParams struct {
 
 // Healthz200JSONResponseBodyStatus defines parameters for Healthz.
 type Healthz200JSONResponseBodyStatus string
+
+// OpenapiParams defines parameters for Openapi.
+type OpenapiParams struct {
+	// Version The version whose document to serve (docs/versioning.md); absent: the first, 2026-11-01. Unknown is a 400 on Version.
+	Version *ApiVersion `form:"version,omitempty" json:"version,omitempty"`
+}
 
 // Readyz200JSONResponseBodyStatus defines parameters for Readyz.
 type Readyz200JSONResponseBodyStatus string
@@ -2159,7 +2239,7 @@ type ClientInterface interface {
 	//
 	// Every payment is validated; all failures come back in one 400 array
 	// (with `index`, the payment's position) and nothing is stored unless
-	// all pass. `clearExisting: true` deletes the batch's payments and adds
+	// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 	// the new list in one transaction. At most 100,000 payments per request
 	// and 1,000,000 non-deleted payments per batch (400 on Payments past
 	// either). `externalId`, when given, is unique among the organisation's
@@ -2177,7 +2257,7 @@ type ClientInterface interface {
 	//
 	// Every payment is validated; all failures come back in one 400 array
 	// (with `index`, the payment's position) and nothing is stored unless
-	// all pass. `clearExisting: true` deletes the batch's payments and adds
+	// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 	// the new list in one transaction. At most 100,000 payments per request
 	// and 1,000,000 non-deleted payments per batch (400 on Payments past
 	// either). `externalId`, when given, is unique among the organisation's
@@ -2246,7 +2326,7 @@ type ClientInterface interface {
 	// Openapi This document
 	//
 	// Corresponds with GET /openapi.yaml (the `Openapi` operationId).
-	Openapi(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Openapi(ctx context.Context, params *OpenapiParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PaymentStatusCodes The payment status codes
 	//
@@ -3173,7 +3253,7 @@ func (c *Client) ListPayments(ctx context.Context, id ID, params *ListPaymentsPa
 //
 // Every payment is validated; all failures come back in one 400 array
 // (with `index`, the payment's position) and nothing is stored unless
-// all pass. `clearExisting: true` deletes the batch's payments and adds
+// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 // the new list in one transaction. At most 100,000 payments per request
 // and 1,000,000 non-deleted payments per batch (400 on Payments past
 // either). `externalId`, when given, is unique among the organisation's
@@ -3201,7 +3281,7 @@ func (c *Client) AddPaymentsWithBody(ctx context.Context, id ID, params *AddPaym
 //
 // Every payment is validated; all failures come back in one 400 array
 // (with `index`, the payment's position) and nothing is stored unless
-// all pass. `clearExisting: true` deletes the batch's payments and adds
+// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 // the new list in one transaction. At most 100,000 payments per request
 // and 1,000,000 non-deleted payments per batch (400 on Payments past
 // either). `externalId`, when given, is unique among the organisation's
@@ -3320,8 +3400,8 @@ func (c *Client) MemberExists(ctx context.Context, msisdn MsisdnPath, reqEditors
 // Openapi This document
 //
 // Corresponds with GET /openapi.yaml (the `Openapi` operationId).
-func (c *Client) Openapi(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewOpenapiRequest(c.Server)
+func (c *Client) Openapi(ctx context.Context, params *OpenapiParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOpenapiRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3865,9 +3945,9 @@ func NewAdminListAuditRequest(server string, params *AdminListAuditParams) (*htt
 
 		}
 
-		if params.After != nil {
+		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3877,9 +3957,9 @@ func NewAdminListAuditRequest(server string, params *AdminListAuditParams) (*htt
 
 		}
 
-		if params.Take != nil {
+		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4101,9 +4181,9 @@ func NewListOrganisationsRequest(server string, params *ListOrganisationsParams)
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
-		if params.After != nil {
+		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4113,9 +4193,9 @@ func NewListOrganisationsRequest(server string, params *ListOrganisationsParams)
 
 		}
 
-		if params.Take != nil {
+		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4574,9 +4654,9 @@ func NewListApprovalsRequest(server string, params *ListApprovalsParams) (*http.
 
 		}
 
-		if params.Skip != nil {
+		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "skip", *params.Skip, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4586,9 +4666,9 @@ func NewListApprovalsRequest(server string, params *ListApprovalsParams) (*http.
 
 		}
 
-		if params.Take != nil {
+		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4798,9 +4878,9 @@ func NewListAuditRequest(server string, params *ListAuditParams) (*http.Request,
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
-		if params.After != nil {
+		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4810,9 +4890,9 @@ func NewListAuditRequest(server string, params *ListAuditParams) (*http.Request,
 
 		}
 
-		if params.Take != nil {
+		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4928,9 +5008,9 @@ func NewListBatchesRequest(server string, params *ListBatchesParams) (*http.Requ
 
 		}
 
-		if params.Skip != nil {
+		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "skip", *params.Skip, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4940,9 +5020,9 @@ func NewListBatchesRequest(server string, params *ListBatchesParams) (*http.Requ
 
 		}
 
-		if params.Take != nil {
+		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5225,9 +5305,9 @@ func NewListPaymentsRequest(server string, id ID, params *ListPaymentsParams) (*
 
 		}
 
-		if params.Skip != nil {
+		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "skip", *params.Skip, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5237,9 +5317,9 @@ func NewListPaymentsRequest(server string, id ID, params *ListPaymentsParams) (*
 
 		}
 
-		if params.Take != nil {
+		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5470,7 +5550,7 @@ func NewMemberExistsRequest(server string, msisdn MsisdnPath) (*http.Request, er
 }
 
 // NewOpenapiRequest constructs an http.Request for the Openapi method
-func NewOpenapiRequest(server string) (*http.Request, error) {
+func NewOpenapiRequest(server string, params *OpenapiParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -5486,6 +5566,33 @@ func NewOpenapiRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Version != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "version", *params.Version, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -6511,7 +6618,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Every payment is validated; all failures come back in one 400 array
 	// (with `index`, the payment's position) and nothing is stored unless
-	// all pass. `clearExisting: true` deletes the batch's payments and adds
+	// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 	// the new list in one transaction. At most 100,000 payments per request
 	// and 1,000,000 non-deleted payments per batch (400 on Payments past
 	// either). `externalId`, when given, is unique among the organisation's
@@ -6529,7 +6636,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Every payment is validated; all failures come back in one 400 array
 	// (with `index`, the payment's position) and nothing is stored unless
-	// all pass. `clearExisting: true` deletes the batch's payments and adds
+	// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 	// the new list in one transaction. At most 100,000 payments per request
 	// and 1,000,000 non-deleted payments per batch (400 on Payments past
 	// either). `externalId`, when given, is unique among the organisation's
@@ -6608,7 +6715,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi.yaml (the `Openapi` operationId).
-	OpenapiWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OpenapiResponse, error)
+	OpenapiWithResponse(ctx context.Context, params *OpenapiParams, reqEditors ...RequestEditorFn) (*OpenapiResponse, error)
 
 	// PaymentStatusCodesWithResponse The payment status codes
 	//
@@ -6996,9 +7103,9 @@ type DepositResponse struct {
 		// Examples: 150
 		Amount Amount `json:"amount"`
 
-		// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+		// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 		//
-		// Examples: 2026-11-22T10:15:30.1234560
+		// Examples: 2026-11-22T10:15:30.1234560Z
 		CreatedAt DateTime           `json:"createdAt"`
 		Id        openapi_types.UUID `json:"id"`
 		Reference *string            `json:"reference,omitempty"`
@@ -7052,9 +7159,9 @@ func (r DepositResponse) GetJSON201() *struct {
 	// Examples: 150
 	Amount Amount `json:"amount"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime           `json:"createdAt"`
 	Id        openapi_types.UUID `json:"id"`
 	Reference *string            `json:"reference,omitempty"`
@@ -7739,9 +7846,9 @@ type StatementResponse struct {
 			OrganisationName string                                 `json:"organisationName"`
 			PaymentId        openapi_types.UUID                     `json:"paymentId"`
 
-			// SettledAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+			// SettledAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 			//
-			// Examples: 2026-11-22T10:15:30.1234560
+			// Examples: 2026-11-22T10:15:30.1234560Z
 			SettledAt DateTime `json:"settledAt"`
 		} `json:"entries"`
 		Msisdn string `json:"msisdn"`
@@ -7790,9 +7897,9 @@ func (r StatementResponse) GetJSON200() *struct {
 		OrganisationName string                                 `json:"organisationName"`
 		PaymentId        openapi_types.UUID                     `json:"paymentId"`
 
-		// SettledAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+		// SettledAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 		//
-		// Examples: 2026-11-22T10:15:30.1234560
+		// Examples: 2026-11-22T10:15:30.1234560Z
 		SettledAt DateTime `json:"settledAt"`
 	} `json:"entries"`
 	Msisdn string `json:"msisdn"`
@@ -9290,7 +9397,7 @@ type ListApprovalsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *[]Approval
+	JSON200 *ApprovalPage
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -9320,7 +9427,7 @@ type ListApprovalsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListApprovalsResponse) GetJSON200() *[]Approval {
+func (r ListApprovalsResponse) GetJSON200() *ApprovalPage {
 	return r.JSON200
 }
 
@@ -10238,7 +10345,7 @@ type ListBatchesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *[]Batch
+	JSON200 *BatchPage
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -10268,7 +10375,7 @@ type ListBatchesResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListBatchesResponse) GetJSON200() *[]Batch {
+func (r ListBatchesResponse) GetJSON200() *BatchPage {
 	return r.JSON200
 }
 
@@ -11192,7 +11299,7 @@ type ListPaymentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *[]Payment
+	JSON200 *PaymentPage
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -11226,7 +11333,7 @@ type ListPaymentsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListPaymentsResponse) GetJSON200() *[]Payment {
+func (r ListPaymentsResponse) GetJSON200() *PaymentPage {
 	return r.JSON200
 }
 
@@ -12040,18 +12147,32 @@ type OpenapiResponse200Headers struct {
 	XRequestId string
 }
 
+// OpenapiResponse400Headers the declared response headers of an HTTP 400 response for Openapi
+type OpenapiResponse400Headers struct {
+	XRequestId string
+}
+
 type OpenapiResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// YAML200 the response for an HTTP 200 `application/yaml` response
 	YAML200 *map[string]interface{}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *OpenapiResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *OpenapiResponse400Headers
 }
 
 // GetYAML200 returns the response for an HTTP 200 `application/yaml` response
 func (r OpenapiResponse) GetYAML200() *map[string]interface{} {
 	return r.YAML200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OpenapiResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetBody returns the raw response body bytes
@@ -12838,9 +12959,9 @@ type SandboxDepositResponse struct {
 		// Examples: 150
 		Amount Amount `json:"amount"`
 
-		// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+		// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 		//
-		// Examples: 2026-11-22T10:15:30.1234560
+		// Examples: 2026-11-22T10:15:30.1234560Z
 		CreatedAt DateTime           `json:"createdAt"`
 		Id        openapi_types.UUID `json:"id"`
 		Reference *string            `json:"reference,omitempty"`
@@ -12898,9 +13019,9 @@ func (r SandboxDepositResponse) GetJSON201() *struct {
 	// Examples: 150
 	Amount Amount `json:"amount"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime           `json:"createdAt"`
 	Id        openapi_types.UUID `json:"id"`
 	Reference *string            `json:"reference,omitempty"`
@@ -14784,7 +14905,7 @@ func (c *ClientWithResponses) ListPaymentsWithResponse(ctx context.Context, id I
 //
 // Every payment is validated; all failures come back in one 400 array
 // (with `index`, the payment's position) and nothing is stored unless
-// all pass. `clearExisting: true` deletes the batch's payments and adds
+// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 // the new list in one transaction. At most 100,000 payments per request
 // and 1,000,000 non-deleted payments per batch (400 on Payments past
 // either). `externalId`, when given, is unique among the organisation's
@@ -14808,7 +14929,7 @@ func (c *ClientWithResponses) AddPaymentsWithBodyWithResponse(ctx context.Contex
 //
 // Every payment is validated; all failures come back in one 400 array
 // (with `index`, the payment's position) and nothing is stored unless
-// all pass. `clearExisting: true` deletes the batch's payments and adds
+// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 // the new list in one transaction. At most 100,000 payments per request
 // and 1,000,000 non-deleted payments per batch (400 on Payments past
 // either). `externalId`, when given, is unique among the organisation's
@@ -14917,8 +15038,8 @@ func (c *ClientWithResponses) MemberExistsWithResponse(ctx context.Context, msis
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi.yaml (the `Openapi` operationId).
-func (c *ClientWithResponses) OpenapiWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OpenapiResponse, error) {
-	rsp, err := c.Openapi(ctx, reqEditors...)
+func (c *ClientWithResponses) OpenapiWithResponse(ctx context.Context, params *OpenapiParams, reqEditors ...RequestEditorFn) (*OpenapiResponse, error) {
+	rsp, err := c.Openapi(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -15425,9 +15546,9 @@ func ParseDepositResponse(rsp *http.Response) (*DepositResponse, error) {
 			// Examples: 150
 			Amount Amount `json:"amount"`
 
-			// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+			// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 			//
-			// Examples: 2026-11-22T10:15:30.1234560
+			// Examples: 2026-11-22T10:15:30.1234560Z
 			CreatedAt DateTime           `json:"createdAt"`
 			Id        openapi_types.UUID `json:"id"`
 			Reference *string            `json:"reference,omitempty"`
@@ -16454,9 +16575,9 @@ func ParseStatementResponse(rsp *http.Response) (*StatementResponse, error) {
 				OrganisationName string                                 `json:"organisationName"`
 				PaymentId        openapi_types.UUID                     `json:"paymentId"`
 
-				// SettledAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+				// SettledAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 				//
-				// Examples: 2026-11-22T10:15:30.1234560
+				// Examples: 2026-11-22T10:15:30.1234560Z
 				SettledAt DateTime `json:"settledAt"`
 			} `json:"entries"`
 			Msisdn string `json:"msisdn"`
@@ -18491,7 +18612,7 @@ func ParseListApprovalsResponse(rsp *http.Response) (*ListApprovalsResponse, err
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest []Approval
+		var dest ApprovalPage
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -19781,7 +19902,7 @@ func ParseListBatchesResponse(rsp *http.Response) (*ListBatchesResponse, error) 
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest []Batch
+		var dest BatchPage
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -21078,7 +21199,7 @@ func ParseListPaymentsResponse(rsp *http.Response) (*ListPaymentsResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest []Payment
+		var dest PaymentPage
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -22297,6 +22418,13 @@ func ParseOpenapiResponse(rsp *http.Response) (*OpenapiResponse, error) {
 		}
 		response.YAML200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	}
 
 	switch {
@@ -22310,6 +22438,16 @@ func ParseOpenapiResponse(rsp *http.Response) (*OpenapiResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers OpenapiResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
 	}
 
 	return response, nil
@@ -23238,9 +23376,9 @@ func ParseSandboxDepositResponse(rsp *http.Response) (*SandboxDepositResponse, e
 			// Examples: 150
 			Amount Amount `json:"amount"`
 
-			// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+			// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 			//
-			// Examples: 2026-11-22T10:15:30.1234560
+			// Examples: 2026-11-22T10:15:30.1234560Z
 			CreatedAt DateTime           `json:"createdAt"`
 			Id        openapi_types.UUID `json:"id"`
 			Reference *string            `json:"reference,omitempty"`

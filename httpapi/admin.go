@@ -17,12 +17,15 @@ func (s *server) createOrganisation(w http.ResponseWriter, r *http.Request) erro
 	}
 	org, accounts, err := s.svc.CreateOrganisation(r.Context(), disburse.NewOrganisation{
 		Name: req.Name, Currency: req.Currency, ReferralsEnabled: req.ReferralsEnabled, ReversalPeriodDays: req.ReversalPeriodDays,
-		Sandbox: req.Sandbox,
+		APIVersion: req.APIVersion,
+		Sandbox:    req.Sandbox,
 	})
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Location", "/admin/organisations/"+org.ID)
+	// Without apiVersion in any version: the answer is the one its
+	// Idempotency-Key replays, which is rendered without the request.
 	return writeJSON(w, http.StatusCreated, toOrganisation(org, accounts))
 }
 
@@ -31,7 +34,9 @@ func (s *server) getOrganisation(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, toOrganisation(org, accounts))
+	j := toOrganisation(org, accounts)
+	j.APIVersion = withAPIVersion(r, org.APIVersion)
+	return writeJSON(w, http.StatusOK, j)
 }
 
 func (s *server) updateSettings(w http.ResponseWriter, r *http.Request) error {
@@ -47,7 +52,9 @@ func (s *server) updateSettings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, toOrganisation(org, accounts))
+	j := toOrganisation(org, accounts)
+	j.APIVersion = withAPIVersion(r, org.APIVersion)
+	return writeJSON(w, http.StatusOK, j)
 }
 
 func (s *server) createAccount(w http.ResponseWriter, r *http.Request) error {

@@ -67,9 +67,21 @@ func approvalRequested(a disburse.Approval) (idempotency.Answer, bool) {
 
 func (s *server) listApprovals(w http.ResponseWriter, r *http.Request, orgID string) error {
 	q := r.URL.Query()
-	list, err := approvals.List(r.Context(), s.svc.Store, orgID, approvals.Query{Status: q.Get("status"), Skip: q.Get("skip"), Take: q.Get("take")})
+	aq := approvals.Query{Status: q.Get("status"), Skip: q.Get("skip"), Take: q.Get("take")}
+	k, err := keysetOf(r, "approvals", aq.Status)
 	if err != nil {
 		return err
+	}
+	if k != nil {
+		lq := k.query(disburse.ListQuery{})
+		aq.Skip, aq.Take, aq.Keyset, aq.After = lq.Skip, lq.Take, lq.Keyset, lq.After
+	}
+	list, err := approvals.List(r.Context(), s.svc.Store, orgID, aq)
+	if err != nil {
+		return err
+	}
+	if k != nil {
+		return writePage(w, k, list, func(a disburse.Approval) string { return a.ID }, toApproval)
 	}
 	return writeJSON(w, http.StatusOK, toList(list, toApproval))
 }
@@ -154,6 +166,6 @@ func decisionComment(r *http.Request) (string, error) {
 }
 
 // ApprovalEvent is the body of an approval's event.
-func (WebhookRenderer) ApprovalEvent(t disburse.EventType, at time.Time, a disburse.Approval) ([]byte, error) {
-	return json.Marshal(eventJSON{Type: t, Timestamp: dateTime(at), Data: toApproval(a)})
+func (WebhookRenderer) ApprovalEvent(version string, t disburse.EventType, at time.Time, a disburse.Approval) ([]byte, error) {
+	return inVersion(version)(json.Marshal(eventJSON{Type: t, Timestamp: dateTime(at), Data: toApproval(a)}))
 }

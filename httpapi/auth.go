@@ -40,6 +40,7 @@ func (s *server) org(h orgHandlerFunc) handlerFunc {
 		if err != nil {
 			return err
 		}
+		adoptOrganisation(r, c.APIVersion)
 		if err := c.Roles.Permit(need); err != nil {
 			return err
 		}

@@ -28,12 +28,13 @@ func (s *server) getAuthenticatedBatch(w http.ResponseWriter, r *http.Request) e
 			return err
 		}
 	}
-	b, err := s.auth.AuthenticatedBatch(r.Context(), token, r.PathValue("id"), need)
+	b, c, err := s.auth.AuthenticatedBatch(r.Context(), token, r.PathValue("id"), need)
 	if disburse.ErrorCode(err) == disburse.CodeUnauthorized {
 		s.tokenFailed(w, r, token)
 	}
 	if err != nil {
 		return err
 	}
+	adoptOrganisation(r, c.APIVersion)
 	return writeJSON(w, http.StatusOK, toBatch(b))
 }

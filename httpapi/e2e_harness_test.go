@@ -191,6 +191,12 @@ func (h *harness) do(method, path, token string, body any) response {
 // send is do with the whole Authorization header ("" for none).
 func (h *harness) send(method, path, authorization string, body any) response {
 	h.t.Helper()
+	return h.sendWith(method, path, authorization, body, nil)
+}
+
+// sendWith is send with header's headers too.
+func (h *harness) sendWith(method, path, authorization string, body any, header http.Header) response {
+	h.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -211,6 +217,9 @@ func (h *harness) send(method, path, authorization string, body any) response {
 	}
 	if authorization != "" {
 		req.Header.Set("Authorization", authorization)
+	}
+	for name, values := range header {
+		req.Header[name] = values
 	}
 	res, err := h.client.Do(req)
 	if err != nil {

@@ -286,3 +286,21 @@ func testE2ESandboxAnswersInDoubt(t *testing.T, store opener) {
 		t.Errorf("replayed expire %+v, the batch reads %+v", expired, read)
 	}
 }
+
+// TestE2ESandboxInNewVersion: the sandbox's calls in version 2026-12-01,
+// checked against its document: date-times with Z, unknown members
+// refused by name.
+func TestE2ESandboxInNewVersion(t *testing.T) { eachStore(t, testE2ESandboxInNewVersion) }
+
+func testE2ESandboxInNewVersion(t *testing.T, store opener) {
+	h := startDefaultOn(t, store)
+	sb := h.createSandbox("Sandbox")
+	wantFailures(t, h.doIn(newVersion, "POST", "/sandbox/deposits", sb.token, `{"amount":5,"currency":"KES","ammount":5}`),
+		failure{FieldName: "ammount", FieldValue: "5"})
+	dep := ok[transferWire](t, h.doIn(newVersion, "POST", "/sandbox/deposits", sb.token, `{"amount":5,"currency":"KES"}`), 201)
+	reg := h.doIn(newVersion, "POST", "/sandbox/members", sb.token, `{"msisdn":"`+member+`"}`)
+	wantVersion(t, reg, newVersion)
+	if m := ok[sandboxMemberWire](t, reg, 201); !strings.HasSuffix(m.RegisteredAt, "Z") || !strings.HasSuffix(dep.CreatedAt, "Z") {
+		t.Errorf("date-times without Z: %s, %s", m.RegisteredAt, dep.CreatedAt)
+	}
+}

@@ -143,8 +143,11 @@ type organisationJSON struct {
 	// ApprovalThreshold is left out while approval is off (docs/api.md
 	// section 4.3), as every absent value is.
 	ApprovalThreshold *disburse.Money `json:"approvalThreshold,omitempty"`
-	Accounts          []accountJSON   `json:"accounts"`
-	Sandbox           bool            `json:"sandbox,omitempty"` // docs/sandbox.md; absent for a live organisation
+	// APIVersion, shown in version 2026-12-01's answers alone
+	// (withAPIVersion), is its default version (docs/versioning.md).
+	APIVersion string        `json:"apiVersion,omitempty"`
+	Accounts   []accountJSON `json:"accounts"`
+	Sandbox    bool          `json:"sandbox,omitempty"` // docs/sandbox.md; absent for a live organisation
 }
 
 func toOrganisation(o disburse.Organisation, accounts []disburse.Account) organisationJSON {

@@ -18,6 +18,7 @@ type organisationRequest struct {
 	Currency           string `json:"currency"`
 	ReferralsEnabled   bool   `json:"referralsEnabled"`
 	ReversalPeriodDays *int64 `json:"reversalPeriodDays"`
+	APIVersion         string `json:"apiVersion"`
 	Sandbox            bool   `json:"sandbox"`
 }
 
@@ -28,6 +29,7 @@ type settingsRequest struct {
 	ReversalPeriodDays    *int64              `json:"reversalPeriodDays"`
 	ReversalPeriodSeconds *int64              `json:"reversalPeriodSeconds"`
 	ApprovalThreshold     disburse.Number     `json:"approvalThreshold"`
+	APIVersion            string              `json:"apiVersion"` // empty: left as it is
 	WrongTypes            disburse.WrongTypes `json:"-"`
 }
 
@@ -36,6 +38,9 @@ type settingsRequest struct {
 // type is a 400, as decode answers it for the operator's bodies.
 func (req *settingsRequest) settings() (disburse.Settings, error) {
 	in := disburse.Settings{ReferralsEnabled: req.ReferralsEnabled, ReversalPeriodDays: req.ReversalPeriodDays, ReversalPeriodSeconds: req.ReversalPeriodSeconds}
+	if req.APIVersion != "" {
+		in.APIVersion = &req.APIVersion
+	}
 	const field = disburse.Field("ApprovalThreshold")
 	switch t, wrong := req.WrongTypes[field]; {
 	case wrong && t.Null:

@@ -127,6 +127,7 @@ func New(svc *disburse.Service, cfg Config) http.Handler {
 	api := chain(s.problemsForUnrouted(s.mux),
 		s.noteRoute,     // first, so that a request refused by what follows has its route
 		s.recoverPanics, // inside the log, outside everything that might panic
+		s.withVersion,   // before anything is read: an unknown version changes nothing
 		s.rateLimit,     // before the body is read or the database asked
 		s.limitBody,
 	)

@@ -79,7 +79,7 @@ func TestOperatorPages(t *testing.T) {
 		if strings.Contains(log.body, "member.registered</td>") {
 			t.Error("an organisation user sees the log of members, which belongs to no organisation")
 		}
-		u.get(orgPath).expect(t, http.StatusOK, "the operator sets it")
+		u.get(orgPath).expect(t, http.StatusOK, "the operator sets it", `default API version <code id="api-version">2026-11-01</code>`)
 		if strings.Contains(u.get(orgPath).body, `id="settings"`) {
 			t.Error("an organisation user gets the settings form")
 		}

@@ -198,6 +198,7 @@ CREATE TABLE organisations (
     created_at bigint NOT NULL,
     approval_threshold bigint,
     sandbox boolean DEFAULT false NOT NULL,
+    api_version text DEFAULT '2026-11-01'::text NOT NULL,
     CONSTRAINT organisations_approval_threshold_check CHECK ((approval_threshold >= 0)),
     CONSTRAINT organisations_reversal_period_us_check CHECK ((reversal_period_us >= 0)),
     CONSTRAINT organisations_holding_account_id_fkey FOREIGN KEY (holding_account_id) REFERENCES accounts(id) DEFERRABLE INITIALLY DEFERRED,
@@ -396,6 +397,7 @@ CREATE TABLE webhook_endpoints (
     failing_since bigint,
     created_at bigint NOT NULL,
     updated_at bigint NOT NULL,
+    api_version text DEFAULT '2026-11-01'::text NOT NULL,
     CONSTRAINT webhook_endpoints_organisation_id_fkey FOREIGN KEY (organisation_id) REFERENCES organisations(id),
     CONSTRAINT webhook_endpoints_pkey PRIMARY KEY (id)
 );

@@ -148,7 +148,7 @@ CREATE TABLE organisations (
     -- other, and are inserted in one transaction in either order.
     holding_account_id TEXT REFERENCES accounts (id) DEFERRABLE INITIALLY DEFERRED,
     created_at         INTEGER NOT NULL
-, approval_threshold INTEGER CHECK (approval_threshold >= 0), sandbox INTEGER NOT NULL DEFAULT 0 CHECK (sandbox IN (0, 1))) STRICT;
+, approval_threshold INTEGER CHECK (approval_threshold >= 0), sandbox INTEGER NOT NULL DEFAULT 0 CHECK (sandbox IN (0, 1)), api_version TEXT NOT NULL DEFAULT '2026-11-01') STRICT;
 
 CREATE TABLE payments (
     -- The order of addition (Payments lists by it); InsertPayments inserts
@@ -287,7 +287,7 @@ CREATE TABLE webhook_endpoints (
     failing_since         INTEGER,
     created_at            INTEGER NOT NULL,
     updated_at            INTEGER NOT NULL
-) STRICT;
+, api_version TEXT NOT NULL DEFAULT '2026-11-01') STRICT;
 
 CREATE INDEX accounts_organisation ON accounts (organisation_id, created_at) WHERE organisation_id IS NOT NULL;
 

@@ -60,6 +60,10 @@ func (t *tx) Approvals(ctx context.Context, organisationID string, f disburse.Ap
 	if f.Status != "" {
 		where, args = append(where, "status = ?"), append(args, string(f.Status))
 	}
+	if f.After != "" { // a key, not an offset (docs/versioning.md)
+		where = append(where, "(requested_at, id) < (SELECT a.requested_at, a.id FROM approvals a WHERE a.id = ? AND a.organisation_id = ?)")
+		args = append(args, f.After, organisationID)
+	}
 	args = append(args, limit(f.Take), f.Skip)
 	return list(ctx, t, "approvals", func(r *sql.Rows) (disburse.Approval, error) { return scanApproval(r) },
 		`SELECT `+approvalColumns+` FROM approvals WHERE `+strings.Join(where, " AND ")+

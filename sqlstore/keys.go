@@ -91,13 +91,15 @@ func (t *tx) TokenByHash(ctx context.Context, hash string) (auth.Token, error) {
 // key's revocation, so that a revoked key's tokens fail on the very next
 // request (docs/api.md section 3), and its key's role, which the token
 // acts with (section 3.1): a key's role never changes, so the token need
-// not keep a copy.
+// not keep a copy. It reads its organisation's default version too
+// (docs/versioning.md), by primary key, for the request's version.
 const (
-	tokenColumns     = `t.hash, t.api_key_id, t.organisation_id, t.expires_at, t.created_at, k.revoked_at, k.prefix, k.role`
+	tokenColumns = `t.hash, t.api_key_id, t.organisation_id, t.expires_at, t.created_at, k.revoked_at, k.prefix, k.role,
+		(SELECT o.api_version FROM organisations o WHERE o.id = t.organisation_id)`
 	tokenByHashQuery = `SELECT ` + tokenColumns + ` FROM tokens t JOIN api_keys k ON k.id = t.api_key_id WHERE t.hash = ?`
 )
 
 // tokenFields are the scan destinations of tokenColumns.
 func tokenFields(tk *auth.Token) []any {
-	return []any{&tk.Hash, &tk.APIKeyID, &tk.OrganisationID, at(&tk.ExpiresAt), at(&tk.CreatedAt), at(&tk.KeyRevokedAt), &tk.KeyPrefix, &tk.KeyRole}
+	return []any{&tk.Hash, &tk.APIKeyID, &tk.OrganisationID, at(&tk.ExpiresAt), at(&tk.CreatedAt), at(&tk.KeyRevokedAt), &tk.KeyPrefix, &tk.KeyRole, &tk.APIVersion}
 }

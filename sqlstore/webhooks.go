@@ -17,13 +17,13 @@ import (
 // list is short, read whole and never queried by its parts.
 
 const endpointColumns = `id, organisation_id, url, events, enabled, disabled_reason, secret, previous_secret,
-	previous_secret_until, failing_since, created_at, updated_at`
+	previous_secret_until, failing_since, created_at, updated_at, api_version`
 
 func scanEndpoint(r scanner) (webhooks.Endpoint, error) {
 	var e webhooks.Endpoint
 	var events string
 	err := r.Scan(&e.ID, &e.OrganisationID, &e.URL, &events, &e.Enabled, &e.DisabledReason, &e.Secret, &e.PreviousSecret,
-		at(&e.PreviousSecretUntil), at(&e.FailingSince), at(&e.CreatedAt), at(&e.UpdatedAt))
+		at(&e.PreviousSecretUntil), at(&e.FailingSince), at(&e.CreatedAt), at(&e.UpdatedAt), &e.APIVersion)
 	e.Events = splitEvents(events)
 	return e, err
 }
@@ -49,9 +49,9 @@ func splitEvents(s string) []disburse.EventType {
 
 func (t *tx) InsertWebhookEndpoint(ctx context.Context, e webhooks.Endpoint) error {
 	return t.insert(ctx, "webhook endpoint",
-		`INSERT INTO webhook_endpoints (`+endpointColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		`INSERT INTO webhook_endpoints (`+endpointColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.ID, e.OrganisationID, e.URL, joinEvents(e.Events), e.Enabled, e.DisabledReason, e.Secret, e.PreviousSecret,
-		micros(e.PreviousSecretUntil), micros(e.FailingSince), micros(e.CreatedAt), micros(e.UpdatedAt))
+		micros(e.PreviousSecretUntil), micros(e.FailingSince), micros(e.CreatedAt), micros(e.UpdatedAt), e.APIVersion)
 }
 
 func (t *tx) WebhookEndpoint(ctx context.Context, id string) (webhooks.Endpoint, error) {

@@ -36,12 +36,13 @@ type Sender interface {
 }
 
 // Renderer writes a delivery's body, {"type","timestamp","data"},
-// with the batch, the payment or the approval as the API shows it (the
-// HTTP adapter knows that shape; the domain does not).
+// with the batch, the payment or the approval as the API shows it in
+// version, the endpoint's (docs/versioning.md): the HTTP adapter knows
+// that shape; the domain does not.
 type Renderer interface {
-	BatchEvent(t disburse.EventType, at time.Time, b disburse.Batch) ([]byte, error)
-	PaymentEvent(t disburse.EventType, at time.Time, p disburse.Payment) ([]byte, error)
-	ApprovalEvent(t disburse.EventType, at time.Time, a disburse.Approval) ([]byte, error)
+	BatchEvent(version string, t disburse.EventType, at time.Time, b disburse.Batch) ([]byte, error)
+	PaymentEvent(version string, t disburse.EventType, at time.Time, p disburse.Payment) ([]byte, error)
+	ApprovalEvent(version string, t disburse.EventType, at time.Time, a disburse.Approval) ([]byte, error)
 }
 
 // Policy says how the webhook worker retries and holds work.
@@ -393,15 +394,15 @@ func (s *Service) webhookAttempts(ctx context.Context, render Renderer, claimed 
 			switch {
 			case isBatchEvent(d.EventType):
 				if b, ok := batches[d.ResourceID]; ok {
-					a.body, err = render.BatchEvent(d.EventType, d.EventAt, b)
+					a.body, err = render.BatchEvent(e.APIVersion, d.EventType, d.EventAt, b)
 				}
 			case IsApprovalEvent(d.EventType):
 				if ap, ok := approvals[d.ResourceID]; ok {
-					a.body, err = render.ApprovalEvent(d.EventType, d.EventAt, ap)
+					a.body, err = render.ApprovalEvent(e.APIVersion, d.EventType, d.EventAt, ap)
 				}
 			default:
 				if p, ok := payments[d.ResourceID]; ok {
-					a.body, err = render.PaymentEvent(d.EventType, d.EventAt, p)
+					a.body, err = render.PaymentEvent(e.APIVersion, d.EventType, d.EventAt, p)
 				}
 			}
 			if err != nil {

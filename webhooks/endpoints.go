@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -41,6 +42,9 @@ type Input struct {
 	URL     string
 	Events  []string
 	Enabled *bool
+	// APIVersion is the version of the endpoint's bodies (docs/versioning.md):
+	// empty is the first; a PUT leaves it as it was.
+	APIVersion string
 }
 
 // NewSecret returns "whsec_" and the base64 of 32 random bytes: the
@@ -60,7 +64,8 @@ func (s *Service) Create(ctx context.Context, organisationID string, in Input) (
 	}
 	now := s.now()
 	e := Endpoint{ID: disburse.NewID(), OrganisationID: organisationID, URL: in.URL, Events: events,
-		Enabled: in.Enabled == nil || *in.Enabled, Secret: NewSecret(), CreatedAt: now, UpdatedAt: now}
+		Enabled: in.Enabled == nil || *in.Enabled, Secret: NewSecret(), CreatedAt: now, UpdatedAt: now,
+		APIVersion: cmp.Or(in.APIVersion, disburse.FirstVersion)}
 	err = s.Store.Write(ctx, func(tx Tx) error {
 		if err := tx.InsertWebhookEndpoint(ctx, e); err != nil {
 			return err
@@ -211,6 +216,9 @@ func (s *Service) checkWebhook(ctx context.Context, in Input) ([]disburse.EventT
 		case !slices.Contains(events, t):
 			events = append(events, t)
 		}
+	}
+	if in.APIVersion != "" && !disburse.KnownVersion(in.APIVersion) {
+		v.Add(-1, "ApiVersion", in.APIVersion, "apiVersion must be one of "+strings.Join(disburse.Versions, ", "))
 	}
 	return events, v.Err()
 }

@@ -42,6 +42,9 @@ type Endpoint struct {
 	FailingSince time.Time
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	// APIVersion is the version its bodies are written in
+	// (docs/versioning.md), set at creation.
+	APIVersion string
 }
 
 // Wants reports whether the endpoint receives events of type t.

@@ -107,11 +107,15 @@ func listBatches(t *testing.T, srv *testserver.Server) []cliBatch {
 	if code != 0 {
 		t.Fatalf("list: %d %s", code, errOut)
 	}
-	var bs []cliBatch
-	if err := json.Unmarshal([]byte(out), &bs); err != nil {
+	var page struct { // the CLI pins version 2026-12-01: a page (docs/versioning.md)
+		Data       []cliBatch `json:"data"`
+		HasMore    bool       `json:"hasMore"`
+		NextCursor *string    `json:"nextCursor"`
+	}
+	if err := json.Unmarshal([]byte(out), &page); err != nil || page.Data == nil {
 		t.Fatalf("list --json: %v: %s", err, out)
 	}
-	return bs
+	return page.Data
 }
 
 // TestCLIUploadResumesAndSubmits: an upload cut off midway (a proxy that
@@ -245,6 +249,15 @@ func TestCLICommands(t *testing.T) {
 		}
 		if out, _, _ := cli(t, srv, "batches", "payments", id); strings.Count(out, "DRAFT") != 3 || !strings.Contains(out, testserver.Member) {
 			t.Errorf("payments: %s", out)
+		}
+		// Pages by cursor (version 2026-12-01): two, then the one left.
+		first, _, _ := cli(t, srv, "batches", "payments", id, "--limit", "2")
+		_, cursor, more := strings.Cut(strings.TrimSpace(first), "more follow: --cursor ")
+		if strings.Count(first, "DRAFT") != 2 || !more {
+			t.Fatalf("payments --limit 2: %s", first)
+		}
+		if rest, errOut, _ := cli(t, srv, "batches", "payments", id, "--limit", "2", "--cursor", cursor); strings.Count(rest, "DRAFT") != 1 || strings.Contains(rest, "more follow") {
+			t.Errorf("payments --cursor: %s %s", rest, errOut)
 		}
 		if out, _, _ := cli(t, srv, "batches", "cancel", id); !strings.Contains(out, "CANCELLED") {
 			t.Errorf("cancel: %s", out)
