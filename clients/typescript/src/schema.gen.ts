@@ -584,6 +584,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a payee in the sandbox; settles what the sandbox holds for it
+         * @description A sandbox organisation only (docs/sandbox.md). 201 with the new
+         *     member of this sandbox: in the same transaction every PENDING leg
+         *     of this organisation's batches to the msisdn settles into the
+         *     sandbox's wallet of the payee (SETTLE), with its webhook events,
+         *     and each batch left with nothing pending closes; later submits of
+         *     this organisation pay the payee at once. It makes nobody a member
+         *     of the service or of another sandbox. An msisdn registered in this
+         *     sandbox already is 200 with it, unchanged.
+         */
+        post: operations["registerSandboxMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/batches/{id}/expire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A lower-case UUID. Malformed, unknown or another organisation's is a 404. */
+                id: components["parameters"]["ID"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End an OPEN batch's reversal period now
+         * @description A sandbox organisation only (docs/sandbox.md). What the reversal
+         *     worker does when the period ends, now: every PENDING leg of the
+         *     batch returns from the holding account to the batch's float
+         *     (REVERSE) and becomes CANCELLED, but a leg to a member of this
+         *     sandbox settles instead; the batch, left with nothing pending,
+         *     closes. The webhook events are those of a reversal. No body.
+         */
+        post: operations["expireSandboxBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/deposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Top up the sandbox's float (its own funding → float)
+         * @description A sandbox organisation only (docs/sandbox.md). A DEPOSIT transfer
+         *     from the sandbox's own funding account into a payout account of
+         *     the organisation (the default one unless accountId names another),
+         *     as the operator's deposit is live.
+         */
+        post: operations["sandboxDeposit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/organisations": {
         parameters: {
             query?: never;
@@ -1192,6 +1270,14 @@ export interface components {
             /** @description The version of the API a request without Disburse-Version is answered in (docs/versioning.md). In the reads and the settings' answer; not in the creation's answer, which its Idempotency-Key replays. */
             apiVersion?: components["schemas"]["ApiVersion"];
             accounts: components["schemas"]["Account"][];
+            /** @description Extension: true for a sandbox organisation (docs/sandbox.md); absent for a live one. */
+            sandbox?: boolean;
+        };
+        SandboxMember: {
+            msisdn: components["schemas"]["Msisdn"];
+            registeredAt: Date;
+            /** @description How many of the sandbox's payments with a leg pending to the payee this registration settled; 0 when it was a member already. */
+            settledPayments: number;
         };
         OrganisationSummary: {
             /** Format: uuid */
@@ -1203,6 +1289,8 @@ export interface components {
             /** @description Absent while approval is off. */
             approvalThreshold?: string;
             createdAt: Date;
+            /** @description Extension: true for a sandbox organisation (docs/sandbox.md); absent for a live one. */
+            sandbox?: boolean;
         };
         OrganisationsPage: {
             hasMore: boolean;
@@ -2894,6 +2982,213 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    registerSandboxMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (docs/idempotency.md). The first
+                 *     request with a key runs and its answer, 4xx included, is kept for 24
+                 *     hours; the same key with the same request (method, path, body) gets
+                 *     that answer again, byte for byte, with `Idempotent-Replayed: true`,
+                 *     and runs nothing. The same key with another request is 422
+                 *     `idempotency_key_reused`; while the first still runs, 409
+                 *     `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
+                 *     Keys are the organisation's own; the operator API's are the operator's.
+                 *     A submit's replay is rebuilt from the batch: its payments as they
+                 *     are at the replay. An answer that shows a secret once (an API key,
+                 *     a webhook's signing secret) is replayed with it: the answer is kept
+                 *     in the transaction of the work, encrypted with a key only the
+                 *     Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+                 *     400 on `Idempotency-Key`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    msisdn?: components["schemas"]["Msisdn"];
+                };
+            };
+        };
+        responses: {
+            /** @description The msisdn was a member of this sandbox already; nothing changed. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxMember"];
+                };
+            };
+            /** @description The new member of the sandbox, and how many legs it settled. */
+            201: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxMember"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The caller's organisation is live, not a sandbox (or, with an id, the resource is not the sandbox's). */
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    expireSandboxBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (docs/idempotency.md). The first
+                 *     request with a key runs and its answer, 4xx included, is kept for 24
+                 *     hours; the same key with the same request (method, path, body) gets
+                 *     that answer again, byte for byte, with `Idempotent-Replayed: true`,
+                 *     and runs nothing. The same key with another request is 422
+                 *     `idempotency_key_reused`; while the first still runs, 409
+                 *     `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
+                 *     Keys are the organisation's own; the operator API's are the operator's.
+                 *     A submit's replay is rebuilt from the batch: its payments as they
+                 *     are at the replay. An answer that shows a secret once (an API key,
+                 *     a webhook's signing secret) is replayed with it: the answer is kept
+                 *     in the transaction of the work, encrypted with a key only the
+                 *     Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+                 *     400 on `Idempotency-Key`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description A lower-case UUID. Malformed, unknown or another organisation's is a 404. */
+                id: components["parameters"]["ID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch afterwards. */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The caller's organisation is live, not a sandbox (or, with an id, the resource is not the sandbox's). */
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["InvalidStateOrIdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    sandboxDeposit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the request safe to retry (docs/idempotency.md). The first
+                 *     request with a key runs and its answer, 4xx included, is kept for 24
+                 *     hours; the same key with the same request (method, path, body) gets
+                 *     that answer again, byte for byte, with `Idempotent-Replayed: true`,
+                 *     and runs nothing. The same key with another request is 422
+                 *     `idempotency_key_reused`; while the first still runs, 409
+                 *     `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
+                 *     Keys are the organisation's own; the operator API's are the operator's.
+                 *     A submit's replay is rebuilt from the batch: its payments as they
+                 *     are at the replay. An answer that shows a secret once (an API key,
+                 *     a webhook's signing secret) is replayed with it: the answer is kept
+                 *     in the transaction of the work, encrypted with a key only the
+                 *     Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+                 *     400 on `Idempotency-Key`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Required; 0.01 to 1,000,000,000,000.00. */
+                    amount?: string;
+                    /**
+                     * @description Required: the organisation's currency.
+                     * @example KES
+                     */
+                    currency?: string;
+                    /**
+                     * Format: uuid
+                     * @description A payout account of the organisation; default, its default account.
+                     */
+                    accountId?: string;
+                    reference?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The ledger transfer. */
+            201: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        accountId: string;
+                        amount: string;
+                        reference?: string;
+                        createdAt: Date;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The caller's organisation is live, not a sandbox (or, with an id, the resource is not the sandbox's). */
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listOrganisations: {
         parameters: {
             query?: {
@@ -2965,6 +3260,11 @@ export interface operations {
                     reversalPeriodDays?: number;
                     /** @description The organisation's default version (docs/versioning.md); default the first, 2026-11-01. Unknown is a 400 on ApiVersion. */
                     apiVersion?: components["schemas"]["ApiVersion"];
+                    /**
+                     * @description A sandbox organisation (docs/sandbox.md): its keys start dak_test_, its money stays in a ledger scope of its own, and the /sandbox calls are its. Set at creation only.
+                     * @default false
+                     */
+                    sandbox?: boolean;
                 };
             };
         };
