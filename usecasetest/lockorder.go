@@ -86,6 +86,16 @@ func (t recordingTx) EnsureWallets(ctx context.Context, currency string, msisdns
 	return t.Tx.EnsureWallets(ctx, currency, msisdns, now)
 }
 
+func (t recordingTx) EnsureSandboxWallets(ctx context.Context, organisationID, currency string, msisdns []string, now time.Time) (map[string]string, error) {
+	t.log.add(lockAccounts)
+	return t.Tx.EnsureSandboxWallets(ctx, organisationID, currency, msisdns, now)
+}
+
+func (t recordingTx) LockSandboxLegsTo(ctx context.Context, organisationID, msisdn string) ([]disburse.Payment, error) {
+	t.log.add(lockPayments)
+	return t.Tx.LockSandboxLegsTo(ctx, organisationID, msisdn)
+}
+
 func (t recordingTx) InsertTransfers(ctx context.Context, ts []disburse.Transfer) error {
 	t.log.add(lockAccounts)
 	return t.Tx.InsertTransfers(ctx, ts)
@@ -170,5 +180,24 @@ func testLockOrder(t *testing.T, open func(t *testing.T) disburse.Store) {
 		t.Fatalf("ReverseDue = %d, %v; want 5", n, err)
 	}
 	inOrder("a reversal sweep")
+
+	// A sandbox's registration and expire (docs/sandbox.md) keep the order too.
+	sandbox, _, err := f.svc.CreateOrganisation(f.ctx, disburse.NewOrganisation{Name: "Sandbox", Sandbox: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.SandboxDeposit(f.ctx, sandbox.ID, "", "1000", "KES", ""); err != nil {
+		t.Fatal(err)
+	}
+	sb := &sandboxFixture{fixture: f, sandbox: sandbox.ID}
+	held := sb.submitted(t, sandbox.ID, racePayee, other)
+	if _, err := f.svc.RegisterSandboxMember(f.ctx, sandbox.ID, racePayee); err != nil {
+		t.Fatal(err)
+	}
+	inOrder("a sandbox's registration")
+	if _, _, err := f.svc.ExpireSandboxBatch(f.ctx, sandbox.ID, held); err != nil {
+		t.Fatal(err)
+	}
+	inOrder("a sandbox's expire")
 	f.checkLedger(t)
 }
