@@ -342,11 +342,18 @@ func (s *Service) DeletePayment(ctx context.Context, organisationID, id string) 
 	return p, err
 }
 
-// MemberExists reports whether msisdn is a member of the service.
-func (s *Service) MemberExists(ctx context.Context, msisdn string) (bool, error) {
+// MemberExists reports whether msisdn is a member to the organisation: of
+// the service, or, to a sandbox, of the sandbox (docs/sandbox.md).
+func (s *Service) MemberExists(ctx context.Context, organisationID, msisdn string) (bool, error) {
 	if !validMsisdn(msisdn) {
 		return false, Invalid("Msisdn", msisdn, msisdnMessage)
 	}
-	members, err := read(ctx, s.Store, func(tx Tx) (map[string]Member, error) { return tx.Members(ctx, []string{msisdn}) })
+	members, err := read(ctx, s.Store, func(tx Tx) (map[string]Member, error) {
+		org, err := tx.Organisation(ctx, organisationID)
+		if err != nil {
+			return nil, OrNotFound(err, "organisation")
+		}
+		return membersIn(ctx, tx, org, []string{msisdn})
+	})
 	return len(members) > 0, err
 }

@@ -2320,6 +2320,8 @@ type ClientInterface interface {
 
 	// MemberExists Whether an msisdn is a member of the service
 	//
+	// To a sandbox organisation, whether the msisdn is a member of the sandbox (docs/sandbox.md).
+	//
 	// Corresponds with GET /members/{msisdn}/exists (the `MemberExists` operationId).
 	MemberExists(ctx context.Context, msisdn MsisdnPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -3383,6 +3385,8 @@ func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 }
 
 // MemberExists Whether an msisdn is a member of the service
+//
+// To a sandbox organisation, whether the msisdn is a member of the sandbox (docs/sandbox.md).
 //
 // Corresponds with GET /members/{msisdn}/exists (the `MemberExists` operationId).
 func (c *Client) MemberExists(ctx context.Context, msisdn MsisdnPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6704,6 +6708,8 @@ type ClientWithResponsesInterface interface {
 	HealthzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthzResponse, error)
 
 	// MemberExistsWithResponse Whether an msisdn is a member of the service
+	//
+	// To a sandbox organisation, whether the msisdn is a member of the sandbox (docs/sandbox.md).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -15021,6 +15027,8 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 }
 
 // MemberExistsWithResponse Whether an msisdn is a member of the service
+//
+// To a sandbox organisation, whether the msisdn is a member of the sandbox (docs/sandbox.md).
 //
 // Returns a wrapper object for the known response body format(s).
 //

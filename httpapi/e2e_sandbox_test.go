@@ -156,6 +156,17 @@ func testE2ESandbox(t *testing.T, store opener) {
 	if exists.Exists {
 		t.Error("the sandbox's member is a member of the service")
 	}
+	mine := ok[struct {
+		Msisdn string `json:"msisdn"`
+		Exists bool   `json:"exists"`
+	}](t, h.do("GET", "/members/"+nonMember+"/exists", sb.token, nil), 200)
+	liveMember := ok[struct {
+		Msisdn string `json:"msisdn"`
+		Exists bool   `json:"exists"`
+	}](t, h.do("GET", "/members/"+member+"/exists", sb.token, nil), 200)
+	if !mine.Exists || liveMember.Exists {
+		t.Errorf("to the sandbox: its member exists %v, a live member %v; want true, false", mine.Exists, liveMember.Exists)
+	}
 
 	// Expire reverses what is still held: the batch closes, the float is back.
 	problem(t, h.do("POST", "/sandbox/batches/"+liveBatch.ID+"/expire", sb.token, nil), 404, "not_found")

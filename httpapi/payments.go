@@ -31,9 +31,9 @@ func (s *server) deletePayment(w http.ResponseWriter, r *http.Request, orgID str
 
 // memberExists is open to every organisation: membership is what decides
 // whether a payment settles at once, so a payer may ask before paying.
-func (s *server) memberExists(w http.ResponseWriter, r *http.Request, _ string) error {
+func (s *server) memberExists(w http.ResponseWriter, r *http.Request, orgID string) error {
 	msisdn := r.PathValue("msisdn")
-	exists, err := s.svc.MemberExists(r.Context(), msisdn)
+	exists, err := s.svc.MemberExists(r.Context(), orgID, msisdn)
 	if err != nil {
 		return err
 	}

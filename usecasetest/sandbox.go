@@ -174,8 +174,11 @@ func testSandboxMembersApart(t *testing.T, store disburse.Store) {
 	}
 	f.wantStatus(t, "sandbox's leg to its new member", f.sandbox, sb, sandboxPayee, disburse.PaymentSettled)
 	f.wantStatus(t, "live leg to the sandbox's member", f.org, live, sandboxPayee, disburse.PaymentPending)
-	if exists, err := f.svc.MemberExists(f.ctx, sandboxPayee); err != nil || exists {
-		t.Errorf("MemberExists(sandbox's member) = %v, %v; want false", exists, err)
+	if exists, err := f.svc.MemberExists(f.ctx, f.org, sandboxPayee); err != nil || exists {
+		t.Errorf("MemberExists(sandbox's member), to the live organisation = %v, %v; want false", exists, err)
+	}
+	if exists, err := f.svc.MemberExists(f.ctx, f.sandbox, sandboxPayee); err != nil || !exists {
+		t.Errorf("MemberExists(sandbox's member), to the sandbox = %v, %v; want true", exists, err)
 	}
 	if again, err := f.svc.RegisterSandboxMember(f.ctx, f.sandbox, sandboxPayee); err != nil || again.Created || again.Settled != 0 {
 		t.Errorf("second RegisterSandboxMember = %+v, %v; want not created, nothing settled", again, err)

@@ -85,7 +85,7 @@ func CheckBusy(t *testing.T, store *sqlstore.Store, b Busy) {
 	if bs, err := svc.Batches(ctx, org.ID, disburse.ListQuery{}); err != nil || len(bs) != 2 {
 		t.Errorf("batches: %d, %v; want the 2 made before", len(bs), err)
 	}
-	if ok, err := svc.MemberExists(ctx, "254712345670"); err != nil || ok {
+	if ok, err := svc.MemberExists(ctx, org.ID, "254712345670"); err != nil || ok {
 		t.Errorf("the member registered while locked exists: %v, %v", ok, err)
 	}
 }

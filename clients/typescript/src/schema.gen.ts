@@ -317,7 +317,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Whether an msisdn is a member of the service */
+        /**
+         * Whether an msisdn is a member of the service
+         * @description To a sandbox organisation, whether the msisdn is a member of the sandbox (docs/sandbox.md).
+         */
         get: operations["memberExists"];
         put?: never;
         post?: never;
