@@ -67,7 +67,7 @@ const maxComment = 1000
 // submit that calls it pays nothing.
 func (s *Service) requestApproval(ctx context.Context, tx Tx, org Organisation, b *Batch) (Approval, error) {
 	a := Approval{ID: NewID(), OrganisationID: org.ID, BatchID: b.ID, Status: ApprovalPending,
-		RequestedBy: ActorOf(ctx), RequestedAt: s.now(),
+		RequestedBy: ActorOf(ctx), RequestedAt: s.Now(),
 		PaymentsCount: b.Summary.PaymentsCount, PaymentsAmount: b.Summary.PaymentsAmount, ReferralsAmount: b.Summary.ReferralsAmount}
 	if err := tx.InsertApproval(ctx, a); err != nil {
 		return Approval{}, err
@@ -206,7 +206,7 @@ func lockPendingApproval(ctx context.Context, tx Tx, organisationID, id string) 
 // decide writes a's decision by the actor in ctx, with its event and
 // audit entry; the caller has written the batch.
 func (s *Service) decide(ctx context.Context, tx Tx, a *Approval, status ApprovalStatus, comment string) error {
-	a.Status, a.DecidedBy, a.DecidedAt, a.Comment = status, ActorOf(ctx), s.now(), comment
+	a.Status, a.DecidedBy, a.DecidedAt, a.Comment = status, ActorOf(ctx), s.Now(), comment
 	if err := tx.UpdateApproval(ctx, *a); err != nil {
 		return err
 	}

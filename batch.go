@@ -50,7 +50,7 @@ func (s *Service) CreateBatch(ctx context.Context, organisationID string, in Bat
 	if in.AccountID != "" && !ValidID(in.AccountID) {
 		return Batch{}, Invalid("AccountId", in.AccountID, "accountId is not one of the organisation's payout accounts")
 	}
-	b := Batch{ID: NewID(), OrganisationID: organisationID, Name: in.Name, ExternalID: in.ExternalID, Status: BatchDraft, CreatedAt: s.now()}
+	b := Batch{ID: NewID(), OrganisationID: organisationID, Name: in.Name, ExternalID: in.ExternalID, Status: BatchDraft, CreatedAt: s.Now()}
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		accounts, err := tx.PayoutAccounts(ctx, organisationID)
 		if err != nil {

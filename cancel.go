@@ -41,7 +41,7 @@ func (s *Service) cancel(ctx context.Context, organisationID, batchID string) (B
 		if err := checkAllowed(read, ActionCancel); err != nil {
 			return err
 		}
-		m := writeBuffer{now: s.now()}
+		m := writeBuffer{now: s.Now()}
 		defer func() { moved = m.moved }() // this run's, should the store run it again
 		if read.Status == BatchDraft {
 			if b, err = s.cancelDraft(ctx, tx, &m, read.ID); err != nil {

@@ -6,15 +6,15 @@ import (
 	"strings"
 )
 
-// maxDeposit bounds one deposit, far above any payout and far below overflow.
-const maxDeposit Money = 1_000_000_000_000 * 100
+// MaxDeposit bounds one deposit, far above any payout and far below overflow.
+const MaxDeposit Money = 1_000_000_000_000 * 100
 
 // validateDeposit checks a deposit's amount and reference into v and
 // returns the amount.
 func validateDeposit(v *Validation, amountText, reference string) Money {
 	amount, ok := ParseMoney(amountText)
-	if !ok || amount <= 0 || amount > maxDeposit {
-		v.Add(-1, "Amount", amountText, "amount must be a number with at most 2 decimal places, from 0.01 to "+maxDeposit.String())
+	if !ok || amount <= 0 || amount > MaxDeposit {
+		v.Add(-1, "Amount", amountText, "amount must be a number with at most 2 decimal places, from 0.01 to "+MaxDeposit.String())
 	}
 	if v.Text(-1, "Reference", reference) && len([]rune(reference)) > 200 {
 		v.Add(-1, "Reference", reference, "reference is at most 200 characters")
@@ -39,7 +39,7 @@ func (s *Service) DepositBy(ctx context.Context, actor Actor, accountID, amountT
 		return Transfer{}, err
 	}
 	t := Transfer{ID: NewID(), FromAccountID: FundingAccountID, ToAccountID: accountID, Amount: amount,
-		Kind: TransferDeposit, Reference: strings.TrimSpace(reference), CreatedAt: s.now()}
+		Kind: TransferDeposit, Reference: strings.TrimSpace(reference), CreatedAt: s.Now()}
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		a, err := tx.LockAccount(ctx, accountID)
 		if err != nil {

@@ -60,7 +60,7 @@ func (s *Service) settleSomeMembersPending(ctx context.Context) (n int, queued b
 		if n = len(legs); n == 0 {
 			return nil
 		}
-		m := writeBuffer{now: s.now()}
+		m := writeBuffer{now: s.Now()}
 		defer func() { moved = m.moved }()
 		return s.settleToMembers(ctx, tx, &m, legs, members)
 	})

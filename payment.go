@@ -219,7 +219,7 @@ func (s *Service) validateAgainstStored(ctx context.Context, tx Tx, v *Validatio
 
 // prepareNew gives the new payments their ids, batch, time and membership.
 func (s *Service) prepareNew(b Batch, add addition) {
-	now := s.now()
+	now := s.Now()
 	for i := range add.payments {
 		p := &add.payments[i]
 		p.ID, p.BatchID, p.OrganisationID, p.CreatedAt = NewID(), b.ID, b.OrganisationID, now

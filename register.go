@@ -83,7 +83,7 @@ func (s *Service) register(ctx context.Context, group []registration) ([]registe
 	var out []registered
 	var moved moves
 	err := s.Store.Write(ctx, func(tx Tx) error {
-		now := s.now()
+		now := s.Now()
 		moved = nil
 		ms, err := insertMembers(ctx, tx, group, now)
 		if err != nil {
@@ -190,7 +190,7 @@ func (s *Service) registrationAudit(group []registration, ms groupMembers, settl
 	for i, r := range group {
 		msisdn := r.member.Msisdn
 		if m, ok := ms.created[msisdn]; ok && ms.first[msisdn] == i {
-			entries = append(entries, NewAuditEntry(s.now(), r.actor, "member.registered", "", msisdn, map[string]any{
+			entries = append(entries, NewAuditEntry(s.Now(), r.actor, "member.registered", "", msisdn, map[string]any{
 				"firstname": m.Firstname, "lastname": m.Lastname, "appInstalled": m.AppInstalled, "pendingLegsSettled": settled[msisdn]}))
 		}
 	}

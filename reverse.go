@@ -31,7 +31,7 @@ func (s *Service) reverseSome(ctx context.Context) (int, error) {
 	n := 0
 	var moved moves
 	err := s.Store.Write(ctx, func(tx Tx) error {
-		m := writeBuffer{now: s.now()}
+		m := writeBuffer{now: s.Now()}
 		defer func() { moved = m.moved }() // this run's, should the store run it again
 		due, err := tx.ClaimDueLegs(ctx, m.now, reverseBatchSize)
 		if err != nil {

@@ -15,9 +15,9 @@ import (
 // functions below which members and wallets an organisation pays; a live
 // organisation's are read by the live statements, unchanged.
 
-// scopeOf is the ledger scope of org's accounts: the organisation itself
+// ScopeOf is the ledger scope of org's accounts: the organisation itself
 // for a sandbox, empty (live) for the rest.
-func scopeOf(org Organisation) string {
+func ScopeOf(org Organisation) string {
 	if org.Sandbox {
 		return org.ID
 	}
@@ -119,16 +119,6 @@ func sandboxOrganisation(ctx context.Context, tx Tx, organisationID string) (Org
 	return org, nil
 }
 
-// insertSandboxFunding gives a new sandbox organisation the funding
-// account its deposits come from: its own outside world, so its money
-// never comes from, nor sums with, the live one's.
-func insertSandboxFunding(ctx context.Context, tx Tx, org Organisation) error {
-	if !org.Sandbox {
-		return nil
-	}
-	return tx.InsertAccount(ctx, Account{ID: NewID(), Kind: AccountFunding, Name: "Sandbox funding", Scope: org.ID, CreatedAt: org.CreatedAt})
-}
-
 // fundingAccountOf is the funding account deposits into a are drawn from:
 // its sandbox's own, or the live one.
 func fundingAccountOf(ctx context.Context, tx Tx, a Account) (string, error) {
@@ -163,14 +153,4 @@ func legsPendingToMembers(ctx context.Context, tx Tx, batchID string) ([]Payment
 	}
 	members, err := membersIn(ctx, tx, org, msisdnsOf(legs, true))
 	return legs, members, err
-}
-
-// auditCreated is what the log keeps of a new organisation; a sandbox's
-// entry says it is one.
-func auditCreated(org Organisation) map[string]any {
-	details := auditOrganisation(org)
-	if org.Sandbox {
-		details["sandbox"] = true
-	}
-	return details
 }

@@ -34,7 +34,7 @@ func (s *Service) RegisterSandboxMember(ctx context.Context, organisationID, msi
 		if err != nil {
 			return err
 		}
-		m := writeBuffer{now: s.now()}
+		m := writeBuffer{now: s.Now()}
 		out.Member = SandboxMember{OrganisationID: org.ID, Msisdn: msisdn, RegisteredAt: m.now}
 		if out.Created, err = tx.InsertSandboxMember(ctx, out.Member); err != nil || !out.Created {
 			if err == nil {
@@ -95,7 +95,7 @@ func (s *Service) ExpireSandboxBatch(ctx context.Context, organisationID, batchI
 			return err
 		}
 		if n = len(due); n > 0 {
-			m := writeBuffer{now: s.now()}
+			m := writeBuffer{now: s.Now()}
 			defer func() { moved = m.moved }()
 			if err := s.reverseLegs(ctx, tx, &m, due, map[string]Batch{read.ID: read}); err != nil {
 				return err

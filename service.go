@@ -24,8 +24,8 @@ var DefaultLimits = Limits{
 // DefaultReversalPeriod is docs/api.md section S1.7's default.
 const DefaultReversalPeriod = 60 * 24 * time.Hour
 
-// defaultCurrency is an organisation's currency when the operator names none.
-const defaultCurrency = "KES"
+// DefaultCurrency is an organisation's currency when the operator names none.
+const DefaultCurrency = "KES"
 
 // Service holds the use cases: every business rule of the service, above the
 // Store. The HTTP API, the CLI and the workers call it; none of them touch
@@ -66,9 +66,9 @@ func NewService(store Store) *Service {
 	return s
 }
 
-// now is the time of one use case: read once, so a transaction sees one clock.
+// Now is the time of one use case: read once, so a transaction sees one clock.
 // Truncated to microseconds, the precision the stores keep.
-func (s *Service) now() time.Time {
+func (s *Service) Now() time.Time {
 	return s.Clock().UTC().Truncate(time.Microsecond)
 }
 

@@ -52,7 +52,7 @@ func (s *Service) CheckLedger(ctx context.Context) (LedgerReport, error) {
 // Notifications lists the outbox, only recipient's when it is given.
 func (s *Service) Notifications(ctx context.Context, recipient string) ([]Notification, error) {
 	if !text.Valid(recipient) {
-		return nil, Invalid("Recipient", recipient, textMessage("recipient"))
+		return nil, Invalid("Recipient", recipient, TextMessage("recipient"))
 	}
 	return read(ctx, s.Store, func(tx Tx) ([]Notification, error) { return tx.Notifications(ctx, recipient) })
 }

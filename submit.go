@@ -132,7 +132,7 @@ func (s *Service) payPages(ctx context.Context, tx Tx, org Organisation, b *Batc
 	// One buffer for every page, emptied before each: its slices'
 	// memory serves them all. The balances change once, after the
 	// last page, and the holding account's row is locked from then on.
-	m := writeBuffer{now: s.now(), balances: make(BalanceChanges)}
+	m := writeBuffer{now: s.Now(), balances: make(BalanceChanges)}
 	err := tx.PaymentPages(ctx, b.ID, PaymentDraft, s.pageSize(), func(page []Payment) error {
 		m.empty()
 		if err := s.pay(ctx, tx, &m, org, b, page); err != nil {

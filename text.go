@@ -6,8 +6,8 @@ import (
 	"github.com/disburse/disburse/internal/text"
 )
 
-// textMessage explains text.Valid's rule in a failure.
-func textMessage(jsonName string) string {
+// TextMessage explains text.Valid's rule in a failure.
+func TextMessage(jsonName string) string {
 	return jsonName + " must be text: valid UTF-8 without control characters"
 }
 
@@ -17,7 +17,7 @@ func (v *Validation) Text(index int, field, value string) bool {
 	if text.Valid(value) {
 		return true
 	}
-	v.Add(index, field, value, textMessage(jsonName(field)))
+	v.Add(index, field, value, TextMessage(jsonName(field)))
 	return false
 }
 

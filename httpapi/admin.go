@@ -5,6 +5,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/organisations"
 )
 
 // The operator API (docs/api.md section 7): for the service's operator, never
@@ -15,11 +16,12 @@ func (s *server) createOrganisation(w http.ResponseWriter, r *http.Request) erro
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	org, accounts, err := s.svc.CreateOrganisation(r.Context(), disburse.NewOrganisation{
+	org, accounts, err := organisations.Create(r.Context(), s.svc, organisations.NewOrganisation{
 		Name: req.Name, Currency: req.Currency, ReferralsEnabled: req.ReferralsEnabled, ReversalPeriodDays: req.ReversalPeriodDays,
 		APIVersion: req.APIVersion,
 		Sandbox:    req.Sandbox,
 	})
+
 	if err != nil {
 		return err
 	}
@@ -30,7 +32,7 @@ func (s *server) createOrganisation(w http.ResponseWriter, r *http.Request) erro
 }
 
 func (s *server) getOrganisation(w http.ResponseWriter, r *http.Request) error {
-	org, accounts, err := s.svc.Organisation(r.Context(), r.PathValue("id"))
+	org, accounts, err := organisations.Get(r.Context(), s.svc, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -48,7 +50,7 @@ func (s *server) updateSettings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	org, accounts, err := s.svc.UpdateSettings(r.Context(), r.PathValue("id"), in)
+	org, accounts, err := organisations.UpdateSettings(r.Context(), s.svc, r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
@@ -62,7 +64,7 @@ func (s *server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	a, err := s.svc.CreateAccount(r.Context(), r.PathValue("id"), req.Name)
+	a, err := organisations.CreateAccount(r.Context(), s.svc, r.PathValue("id"), req.Name)
 	if err != nil {
 		return err
 	}

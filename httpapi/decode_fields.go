@@ -11,6 +11,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/apiversion"
 	"github.com/disburse/disburse/internal/text"
 )
 
@@ -395,7 +396,7 @@ func (rd *reader) skipUnknown(name []byte) error {
 		return err
 	}
 	failure := disburse.FieldError{FieldName: shownName, FieldValue: text.Short(valueText(v)),
-		ErrorMessage: fmt.Sprintf("%q is not a member of this body in version %s (docs/versioning.md)", shownName, disburse.Version20261201)}
+		ErrorMessage: fmt.Sprintf("%q is not a member of this body in version %s (docs/versioning.md)", shownName, apiversion.V20261201)}
 	if rd.index >= 0 {
 		i := rd.index
 		failure.Index = &i

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
 )
 
 // decodeBody runs decode on body as a handler would see it: capped at limit.
@@ -158,7 +159,7 @@ func newWebhook() any  { return new(webhookRequest) }
 // TestSettingsApprovalThreshold: absent leaves the threshold, null turns
 // approval off, a number sets it (docs/api.md section 4.3).
 func TestSettingsApprovalThreshold(t *testing.T) {
-	for body, want := range map[string]*disburse.ThresholdSetting{
+	for body, want := range map[string]*organisations.ThresholdSetting{
 		`{"referralsEnabled":true}`:                        nil,
 		`{"approvalThreshold":null}`:                       {Off: true},
 		`{"approvalThreshold":0}`:                          {Amount: "0"},

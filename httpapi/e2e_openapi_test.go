@@ -14,12 +14,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/disburse/disburse/internal/apiversion"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
-
-	"github.com/disburse/disburse"
 )
 
 // Every request the end-to-end suite sends, and every answer it gets, is
@@ -39,7 +38,7 @@ var apiDocument20261201 = sync.OnceValues(func() (*apiSpec, error) { return load
 // documentOf is the document of the exchange's version: its answer's
 // Disburse-Version, else the one its request named, else the first.
 func documentOf(req *http.Request, res *http.Response) (*apiSpec, error) {
-	if cmp.Or(res.Header.Get("Disburse-Version"), req.Header.Get("Disburse-Version")) == disburse.Version20261201 {
+	if cmp.Or(res.Header.Get("Disburse-Version"), req.Header.Get("Disburse-Version")) == apiversion.V20261201 {
 		return apiDocument20261201()
 	}
 	return apiDocument()
@@ -120,7 +119,7 @@ func checkExchange(req *http.Request, reqBody []byte, res *http.Response, resBod
 		return err
 	}
 	ctx := context.Background()
-	if named := req.Header.Get("Disburse-Version"); named != "" && !disburse.KnownVersion(named) {
+	if named := req.Header.Get("Disburse-Version"); named != "" && !apiversion.Known(named) {
 		// Any path answers an unknown version with the BadRequest
 		// response, declared once in components.
 		return checkUnrouted(ctx, spec, req, res, resBody, http.StatusBadRequest, "BadRequest")

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
 )
 
 // The payment, member and account routes of the organisation API (docs/api.md section 5).
@@ -41,7 +42,7 @@ func (s *server) memberExists(w http.ResponseWriter, r *http.Request, orgID stri
 }
 
 func (s *server) listAccounts(w http.ResponseWriter, r *http.Request, orgID string) error {
-	accounts, err := s.svc.Accounts(r.Context(), orgID)
+	accounts, err := organisations.Accounts(r.Context(), s.svc, orgID)
 	if err != nil {
 		return err
 	}

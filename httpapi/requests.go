@@ -1,6 +1,9 @@
 package httpapi
 
-import "github.com/disburse/disburse"
+import (
+	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
+)
 
 // The request bodies that have no input type in the domain. The
 // organisation API's bodies are decoded straight into the domain's inputs
@@ -36,18 +39,18 @@ type settingsRequest struct {
 // settings is the domain's change: an approvalThreshold absent leaves the
 // threshold, null turns approval off, a number sets it. Any other wrong
 // type is a 400, as decode answers it for the operator's bodies.
-func (req *settingsRequest) settings() (disburse.Settings, error) {
-	in := disburse.Settings{ReferralsEnabled: req.ReferralsEnabled, ReversalPeriodDays: req.ReversalPeriodDays, ReversalPeriodSeconds: req.ReversalPeriodSeconds}
+func (req *settingsRequest) settings() (organisations.Settings, error) {
+	in := organisations.Settings{ReferralsEnabled: req.ReferralsEnabled, ReversalPeriodDays: req.ReversalPeriodDays, ReversalPeriodSeconds: req.ReversalPeriodSeconds}
 	if req.APIVersion != "" {
 		in.APIVersion = &req.APIVersion
 	}
 	const field = disburse.Field("ApprovalThreshold")
 	switch t, wrong := req.WrongTypes[field]; {
 	case wrong && t.Null:
-		in.ApprovalThreshold = &disburse.ThresholdSetting{Off: true}
+		in.ApprovalThreshold = &organisations.ThresholdSetting{Off: true}
 		delete(req.WrongTypes, field)
 	case !wrong && req.ApprovalThreshold != "":
-		in.ApprovalThreshold = &disburse.ThresholdSetting{Amount: req.ApprovalThreshold}
+		in.ApprovalThreshold = &organisations.ThresholdSetting{Amount: req.ApprovalThreshold}
 	}
 	return in, wrongTypesError(req, req.WrongTypes)
 }

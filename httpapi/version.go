@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/apiversion"
 )
 
 // Dated versions (docs/versioning.md). A request names its version in
@@ -35,13 +36,13 @@ func versionOf(r *http.Request) string {
 	if v, ok := r.Context().Value(versionKey{}).(*requestVersion); ok {
 		return v.name
 	}
-	return disburse.FirstVersion
+	return apiversion.First
 }
 
 // since20261201 reports whether r is answered in version 2026-12-01 or
 // a later one: Z times, keyset pages and strict bodies. Versions are
 // dates, so their text sorts as they do.
-func since20261201(r *http.Request) bool { return versionOf(r) >= disburse.Version20261201 }
+func since20261201(r *http.Request) bool { return versionOf(r) >= apiversion.V20261201 }
 
 // withVersion reads Disburse-Version: an unknown version is a 400 on it
 // before anything is read or changed. Its answer names the version it
@@ -49,12 +50,12 @@ func since20261201(r *http.Request) bool { return versionOf(r) >= disburse.Versi
 // end in Z (versionWriter).
 func (s *server) withVersion(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v := &requestVersion{name: disburse.FirstVersion}
+		v := &requestVersion{name: apiversion.First}
 		if named := r.Header.Values(versionHeader); len(named) > 0 {
 			name := strings.TrimSpace(strings.Join(named, ","))
-			if !disburse.KnownVersion(name) {
+			if !apiversion.Known(name) {
 				s.writeError(w, r, disburse.Invalid(versionHeader, name,
-					"Disburse-Version must be a version of the API, YYYY-MM-DD: one of "+strings.Join(disburse.Versions, ", ")))
+					"Disburse-Version must be a version of the API, YYYY-MM-DD: one of "+strings.Join(apiversion.All, ", ")))
 				return
 			}
 			v.name, v.named = name, true
@@ -67,7 +68,7 @@ func (s *server) withVersion(next http.Handler) http.Handler {
 // answers a request that named none.
 func adoptOrganisation(r *http.Request, orgDefault string) {
 	v, ok := r.Context().Value(versionKey{}).(*requestVersion)
-	if !ok || !disburse.KnownVersion(orgDefault) {
+	if !ok || !apiversion.Known(orgDefault) {
 		return
 	}
 	v.orgDefault = orgDefault
@@ -82,7 +83,7 @@ func organisationDefault(r *http.Request) string {
 	if v, ok := r.Context().Value(versionKey{}).(*requestVersion); ok && v.orgDefault != "" {
 		return v.orgDefault
 	}
-	return disburse.FirstVersion
+	return apiversion.First
 }
 
 // versionWriter writes Disburse-Version with the answer's status, by the
@@ -99,7 +100,7 @@ func (w *versionWriter) WriteHeader(code int) {
 	if !w.wrote && code >= 200 {
 		w.wrote = true
 		w.Header().Set(versionHeader, w.v.name)
-		if w.v.name >= disburse.Version20261201 && isJSON(w.Header().Get("Content-Type")) {
+		if w.v.name >= apiversion.V20261201 && isJSON(w.Header().Get("Content-Type")) {
 			w.zulu = &zulu{}
 		}
 	}
@@ -129,7 +130,7 @@ func isJSON(contentType string) bool {
 // inVersion is a webhook body's rendering in version, the endpoint's.
 func inVersion(version string) func([]byte, error) ([]byte, error) {
 	return func(body []byte, err error) ([]byte, error) {
-		if err != nil || version < disburse.Version20261201 {
+		if err != nil || version < apiversion.V20261201 {
 			return body, err
 		}
 		return zuluJSON(body), nil

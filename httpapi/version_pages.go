@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/apiversion"
 )
 
 // Version 2026-12-01's pages (docs/versioning.md): a list answers
@@ -43,7 +44,7 @@ func keysetOf(r *http.Request, scope ...string) (*keyset, error) {
 	var v disburse.Validation
 	for _, old := range []struct{ param, field string }{{"skip", "Skip"}, {"take", "Take"}, {"after", "After"}} {
 		if q.Has(old.param) {
-			v.Add(-1, old.field, q.Get(old.param), old.param+" is not taken in version "+disburse.Version20261201+": page with cursor and limit (docs/versioning.md)")
+			v.Add(-1, old.field, q.Get(old.param), old.param+" is not taken in version "+apiversion.V20261201+": page with cursor and limit (docs/versioning.md)")
 		}
 	}
 	k := &keyset{scope: strings.Join(scope, "\x00"), limit: maxLimit}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/approvals"
+	"github.com/disburse/disburse/organisations"
 )
 
 // Four-eyes approval in the portal (docs/portal.md, "Approvals"): the
@@ -48,7 +49,7 @@ func (p *portal) confirmPage(w http.ResponseWriter, r *http.Request, action stri
 		return p.batchPage(w, r, http.StatusConflict, page{Errors: []string{why}})
 	}
 	verb := map[string]string{"submit": "Submit", "cancel": "Cancel"}[action]
-	o, _, err := p.svc.Organisation(r.Context(), org)
+	o, _, err := organisations.Get(r.Context(), p.svc, org)
 	if err != nil {
 		return err
 	}
@@ -182,7 +183,7 @@ func (p *portal) updateApprovalThreshold(w http.ResponseWriter, r *http.Request)
 		return err
 	}
 	form := formValues(r, "approvalThreshold")
-	_, _, err = p.svc.UpdateSettingsBy(r.Context(), actor(r), id, disburse.Settings{ApprovalThreshold: thresholdSetting(r)})
+	_, _, err = organisations.UpdateSettingsBy(r.Context(), p.svc, actor(r), id, organisations.Settings{ApprovalThreshold: thresholdSetting(r)})
 	if field, _, ok := fieldErrors(err); ok {
 		return p.organisationPage(w, r, http.StatusBadRequest, page{Form: form, Field: field})
 	}
@@ -198,10 +199,10 @@ func (p *portal) updateApprovalThreshold(w http.ResponseWriter, r *http.Request)
 
 // thresholdSetting is a form's approval threshold: empty turns approval
 // off; a form without the field leaves the threshold as it is.
-func thresholdSetting(r *http.Request) *disburse.ThresholdSetting {
+func thresholdSetting(r *http.Request) *organisations.ThresholdSetting {
 	if !r.PostForm.Has("approvalThreshold") {
 		return nil
 	}
 	text := strings.TrimSpace(r.PostForm.Get("approvalThreshold"))
-	return &disburse.ThresholdSetting{Off: text == "", Amount: disburse.Number(text)}
+	return &organisations.ThresholdSetting{Off: text == "", Amount: disburse.Number(text)}
 }

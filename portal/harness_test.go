@@ -16,6 +16,7 @@ import (
 	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/operators"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/portal/backoffice"
 	"github.com/disburse/disburse/postgres/pgtest"
@@ -98,11 +99,11 @@ func newWorld(t *testing.T, open opener) *world {
 	w := &world{store: store, svc: svc, office: office, keys: auth.New(store.Auth(), svc), clock: c, ops: operators.New(store, "")}
 	var accounts []disburse.Account
 	var err error
-	if w.org, accounts, err = svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Acme Payouts"}); err != nil {
+	if w.org, accounts, err = organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Acme Payouts"}); err != nil {
 		t.Fatal(err)
 	}
 	w.orgAccount = accounts[0]
-	if w.other, _, err = svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Other Org"}); err != nil {
+	if w.other, _, err = organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Other Org"}); err != nil {
 		t.Fatal(err)
 	}
 	mk := func(email string, role backoffice.Role, org string, roles ...auth.Role) string {

@@ -9,6 +9,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/operators"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -57,7 +58,7 @@ func (p *portal) organisationsPage(w http.ResponseWriter, r *http.Request, statu
 
 func (p *portal) createOrganisation(w http.ResponseWriter, r *http.Request) error {
 	form := formValues(r, "name", "currency", "reversalPeriodDays")
-	in := disburse.NewOrganisation{Name: form["name"], Currency: form["currency"], ReferralsEnabled: r.PostFormValue("referralsEnabled") == "on"}
+	in := organisations.NewOrganisation{Name: form["name"], Currency: form["currency"], ReferralsEnabled: r.PostFormValue("referralsEnabled") == "on"}
 	var field map[string]string
 	if form["reversalPeriodDays"] != "" {
 		n, err := strconv.ParseInt(form["reversalPeriodDays"], 10, 64)
@@ -67,7 +68,7 @@ func (p *portal) createOrganisation(w http.ResponseWriter, r *http.Request) erro
 		in.ReversalPeriodDays = &n
 	}
 	if field == nil {
-		org, _, err := p.svc.CreateOrganisationBy(r.Context(), actor(r), in)
+		org, _, err := organisations.CreateBy(r.Context(), p.svc, actor(r), in)
 		if err == nil {
 			http.Redirect(w, r, "/portal/organisations/"+org.ID, http.StatusSeeOther)
 			return nil
@@ -100,7 +101,7 @@ func (p *portal) organisationPage(w http.ResponseWriter, r *http.Request, status
 	if err != nil {
 		return err
 	}
-	org, accounts, err := p.svc.Organisation(r.Context(), id)
+	org, accounts, err := organisations.Get(r.Context(), p.svc, id)
 	if err != nil {
 		return err
 	}
@@ -123,8 +124,9 @@ func (p *portal) updateSettings(w http.ResponseWriter, r *http.Request) error {
 		return p.organisationPage(w, r, http.StatusBadRequest, page{Form: form,
 			Field: map[string]string{"ReversalPeriodDays": "the reversal period is a whole number of days, from 1 to 3650"}})
 	}
-	_, _, err := p.svc.UpdateSettingsBy(r.Context(), actor(r), r.PathValue("id"), disburse.Settings{ReferralsEnabled: &referrals,
+	_, _, err := organisations.UpdateSettingsBy(r.Context(), p.svc, actor(r), r.PathValue("id"), organisations.Settings{ReferralsEnabled: &referrals,
 		ReversalPeriodDays: &days, ApprovalThreshold: thresholdSetting(r)})
+
 	if field, _, ok := fieldErrors(err); ok {
 		return p.organisationPage(w, r, http.StatusBadRequest, page{Form: form, Field: field})
 	}
@@ -135,7 +137,7 @@ func (p *portal) updateSettings(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (p *portal) createAccount(w http.ResponseWriter, r *http.Request) error {
-	_, err := p.svc.CreateAccountBy(r.Context(), actor(r), r.PathValue("id"), r.PostFormValue("name"))
+	_, err := organisations.CreateAccountBy(r.Context(), p.svc, actor(r), r.PathValue("id"), r.PostFormValue("name"))
 	if field, _, ok := fieldErrors(err); ok {
 		return p.organisationPage(w, r, http.StatusBadRequest, page{Field: field})
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/approvals"
 	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/portal/backoffice"
 )
@@ -54,8 +55,8 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A batch waiting for an approval: its page, and the decisions.
-		zero := &disburse.ThresholdSetting{Amount: "0"}
-		if _, _, err := w.svc.UpdateSettings(ctx, w.org.ID, disburse.Settings{ApprovalThreshold: zero}); err != nil {
+		zero := &organisations.ThresholdSetting{Amount: "0"}
+		if _, _, err := organisations.UpdateSettings(ctx, w.svc, w.org.ID, organisations.Settings{ApprovalThreshold: zero}); err != nil {
 			t.Fatal(err)
 		}
 		held, err := w.svc.CreateBatch(ctx, w.org.ID, disburse.BatchInput{Name: "Acme held batch"})
@@ -146,7 +147,7 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 		if a, err := approvals.Get(ctx, w.svc.Store, w.org.ID, sub.Approval.ID); err != nil || a.Status != disburse.ApprovalPending {
 			t.Errorf("Acme's approval changed: %+v, %v", a, err)
 		}
-		if org, _, err := w.svc.Organisation(ctx, w.org.ID); err != nil || org.ApprovalThreshold == nil {
+		if org, _, err := organisations.Get(ctx, w.svc, w.org.ID); err != nil || org.ApprovalThreshold == nil {
 			t.Errorf("Acme's approval threshold changed: %v, %v", org.ApprovalThreshold, err)
 		}
 		keys, _ := w.office.APIKeys(ctx, w.org.ID)

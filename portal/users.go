@@ -8,6 +8,7 @@ import (
 
 	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/internal/clientaddr"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -125,7 +126,7 @@ func (p *portal) invitationForm(w http.ResponseWriter, r *http.Request, status i
 	if err != nil {
 		return err
 	}
-	org, _, err := p.svc.Organisation(r.Context(), inv.OrganisationID)
+	org, _, err := organisations.Get(r.Context(), p.svc, inv.OrganisationID)
 	if err != nil {
 		return err
 	}

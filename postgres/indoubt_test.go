@@ -15,6 +15,7 @@ import (
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/internal/faulttest"
+	"github.com/disburse/disburse/organisations"
 )
 
 // TestInDoubtKeySettlesAtOnce cuts the connection at the COMMIT of a
@@ -75,7 +76,7 @@ func TestInDoubtKeySettlesAtOnce(t *testing.T) {
 	if status != 200 || header.Get("Idempotent-Replayed") != "true" || got["statusCode"] != "OPEN" {
 		t.Errorf("retry of a submit that committed: %d %v %v, want its replay", status, header, got)
 	}
-	acc, err := check.Accounts(ctx, org.ID)
+	acc, err := organisations.Accounts(ctx, check, org.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlstore"
@@ -159,7 +160,7 @@ func TestErrors(t *testing.T) {
 func TestLockedAccountTakesNewBatches(t *testing.T) {
 	ctx := t.Context()
 	svc := disburse.NewService(pgtest.Open(t))
-	org, accounts, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Busy"})
+	org, accounts, err := organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Busy"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/internal/testenv"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlstore"
@@ -38,7 +39,7 @@ func TestTerminatedConnectionsAreRetried(t *testing.T) {
 	}
 	defer s.Close()
 	svc := disburse.NewService(s)
-	org, accounts, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Before"})
+	org, accounts, err := organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Before"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestTerminatedConnectionsAreRetried(t *testing.T) {
 			t.Errorf("round %d: Write after the backends were terminated: %v", round, err)
 		}
 		terminateBackends(t, u)
-		if _, err := svc.Accounts(ctx, org.ID); err != nil {
+		if _, err := organisations.Accounts(ctx, svc, org.ID); err != nil {
 			t.Errorf("round %d: Read after the backends were terminated: %v", round, err)
 		}
 		terminateBackends(t, u)

@@ -10,6 +10,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/approvals"
 	"github.com/disburse/disburse/internal/testenv"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/webhooks"
 )
 
@@ -66,8 +67,8 @@ func newApprovalFixture(t *testing.T, open func(t *testing.T) disburse.Store, th
 // setThreshold sets the approval threshold; "" turns approval off.
 func (f approvalFixture) setThreshold(t *testing.T, threshold string) {
 	t.Helper()
-	set := &disburse.ThresholdSetting{Off: threshold == "", Amount: disburse.Number(threshold)}
-	if _, _, err := f.svc.UpdateSettings(f.ctx, f.org, disburse.Settings{ApprovalThreshold: set}); err != nil {
+	set := &organisations.ThresholdSetting{Off: threshold == "", Amount: disburse.Number(threshold)}
+	if _, _, err := organisations.UpdateSettings(f.ctx, f.svc, f.org, organisations.Settings{ApprovalThreshold: set}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -91,7 +92,7 @@ func (f approvalFixture) request(t *testing.T, b string) disburse.Approval {
 // float is the payout account's balance.
 func (f approvalFixture) float(t *testing.T) disburse.Money {
 	t.Helper()
-	accounts, err := f.svc.Accounts(f.ctx, f.org)
+	accounts, err := organisations.Accounts(f.ctx, f.svc, f.org)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +306,7 @@ func testApprovalsListAndTenancy(t *testing.T, open func(t *testing.T) disburse.
 	if _, err := approvals.List(f.ctx, f.svc.Store, f.org, approvals.Query{Status: "DONE", Take: "0"}); disburse.ErrorCode(err) != disburse.CodeInvalid {
 		t.Errorf("a bad status and take: %v, want invalid", err)
 	}
-	other, _, err := f.svc.CreateOrganisation(f.ctx, disburse.NewOrganisation{Name: "Other"})
+	other, _, err := organisations.Create(f.ctx, f.svc, organisations.NewOrganisation{Name: "Other"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -27,7 +28,7 @@ func BenchPreview(b *testing.B, s PreviewStore) {
 	const n, size = 100_000, 10_000
 	ctx := b.Context()
 	svc, office := disburse.NewService(s), backoffice.NewService(s)
-	org, _, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Bench", ReferralsEnabled: true})
+	org, _, err := organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Bench", ReferralsEnabled: true})
 	if err != nil {
 		b.Fatal(err)
 	}

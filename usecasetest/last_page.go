@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
 )
 
 // LastPageTimes measures the last page of 1,000 payments of a
@@ -20,7 +21,7 @@ func LastPageTimes(t *testing.T, s disburse.Store) {
 	const n, per, limit = 1_000_000, 100_000, 1000
 	ctx := t.Context()
 	svc := disburse.NewService(s)
-	org, _, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Pages"})
+	org, _, err := organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Pages"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
 )
 
 // The rows a money transaction locks, in the one order every use case
@@ -182,7 +183,7 @@ func testLockOrder(t *testing.T, open func(t *testing.T) disburse.Store) {
 	inOrder("a reversal sweep")
 
 	// A sandbox's registration and expire (docs/sandbox.md) keep the order too.
-	sandbox, _, err := f.svc.CreateOrganisation(f.ctx, disburse.NewOrganisation{Name: "Sandbox", Sandbox: true})
+	sandbox, _, err := organisations.Create(f.ctx, f.svc, organisations.NewOrganisation{Name: "Sandbox", Sandbox: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -56,7 +57,7 @@ type sandboxFixture struct {
 func newSandboxFixture(t *testing.T, store disburse.Store) *sandboxFixture {
 	t.Helper()
 	f := &sandboxFixture{fixture: newFixture(t, store)}
-	org, accounts, err := f.svc.CreateOrganisation(f.ctx, disburse.NewOrganisation{Name: "Sandbox Ltd", Sandbox: true})
+	org, accounts, err := organisations.Create(f.ctx, f.svc, organisations.NewOrganisation{Name: "Sandbox Ltd", Sandbox: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func newSandboxFixture(t *testing.T, store disburse.Store) *sandboxFixture {
 		t.Fatalf("organisation %+v is not a sandbox", org)
 	}
 	hour := int64(3600)
-	if _, _, err := f.svc.UpdateSettings(f.ctx, org.ID, disburse.Settings{ReversalPeriodSeconds: &hour}); err != nil {
+	if _, _, err := organisations.UpdateSettings(f.ctx, f.svc, org.ID, organisations.Settings{ReversalPeriodSeconds: &hour}); err != nil {
 		t.Fatal(err)
 	}
 	f.sandbox, f.sandboxAccount = org.ID, accounts[0].ID
@@ -395,7 +396,7 @@ func testSandboxDeposit(t *testing.T, store disburse.Store) {
 	if err != nil || operator.FromAccountID != tr.FromAccountID {
 		t.Errorf("operator's deposit into the sandbox = %+v, %v; want from the sandbox's funding %s", operator, err, tr.FromAccountID)
 	}
-	accounts, err := f.svc.Accounts(f.ctx, f.sandbox)
+	accounts, err := organisations.Accounts(f.ctx, f.svc, f.sandbox)
 	if err != nil || len(accounts) != 1 || accounts[0].Balance != 100_000_00+250_50+1_00 || accounts[0].Scope != f.sandbox {
 		t.Errorf("sandbox's accounts = %+v, %v", accounts, err)
 	}
@@ -414,7 +415,7 @@ func testSandboxDeposit(t *testing.T, store disburse.Store) {
 		}
 	}
 	// A payout account the operator adds to a sandbox is in its scope.
-	second, err := f.svc.CreateAccount(f.ctx, f.sandbox, "Second")
+	second, err := organisations.CreateAccount(f.ctx, f.svc, f.sandbox, "Second")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/notify"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/webhooks"
 	"github.com/disburse/disburse/worker"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
@@ -154,7 +155,7 @@ func testWebhookEndpoints(t *testing.T, s WebhookStore) {
 	}
 
 	// Another organisation sees nothing of it.
-	other, _, err := f.svc.CreateOrganisation(f.ctx, disburse.NewOrganisation{Name: "Other Ltd"})
+	other, _, err := organisations.Create(f.ctx, f.svc, organisations.NewOrganisation{Name: "Other Ltd"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -683,7 +684,7 @@ func testWebhookTwoWorkers(t *testing.T, s WebhookStore, batches, concurrency in
 func testWebhookReferralEvents(t *testing.T, s WebhookStore) {
 	f := webhookFixture(t, s)
 	on := true
-	if _, _, err := f.svc.UpdateSettings(f.ctx, f.org, disburse.Settings{ReferralsEnabled: &on}); err != nil {
+	if _, _, err := organisations.UpdateSettings(f.ctx, f.svc, f.org, organisations.Settings{ReferralsEnabled: &on}); err != nil {
 		t.Fatal(err)
 	}
 	e := f.endpoint(t, "https://a.example.com/", "payment.settled", "payment.reversed", "payment.referral.settled", "payment.referral.reversed")

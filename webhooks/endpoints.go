@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/apiversion"
 	"github.com/disburse/disburse/internal/text"
 )
 
@@ -65,7 +66,7 @@ func (s *Service) Create(ctx context.Context, organisationID string, in Input) (
 	now := s.now()
 	e := Endpoint{ID: disburse.NewID(), OrganisationID: organisationID, URL: in.URL, Events: events,
 		Enabled: in.Enabled == nil || *in.Enabled, Secret: NewSecret(), CreatedAt: now, UpdatedAt: now,
-		APIVersion: cmp.Or(in.APIVersion, disburse.FirstVersion)}
+		APIVersion: cmp.Or(in.APIVersion, apiversion.First)}
 	err = s.Store.Write(ctx, func(tx Tx) error {
 		if err := tx.InsertWebhookEndpoint(ctx, e); err != nil {
 			return err
@@ -217,8 +218,8 @@ func (s *Service) checkWebhook(ctx context.Context, in Input) ([]disburse.EventT
 			events = append(events, t)
 		}
 	}
-	if in.APIVersion != "" && !disburse.KnownVersion(in.APIVersion) {
-		v.Add(-1, "ApiVersion", in.APIVersion, "apiVersion must be one of "+strings.Join(disburse.Versions, ", "))
+	if in.APIVersion != "" && !apiversion.Known(in.APIVersion) {
+		v.Add(-1, "ApiVersion", in.APIVersion, "apiVersion must be one of "+strings.Join(apiversion.All, ", "))
 	}
 	return events, v.Err()
 }

@@ -15,10 +15,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/csvpayments"
 	"github.com/disburse/disburse/internal/testenv"
 	"github.com/disburse/disburse/internal/testserver"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlite"
 	"github.com/disburse/disburse/sqlstore"
@@ -297,7 +297,7 @@ func TestCLISubmitWaitsForApproval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := srv.Svc.UpdateSettings(ctx, caller.OrganisationID, disburse.Settings{ApprovalThreshold: &disburse.ThresholdSetting{Amount: "0"}}); err != nil {
+		if _, _, err := organisations.UpdateSettings(ctx, srv.Svc, caller.OrganisationID, organisations.Settings{ApprovalThreshold: &organisations.ThresholdSetting{Amount: "0"}}); err != nil {
 			t.Fatal(err)
 		}
 		if _, errOut, code := cli(t, srv, "batches", "upload", "--file", payoutsCSV(t, 3), "--name", "Held"); code != 0 {

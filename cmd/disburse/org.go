@@ -9,6 +9,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/internal/secrets"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -35,7 +36,7 @@ func orgCreate(ctx context.Context, args []string) error {
 	}
 	defer store.Close()
 	svc := disburse.NewService(store)
-	org, key, err := createFundedOrg(ctx, svc, auth.New(store.Auth(), svc), disburse.NewOrganisation{Name: *name, ReferralsEnabled: *referrals, Sandbox: *sandbox}, amount)
+	org, key, err := createFundedOrg(ctx, svc, auth.New(store.Auth(), svc), organisations.NewOrganisation{Name: *name, ReferralsEnabled: *referrals, Sandbox: *sandbox}, amount)
 	if err != nil {
 		return err
 	}
@@ -59,8 +60,8 @@ func depositAmount(text string) (disburse.Money, error) {
 
 // createFundedOrg creates an organisation, deposits into its default payout
 // account when deposit is not zero, and issues an API key through keys.
-func createFundedOrg(ctx context.Context, svc *disburse.Service, keys *auth.Service, in disburse.NewOrganisation, deposit disburse.Money) (disburse.Organisation, string, error) {
-	org, accounts, err := svc.CreateOrganisationBy(ctx, disburse.CommandLine, in)
+func createFundedOrg(ctx context.Context, svc *disburse.Service, keys *auth.Service, in organisations.NewOrganisation, deposit disburse.Money) (disburse.Organisation, string, error) {
+	org, accounts, err := organisations.CreateBy(ctx, svc, disburse.CommandLine, in)
 	if err != nil {
 		return org, "", err
 	}
@@ -92,7 +93,7 @@ func demo(ctx context.Context, svc *disburse.Service, keys *auth.Service, office
 	var key string
 	switch {
 	case errors.Is(err, disburse.ErrNotFound):
-		if org, key, err = createFundedOrg(ctx, svc, keys, disburse.NewOrganisation{Name: demoName, ReferralsEnabled: true}, 1_000_000*100); err != nil {
+		if org, key, err = createFundedOrg(ctx, svc, keys, organisations.NewOrganisation{Name: demoName, ReferralsEnabled: true}, 1_000_000*100); err != nil {
 			return err
 		}
 		fmt.Printf("demo organisation %s with 1,000,000.00 of float\n", org.ID)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -35,7 +36,7 @@ func TestUserCreate(t *testing.T) {
 	if _, _, err := office.SignIn(ctx, "op@example.org", m[1]); err != nil {
 		t.Errorf("the printed password does not sign in: %v", err)
 	}
-	org, _, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Acme"})
+	org, _, err := organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Acme"})
 	if err != nil {
 		t.Fatal(err)
 	}

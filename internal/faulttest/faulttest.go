@@ -9,6 +9,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/organisations"
 )
 
 // Member is the payee of Org's batch.
@@ -26,7 +27,7 @@ type Org struct {
 func NewOrg(t *testing.T, svc *disburse.Service, keys auth.Store) Org {
 	t.Helper()
 	ctx := t.Context()
-	org, accounts, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Faults Ltd"})
+	org, accounts, err := organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Faults Ltd"})
 	if err != nil {
 		t.Fatal(err)
 	}

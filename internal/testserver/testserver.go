@@ -13,6 +13,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/sqlite"
 	"github.com/disburse/disburse/sqlstore"
 )
@@ -57,7 +58,7 @@ func StartSQLite(ctx context.Context) (*Server, error) {
 func Start(ctx context.Context, store *sqlstore.Store) (*Server, error) {
 	svc := disburse.NewService(store)
 	svc.Log = slog.New(slog.DiscardHandler)
-	org, accounts, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Example Ltd"})
+	org, accounts, err := organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Example Ltd"})
 	if err != nil {
 		return nil, err
 	}
