@@ -127,7 +127,7 @@ func (s *Service) Approve(ctx context.Context, organisationID, approvalID, comme
 	if err != nil {
 		return Approval{}, Batch{}, err
 	}
-	s.report(moved)
+	s.Report(moved)
 	if a.Refusal != nil {
 		return a, b, a.Refusal
 	}

@@ -85,7 +85,7 @@ func (s *Service) cancel(ctx context.Context, organisationID, batchID string) (B
 		return s.cancelled(ctx, tx, b, m.now)
 	})
 	if err == nil {
-		s.report(moved)
+		s.Report(moved)
 	}
 	return b, err
 }

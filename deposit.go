@@ -9,9 +9,9 @@ import (
 // MaxDeposit bounds one deposit, far above any payout and far below overflow.
 const MaxDeposit Money = 1_000_000_000_000 * 100
 
-// validateDeposit checks a deposit's amount and reference into v and
+// ValidateDeposit checks a deposit's amount and reference into v and
 // returns the amount.
-func validateDeposit(v *Validation, amountText, reference string) Money {
+func ValidateDeposit(v *Validation, amountText, reference string) Money {
 	amount, ok := ParseMoney(amountText)
 	if !ok || amount <= 0 || amount > MaxDeposit {
 		v.Add(-1, "Amount", amountText, "amount must be a number with at most 2 decimal places, from 0.01 to "+MaxDeposit.String())
@@ -34,7 +34,7 @@ func (s *Service) DepositBy(ctx context.Context, actor Actor, accountID, amountT
 		return Transfer{}, NotFound("account")
 	}
 	var v Validation
-	amount := validateDeposit(&v, amountText, reference)
+	amount := ValidateDeposit(&v, amountText, reference)
 	if err := v.Err(); err != nil {
 		return Transfer{}, err
 	}

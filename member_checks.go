@@ -65,7 +65,7 @@ func (s *Service) settleSomeMembersPending(ctx context.Context) (n int, queued b
 		return s.settleToMembers(ctx, tx, &m, legs, members)
 	})
 	if err == nil {
-		s.report(moved)
+		s.Report(moved)
 	}
 	return n, queued, err
 }

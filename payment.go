@@ -346,7 +346,7 @@ func (s *Service) DeletePayment(ctx context.Context, organisationID, id string) 
 // the service, or, to a sandbox, of the sandbox (docs/sandbox.md).
 func (s *Service) MemberExists(ctx context.Context, organisationID, msisdn string) (bool, error) {
 	if !validMsisdn(msisdn) {
-		return false, Invalid("Msisdn", msisdn, msisdnMessage)
+		return false, Invalid("Msisdn", msisdn, MsisdnMessage)
 	}
 	members, err := read(ctx, s.Store, func(tx Tx) (map[string]Member, error) {
 		org, err := tx.Organisation(ctx, organisationID)

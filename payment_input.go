@@ -45,8 +45,8 @@ type AddPaymentsInput struct {
 	WrongTypes    WrongTypes     `json:"-"` // of ClearExisting and Payments
 }
 
-// msisdnMessage explains the msisdn rules of docs/api.md section 1.
-const msisdnMessage = "msisdn must be an international number: country code first, 8 to 15 digits, no leading zero or plus sign"
+// MsisdnMessage explains the msisdn rules of docs/api.md section 1.
+const MsisdnMessage = "msisdn must be an international number: country code first, 8 to 15 digits, no leading zero or plus sign"
 
 // validatePayments checks every payment on its own (docs/api.md sections S4.2 and 4.1)
 // and returns the payments built from the valid inputs. Checks that need the
@@ -68,7 +68,7 @@ func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals b
 			continue // not a payment at all: nothing else to check
 		}
 		if !w.report(v, i, fieldMsisdn) && !validPayee[i] {
-			v.Add(i, string(fieldMsisdn), p.Msisdn, msisdnMessage)
+			v.Add(i, string(fieldMsisdn), p.Msisdn, MsisdnMessage)
 		}
 		out[i].Amount = s.amount(v, i, fieldAmount, p.Amount, w)
 		checkPaymentTexts(v, i, p, seenExternal)

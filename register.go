@@ -28,7 +28,7 @@ func (s *Service) RegisterMember(ctx context.Context, in Member) (Member, bool, 
 func (s *Service) RegisterMemberBy(ctx context.Context, actor Actor, in Member) (Member, bool, error) {
 	var v Validation
 	if !validMsisdn(in.Msisdn) {
-		v.Add(-1, "Msisdn", in.Msisdn, msisdnMessage)
+		v.Add(-1, "Msisdn", in.Msisdn, MsisdnMessage)
 	}
 	if v.Text(-1, "Firstname", in.Firstname) && len([]rune(in.Firstname)) > 100 {
 		v.Add(-1, "Firstname", in.Firstname, "firstname is at most 100 characters")
@@ -108,7 +108,7 @@ func (s *Service) register(ctx context.Context, group []registration) ([]registe
 		return s.settleToMembers(ctx, tx, &m, legs, ms.created)
 	})
 	if err == nil {
-		s.report(moved)
+		s.Report(moved)
 	}
 	return out, err
 }

@@ -56,7 +56,7 @@ func (s *Service) reverseSome(ctx context.Context) (int, error) {
 		return s.reverseLegs(ctx, tx, &m, due, batches)
 	})
 	if err == nil {
-		s.report(moved)
+		s.Report(moved)
 	}
 	return n, err
 }

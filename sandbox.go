@@ -102,23 +102,6 @@ func liveLegs(ctx context.Context, tx Tx, legs []Payment) ([]Payment, error) {
 	return slices.DeleteFunc(legs, func(p Payment) bool { return orgs[p.OrganisationID].Sandbox }), nil
 }
 
-// errNotSandbox answers a sandbox route called by a live organisation: to
-// it the route does not exist (docs/sandbox.md).
-var errNotSandbox = Errorf(CodeNotFound, "no such call for a live organisation: the /sandbox calls are a sandbox organisation's")
-
-// sandboxOrganisation reads the caller's organisation, which must be a
-// sandbox.
-func sandboxOrganisation(ctx context.Context, tx Tx, organisationID string) (Organisation, error) {
-	org, err := tx.Organisation(ctx, organisationID)
-	if err != nil {
-		return Organisation{}, OrNotFound(err, "organisation")
-	}
-	if !org.Sandbox {
-		return Organisation{}, errNotSandbox
-	}
-	return org, nil
-}
-
 // fundingAccountOf is the funding account deposits into a are drawn from:
 // its sandbox's own, or the live one.
 func fundingAccountOf(ctx context.Context, tx Tx, a Account) (string, error) {
@@ -153,4 +136,24 @@ func legsPendingToMembers(ctx context.Context, tx Tx, batchID string) ([]Payment
 	}
 	members, err := membersIn(ctx, tx, org, msisdnsOf(legs, true))
 	return legs, members, err
+}
+
+// SettleTo settles, in tx, each leg of legs (locked by the caller) pending
+// to one of members, at now, as a registration does: what a sandbox's
+// registration runs (package sandbox). It returns the money moved, for
+// Report once tx commits.
+func (s *Service) SettleTo(ctx context.Context, tx Tx, now time.Time, legs []Payment, members map[string]Member) ([]Movement, error) {
+	m := writeBuffer{now: now}
+	err := s.settleToMembers(ctx, tx, &m, legs, members)
+	return m.moved, err
+}
+
+// ExpireLegs ends now the reversal period of due, the pending legs of b
+// (locked by the caller), as ReverseDue does when it has passed: what a
+// sandbox's expire runs (package sandbox). It returns the money moved,
+// for Report once tx commits.
+func (s *Service) ExpireLegs(ctx context.Context, tx Tx, due []Payment, b Batch) ([]Movement, error) {
+	m := writeBuffer{now: s.Now()}
+	err := s.reverseLegs(ctx, tx, &m, due, map[string]Batch{b.ID: b})
+	return m.moved, err
 }

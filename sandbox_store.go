@@ -43,3 +43,17 @@ type SandboxTx interface {
 	// batch of a sandbox: its legs pending to the sandbox's members.
 	LockLegsPendingToSandboxMembers(ctx context.Context, batchID string, limit int) ([]Payment, error)
 }
+
+// SandboxRegistration is the answer of a sandbox's registration (package
+// sandbox): the member, whether this call made it one, and how many
+// payments with legs pending to it settled.
+type SandboxRegistration struct {
+	Member  SandboxMember
+	Created bool
+	Settled int
+}
+
+// PaymentsPendingTo counts the payments of legs with a leg pending to
+// msisdn (one whose two legs both go to it counts once): what a
+// registration of msisdn settles.
+func PaymentsPendingTo(legs []Payment, msisdn string) int { return pendingLegsTo(legs)[msisdn] }

@@ -19,7 +19,7 @@ type Statement struct {
 // has an empty statement, not a 404: money may be waiting for it.
 func (s *Service) Statement(ctx context.Context, msisdn string) (Statement, error) {
 	if !validMsisdn(msisdn) {
-		return Statement{}, Invalid("Msisdn", msisdn, msisdnMessage)
+		return Statement{}, Invalid("Msisdn", msisdn, MsisdnMessage)
 	}
 	st := Statement{Msisdn: msisdn}
 	err := s.Store.Read(ctx, func(tx Tx) error {

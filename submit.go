@@ -74,7 +74,7 @@ func (s *Service) SubmitSpooled(ctx context.Context, organisationID, batchID str
 	if err != nil {
 		return Submission{}, err
 	}
-	s.report(moved)
+	s.Report(moved)
 	return sub, nil
 }
 

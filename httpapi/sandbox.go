@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/sandbox"
 )
 
 // The sandbox's own routes (docs/sandbox.md, docs/api.md section 10):
@@ -36,7 +37,7 @@ func (s *server) registerSandboxMember(w http.ResponseWriter, r *http.Request, o
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	reg, err := s.svc.RegisterSandboxMember(r.Context(), orgID, req.Msisdn)
+	reg, err := sandbox.RegisterMember(r.Context(), s.svc, orgID, req.Msisdn)
 	if err != nil {
 		return err
 	}
@@ -52,7 +53,7 @@ func toSandboxMember(reg disburse.SandboxRegistration) sandboxMemberJSON {
 // expireSandboxBatch answers the batch once its held legs are reversed
 // (or settled, to the sandbox's members), as a cancel answers.
 func (s *server) expireSandboxBatch(w http.ResponseWriter, r *http.Request, orgID string) error {
-	b, _, err := s.svc.ExpireSandboxBatch(r.Context(), orgID, r.PathValue("id"))
+	b, _, err := sandbox.ExpireBatch(r.Context(), s.svc, orgID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func (s *server) sandboxDeposit(w http.ResponseWriter, r *http.Request, orgID st
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	t, err := s.svc.SandboxDeposit(r.Context(), orgID, req.AccountID, string(req.Amount), req.Currency, req.Reference)
+	t, err := sandbox.Deposit(r.Context(), s.svc, orgID, req.AccountID, string(req.Amount), req.Currency, req.Reference)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/organisations"
+	"github.com/disburse/disburse/sandbox"
 )
 
 // The rows a money transaction locks, in the one order every use case
@@ -183,20 +184,20 @@ func testLockOrder(t *testing.T, open func(t *testing.T) disburse.Store) {
 	inOrder("a reversal sweep")
 
 	// A sandbox's registration and expire (docs/sandbox.md) keep the order too.
-	sandbox, _, err := organisations.Create(f.ctx, f.svc, organisations.NewOrganisation{Name: "Sandbox", Sandbox: true})
+	sandboxOrg, _, err := organisations.Create(f.ctx, f.svc, organisations.NewOrganisation{Name: "Sandbox", Sandbox: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.SandboxDeposit(f.ctx, sandbox.ID, "", "1000", "KES", ""); err != nil {
+	if _, err := sandbox.Deposit(f.ctx, f.svc, sandboxOrg.ID, "", "1000", "KES", ""); err != nil {
 		t.Fatal(err)
 	}
-	sb := &sandboxFixture{fixture: f, sandbox: sandbox.ID}
-	held := sb.submitted(t, sandbox.ID, racePayee, other)
-	if _, err := f.svc.RegisterSandboxMember(f.ctx, sandbox.ID, racePayee); err != nil {
+	sb := &sandboxFixture{fixture: f, sandbox: sandboxOrg.ID}
+	held := sb.submitted(t, sandboxOrg.ID, racePayee, other)
+	if _, err := sandbox.RegisterMember(f.ctx, f.svc, sandboxOrg.ID, racePayee); err != nil {
 		t.Fatal(err)
 	}
 	inOrder("a sandbox's registration")
-	if _, _, err := f.svc.ExpireSandboxBatch(f.ctx, sandbox.ID, held); err != nil {
+	if _, _, err := sandbox.ExpireBatch(f.ctx, f.svc, sandboxOrg.ID, held); err != nil {
 		t.Fatal(err)
 	}
 	inOrder("a sandbox's expire")

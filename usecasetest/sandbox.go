@@ -13,6 +13,7 @@ import (
 	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal/backoffice"
+	"github.com/disburse/disburse/sandbox"
 )
 
 // RunSandbox runs the sandbox's use cases (docs/sandbox.md) on a store:
@@ -69,7 +70,7 @@ func newSandboxFixture(t *testing.T, store disburse.Store) *sandboxFixture {
 		t.Fatal(err)
 	}
 	f.sandbox, f.sandboxAccount = org.ID, accounts[0].ID
-	if _, err := f.svc.SandboxDeposit(f.ctx, org.ID, "", "100000", sandboxCurrency, "float"); err != nil {
+	if _, err := sandbox.Deposit(f.ctx, f.svc, org.ID, "", "100000", sandboxCurrency, "float"); err != nil {
 		t.Fatal(err)
 	}
 	return f
@@ -169,7 +170,7 @@ func testSandboxMembersApart(t *testing.T, store disburse.Store) {
 	live := f.submitted(t, f.org, sandboxPayee, sandboxPayee2)
 	sb := f.submitted(t, f.sandbox, sandboxPayee, sandboxPayee2)
 
-	reg, err := f.svc.RegisterSandboxMember(f.ctx, f.sandbox, sandboxPayee)
+	reg, err := sandbox.RegisterMember(f.ctx, f.svc, f.sandbox, sandboxPayee)
 	if err != nil || !reg.Created || reg.Settled != 1 || reg.Member.Msisdn != sandboxPayee {
 		t.Fatalf("RegisterSandboxMember = %+v, %v; want created, 1 settled", reg, err)
 	}
@@ -181,7 +182,7 @@ func testSandboxMembersApart(t *testing.T, store disburse.Store) {
 	if exists, err := f.svc.MemberExists(f.ctx, f.sandbox, sandboxPayee); err != nil || !exists {
 		t.Errorf("MemberExists(sandbox's member), to the sandbox = %v, %v; want true", exists, err)
 	}
-	if again, err := f.svc.RegisterSandboxMember(f.ctx, f.sandbox, sandboxPayee); err != nil || again.Created || again.Settled != 0 {
+	if again, err := sandbox.RegisterMember(f.ctx, f.svc, f.sandbox, sandboxPayee); err != nil || again.Created || again.Settled != 0 {
 		t.Errorf("second RegisterSandboxMember = %+v, %v; want not created, nothing settled", again, err)
 	}
 	paidAtOnce := f.submitted(t, f.sandbox, sandboxPayee)
@@ -269,7 +270,7 @@ func testSandboxExpireAsTheSweep(t *testing.T, store disburse.Store) {
 	expired := f.submitted(t, f.sandbox, sandboxPayee, sandboxPayee2)
 	swept := f.submitted(t, f.sandbox, sandboxPayee, sandboxPayee2)
 
-	b, n, err := f.svc.ExpireSandboxBatch(f.ctx, f.sandbox, expired)
+	b, n, err := sandbox.ExpireBatch(f.ctx, f.svc, f.sandbox, expired)
 	if err != nil || n != 2 || b.Status != disburse.BatchClosed || b.Summary.CancelledCount != 2 || b.Summary.HeldAmount != 0 {
 		t.Fatalf("ExpireSandboxBatch = %+v, %d, %v; want CLOSED, 2 cancelled", b, n, err)
 	}
@@ -305,7 +306,7 @@ func testSandboxExpireAsTheSweep(t *testing.T, store disburse.Store) {
 	}
 	f.wantStatus(t, "after the member check, leg to a member", f.sandbox, member, sandboxPayee3, disburse.PaymentSettled)
 	registerDuringSubmit(sandboxPayee4)
-	if _, _, err := f.svc.ExpireSandboxBatch(f.ctx, f.sandbox, member); err != nil {
+	if _, _, err := sandbox.ExpireBatch(f.ctx, f.svc, f.sandbox, member); err != nil {
 		t.Fatal(err)
 	}
 	f.wantStatus(t, "expired leg to a member", f.sandbox, member, sandboxPayee4, disburse.PaymentSettled)
@@ -326,7 +327,7 @@ func testSandboxExpireAsTheSweep(t *testing.T, store disburse.Store) {
 		{"by a live organisation", f.org, liveBatch, disburse.CodeNotFound},
 		{"no such id", f.sandbox, "nope", disburse.CodeNotFound},
 	} {
-		_, _, err := f.svc.ExpireSandboxBatch(f.ctx, c.org, c.batch)
+		_, _, err := sandbox.ExpireBatch(f.ctx, f.svc, c.org, c.batch)
 		if code := codeOf(err); code != c.code {
 			t.Errorf("expire %s: %v, want %s", c.name, err, c.code)
 		}
@@ -351,7 +352,7 @@ func testSandboxPreview(t *testing.T, store disburse.Store) {
 	if _, _, err := f.svc.RegisterMember(f.ctx, disburse.Member{Msisdn: sandboxPayee2}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.RegisterSandboxMember(f.ctx, f.sandbox, sandboxPayee); err != nil {
+	if _, err := sandbox.RegisterMember(f.ctx, f.svc, f.sandbox, sandboxPayee); err != nil {
 		t.Fatal(err)
 	}
 	b, err := f.svc.CreateBatch(f.ctx, f.sandbox, disburse.BatchInput{Name: "draft"})
@@ -363,7 +364,7 @@ func testSandboxPreview(t *testing.T, store disburse.Store) {
 	if _, _, err := f.svc.AddPayments(f.ctx, f.sandbox, b.ID, disburse.AddPaymentsInput{ClearExisting: &clear, Payments: in}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.RegisterSandboxMember(f.ctx, f.sandbox, sandboxPayee3); err != nil {
+	if _, err := sandbox.RegisterMember(f.ctx, f.svc, f.sandbox, sandboxPayee3); err != nil {
 		t.Fatal(err)
 	}
 	office, ok := store.(backoffice.Store)
@@ -385,7 +386,7 @@ func testSandboxPreview(t *testing.T, store disburse.Store) {
 // too; a live organisation has no such call.
 func testSandboxDeposit(t *testing.T, store disburse.Store) {
 	f := newSandboxFixture(t, store)
-	tr, err := f.svc.SandboxDeposit(f.ctx, f.sandbox, f.sandboxAccount, "250.50", sandboxCurrency, "more")
+	tr, err := sandbox.Deposit(f.ctx, f.svc, f.sandbox, f.sandboxAccount, "250.50", sandboxCurrency, "more")
 	if err != nil || tr.ToAccountID != f.sandboxAccount || tr.Amount != 250_50 || tr.Kind != disburse.TransferDeposit {
 		t.Fatalf("SandboxDeposit = %+v, %v", tr, err)
 	}
@@ -410,7 +411,7 @@ func testSandboxDeposit(t *testing.T, store disburse.Store) {
 		{"a live organisation's account", f.sandbox, f.account, "1.00", sandboxCurrency, disburse.CodeNotFound},
 		{"by a live organisation", f.org, f.account, "1.00", sandboxCurrency, disburse.CodeNotFound},
 	} {
-		if _, err := f.svc.SandboxDeposit(f.ctx, c.org, c.account, c.amount, c.currency, ""); codeOf(err) != c.code {
+		if _, err := sandbox.Deposit(f.ctx, f.svc, c.org, c.account, c.amount, c.currency, ""); codeOf(err) != c.code {
 			t.Errorf("deposit %s: %v, want %s", c.name, err, c.code)
 		}
 	}
@@ -419,10 +420,10 @@ func testSandboxDeposit(t *testing.T, store disburse.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr, err := f.svc.SandboxDeposit(f.ctx, f.sandbox, second.ID, "3.00", sandboxCurrency, ""); err != nil || tr.ToAccountID != second.ID {
+	if tr, err := sandbox.Deposit(f.ctx, f.svc, f.sandbox, second.ID, "3.00", sandboxCurrency, ""); err != nil || tr.ToAccountID != second.ID {
 		t.Errorf("deposit into the second account = %+v, %v", tr, err)
 	}
-	if _, err := f.svc.RegisterSandboxMember(f.ctx, f.org, sandboxPayee); codeOf(err) != disburse.CodeNotFound {
+	if _, err := sandbox.RegisterMember(f.ctx, f.svc, f.org, sandboxPayee); codeOf(err) != disburse.CodeNotFound {
 		t.Errorf("a live organisation registers a sandbox member: %v, want not_found", err)
 	}
 	f.wantLedgerSound(t)
@@ -435,7 +436,7 @@ func testSandboxLedgerScopes(t *testing.T, store disburse.Store) {
 	f := newSandboxFixture(t, store)
 	f.submitted(t, f.org, sandboxPayee, sandboxPayee2)
 	f.submitted(t, f.sandbox, sandboxPayee, sandboxPayee2)
-	if _, err := f.svc.RegisterSandboxMember(f.ctx, f.sandbox, sandboxPayee); err != nil {
+	if _, err := sandbox.RegisterMember(f.ctx, f.svc, f.sandbox, sandboxPayee); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := f.svc.RegisterMember(f.ctx, disburse.Member{Msisdn: sandboxPayee}); err != nil {
