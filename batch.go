@@ -109,24 +109,6 @@ func owned(b Batch, err error, organisationID string) (Batch, error) {
 	return b, nil
 }
 
-// Batches lists the organisation's batches, newest first.
-func (s *Service) Batches(ctx context.Context, organisationID string, q ListQuery) ([]Batch, error) {
-	var v Validation
-	f := BatchFilter{ExternalID: q.ExternalID}
-	f.Skip, f.Take, f.After = KeysetPaging(&v, q)
-	v.Text(-1, "ExternalId", q.ExternalID)
-	if q.StatusCode != "" {
-		if !validStatus(q.StatusCode, BatchStatuses()) {
-			v.Add(-1, "StatusCode", q.StatusCode, "statusCode must be one of DRAFT, OPEN, CLOSED, CANCELLED")
-		}
-		f.Status = BatchStatus(q.StatusCode)
-	}
-	if err := v.Err(); err != nil {
-		return nil, err
-	}
-	return read(ctx, s.Store, func(tx Tx) ([]Batch, error) { return tx.Batches(ctx, organisationID, f) })
-}
-
 // KeysetPaging is Paging, and in a keyset query its After, and one item
 // more than its Take.
 func KeysetPaging(v *Validation, q ListQuery) (skip, take int, after string) {

@@ -257,32 +257,6 @@ func (d *distinct) add(s string) {
 	}
 }
 
-// BatchPayments lists a batch's payments in the order they were added.
-func (s *Service) BatchPayments(ctx context.Context, organisationID, batchID string, q ListQuery) ([]Payment, error) {
-	var v Validation
-	var f PaymentFilter
-	f.Skip, f.Take, f.After = KeysetPaging(&v, q)
-	if q.StatusCode != "" {
-		if !validStatus(q.StatusCode, PaymentStatuses()) {
-			v.Add(-1, "StatusCode", q.StatusCode, "statusCode must be one of DRAFT, PENDING, CANCELLED, SETTLED, DELETED")
-		}
-		f.Status = PaymentStatus(q.StatusCode)
-	}
-	var list []Payment
-	err := s.Store.Read(ctx, func(tx Tx) error {
-		if _, err := ownBatch(ctx, tx, organisationID, batchID, false); err != nil {
-			return err
-		}
-		if err := v.Err(); err != nil {
-			return err
-		}
-		var err error
-		list, err = tx.Payments(ctx, batchID, f)
-		return err
-	})
-	return list, err
-}
-
 // Payment returns one of the organisation's payments.
 func (s *Service) Payment(ctx context.Context, organisationID, id string) (Payment, error) {
 	return read(ctx, s.Store, func(tx Tx) (Payment, error) { return ownPayment(ctx, tx, organisationID, id) })

@@ -2,8 +2,6 @@ package disburse
 
 import (
 	"context"
-
-	"github.com/disburse/disburse/internal/text"
 )
 
 // Statement is a member's wallet: its balance and one entry per settled
@@ -47,12 +45,4 @@ type LedgerReport struct {
 func (s *Service) CheckLedger(ctx context.Context) (LedgerReport, error) {
 	problems, err := read(ctx, s.Store, func(tx Tx) ([]string, error) { return tx.LedgerProblems(ctx) })
 	return LedgerReport{OK: err == nil && len(problems) == 0, Problems: problems}, err
-}
-
-// Notifications lists the outbox, only recipient's when it is given.
-func (s *Service) Notifications(ctx context.Context, recipient string) ([]Notification, error) {
-	if !text.Valid(recipient) {
-		return nil, Invalid("Recipient", recipient, TextMessage("recipient"))
-	}
-	return read(ctx, s.Store, func(tx Tx) ([]Notification, error) { return tx.Notifications(ctx, recipient) })
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/lists"
 	"github.com/disburse/disburse/organisations"
 )
 
@@ -133,7 +134,7 @@ func (s *server) statement(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) notifications(w http.ResponseWriter, r *http.Request) error {
-	list, err := s.svc.Notifications(r.Context(), r.URL.Query().Get("recipient"))
+	list, err := lists.Notifications(r.Context(), s.svc, r.URL.Query().Get("recipient"))
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/lists"
 )
 
 // The batch routes (docs/api.md section 4). Path ids and query values go to
@@ -33,7 +34,7 @@ func (s *server) listBatches(w http.ResponseWriter, r *http.Request, orgID strin
 	if k != nil {
 		q = k.query(q)
 	}
-	list, err := s.svc.Batches(r.Context(), orgID, q)
+	list, err := lists.Batches(r.Context(), s.svc, orgID, q)
 	if err != nil {
 		return err
 	}
@@ -75,7 +76,7 @@ func (s *server) listPayments(w http.ResponseWriter, r *http.Request, orgID stri
 	if k != nil {
 		q = k.query(q)
 	}
-	list, err := s.svc.BatchPayments(r.Context(), orgID, r.PathValue("id"), q)
+	list, err := lists.Payments(r.Context(), s.svc, orgID, r.PathValue("id"), q)
 	if err != nil {
 		return err
 	}

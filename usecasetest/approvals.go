@@ -10,6 +10,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/approvals"
 	"github.com/disburse/disburse/internal/testenv"
+	"github.com/disburse/disburse/lists"
 	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/webhooks"
 )
@@ -143,7 +144,7 @@ func testApproveSubmits(t *testing.T, open func(t *testing.T) disburse.Store) {
 		}(),
 		"submit": func() error { _, err := f.svc.Submit(f.as(approver), f.org, b); return err }(),
 	}
-	payments, err := f.svc.BatchPayments(f.ctx, f.org, b, disburse.ListQuery{Take: "1"})
+	payments, err := lists.Payments(f.ctx, f.svc, f.org, b, disburse.ListQuery{Take: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/lists"
 	"github.com/disburse/disburse/organisations"
 )
 
@@ -39,14 +40,14 @@ func LastPageTimes(t *testing.T, s disburse.Store) {
 			t.Fatal(err)
 		}
 	}
-	before, err := svc.BatchPayments(ctx, org.ID, b.ID, disburse.ListQuery{Skip: strconv.Itoa(n - limit - 1), Take: "1"})
+	before, err := lists.Payments(ctx, svc, org.ID, b.ID, disburse.ListQuery{Skip: strconv.Itoa(n - limit - 1), Take: "1"})
 	if err != nil || len(before) != 1 {
 		t.Fatalf("the payment before the last page: %v, %v", before, err)
 	}
 	byKey := disburse.ListQuery{Keyset: true, After: before[0].ID, Take: strconv.Itoa(limit)}
 	bySkip := disburse.ListQuery{Skip: strconv.Itoa(n - limit), Take: strconv.Itoa(limit)}
-	keyTime, keyPage := medianRead(t, func() ([]disburse.Payment, error) { return svc.BatchPayments(ctx, org.ID, b.ID, byKey) })
-	skipTime, skipPage := medianRead(t, func() ([]disburse.Payment, error) { return svc.BatchPayments(ctx, org.ID, b.ID, bySkip) })
+	keyTime, keyPage := medianRead(t, func() ([]disburse.Payment, error) { return lists.Payments(ctx, svc, org.ID, b.ID, byKey) })
+	skipTime, skipPage := medianRead(t, func() ([]disburse.Payment, error) { return lists.Payments(ctx, svc, org.ID, b.ID, bySkip) })
 	if len(keyPage) != limit || len(skipPage) != limit || keyPage[0].ID != skipPage[0].ID || keyPage[limit-1].ID != skipPage[limit-1].ID {
 		t.Fatalf("the pages differ: by key %d payments, by skip %d", len(keyPage), len(skipPage))
 	}

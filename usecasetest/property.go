@@ -11,6 +11,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/testenv"
+	"github.com/disburse/disburse/lists"
 	"github.com/disburse/disburse/organisations"
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
@@ -233,7 +234,7 @@ func (h *harness) verify(rt *rapid.T) {
 		if diff := cmp.Diff(b.summary(), got.Summary); diff != "" {
 			rt.Fatalf("batch %s summary (-model +service):\n%s", b.id, diff)
 		}
-		payments, err := h.svc.BatchPayments(h.ctx, b.org.id, b.id, disburse.ListQuery{})
+		payments, err := lists.Payments(h.ctx, h.svc, b.org.id, b.id, disburse.ListQuery{})
 		if err != nil {
 			rt.Fatalf("payments: %v", err)
 		}

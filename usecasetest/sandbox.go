@@ -11,6 +11,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/lists"
 	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal/backoffice"
 	"github.com/disburse/disburse/sandbox"
@@ -101,7 +102,7 @@ func (f *sandboxFixture) submitted(t *testing.T, orgID string, payees ...string)
 // status is the status of orgID's payment to msisdn in the batch.
 func (f *sandboxFixture) status(t *testing.T, orgID, batchID, msisdn string) disburse.PaymentStatus {
 	t.Helper()
-	ps, err := f.svc.BatchPayments(f.ctx, orgID, batchID, disburse.ListQuery{})
+	ps, err := lists.Payments(f.ctx, f.svc, orgID, batchID, disburse.ListQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +232,7 @@ type transferReader interface {
 // payments were added: the kind, accounts and amount of each transfer.
 func (f *sandboxFixture) legTransfers(t *testing.T, store disburse.Store, batchID string) [][]string {
 	t.Helper()
-	ps, err := f.svc.BatchPayments(f.ctx, f.sandbox, batchID, disburse.ListQuery{})
+	ps, err := lists.Payments(f.ctx, f.svc, f.sandbox, batchID, disburse.ListQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/lists"
 	"github.com/disburse/disburse/notify"
 	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/webhooks"
@@ -277,7 +278,7 @@ func testWebhookEvents(t *testing.T, s WebhookStore) {
 	if _, _, err := f.svc.RegisterMember(f.ctx, disburse.Member{Msisdn: racePayee}); err != nil {
 		t.Fatal(err)
 	}
-	payments, err := f.svc.BatchPayments(f.ctx, f.org, open, disburse.ListQuery{})
+	payments, err := lists.Payments(f.ctx, f.svc, f.org, open, disburse.ListQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +320,7 @@ func testWebhookEvents(t *testing.T, s WebhookStore) {
 	if _, err := f.svc.ReverseDue(f.ctx); err != nil {
 		t.Fatal(err)
 	}
-	rp, err := f.svc.BatchPayments(f.ctx, f.org, reversed, disburse.ListQuery{})
+	rp, err := lists.Payments(f.ctx, f.svc, f.org, reversed, disburse.ListQuery{})
 	if err != nil || len(rp) != 1 {
 		t.Fatal(rp, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/lists"
 	"github.com/disburse/disburse/notifications"
 )
 
@@ -126,7 +127,7 @@ func testKill9NotificationDuplicates(t *testing.T, bin, url string) {
 // sentIn counts the notifications store holds as SENT.
 func sentIn(t *testing.T, store disburse.Store) int {
 	t.Helper()
-	ns, err := disburse.NewService(store).Notifications(t.Context(), "")
+	ns, err := lists.Notifications(t.Context(), disburse.NewService(store), "")
 	if err != nil {
 		t.Fatal(err)
 	}

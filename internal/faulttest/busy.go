@@ -11,6 +11,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/lists"
 	"github.com/disburse/disburse/sqlstore"
 )
 
@@ -82,7 +83,7 @@ func CheckBusy(t *testing.T, store *sqlstore.Store, b Busy) {
 	if got, err := svc.Batch(ctx, org.ID, empty.ID); err != nil || got.Summary.PaymentsCount != 0 {
 		t.Errorf("the batch added to: %+v, %v; want no payments", got, err)
 	}
-	if bs, err := svc.Batches(ctx, org.ID, disburse.ListQuery{}); err != nil || len(bs) != 2 {
+	if bs, err := lists.Batches(ctx, svc, org.ID, disburse.ListQuery{}); err != nil || len(bs) != 2 {
 		t.Errorf("batches: %d, %v; want the 2 made before", len(bs), err)
 	}
 	if ok, err := svc.MemberExists(ctx, org.ID, "254712345670"); err != nil || ok {
