@@ -169,12 +169,12 @@ func scanDelivery(r *sql.Rows) (webhooks.Delivery, error) {
 //
 // The endpoints to skip are those whose share of the claimer's attempts is
 // in flight: a few, at most one per slot, so they are listed inline.
-func (t *tx) ClaimWebhookDeliveries(ctx context.Context, owner string, now, leaseUntil time.Time, n int, skip []string) ([]webhooks.Delivery, error) {
-	args := []any{owner, micros(leaseUntil), micros(now), micros(now), true}
+func (t *tx) ClaimWebhookDeliveries(ctx context.Context, c webhooks.DeliveryClaim) ([]webhooks.Delivery, error) {
+	args := []any{c.Owner, micros(c.LeaseUntil), micros(c.Now), micros(c.Now), true}
 	notIn := ""
-	if len(skip) > 0 {
-		notIn = ` AND d.endpoint_id NOT IN (?` + strings.Repeat(", ?", len(skip)-1) + `)`
-		for _, id := range skip {
+	if len(c.Skip) > 0 {
+		notIn = ` AND d.endpoint_id NOT IN (?` + strings.Repeat(", ?", len(c.Skip)-1) + `)`
+		for _, id := range c.Skip {
 			args = append(args, id)
 		}
 	}
@@ -186,7 +186,7 @@ func (t *tx) ClaimWebhookDeliveries(ctx context.Context, owner string, now, leas
 				AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled = ?)`+notIn+`
 			ORDER BY d.next_attempt_at, d.id LIMIT ?`+t.e.LockClause(true)+`)
 		RETURNING `+strings.ReplaceAll(deliveryColumns, "d.", ""),
-		append(args, n)...)
+		append(args, c.Limit)...)
 	slices.SortFunc(ds, func(a, b webhooks.Delivery) int {
 		if c := a.NextAttemptAt.Compare(b.NextAttemptAt); c != 0 {
 			return c

@@ -119,11 +119,11 @@ type Tx interface {
 	// WebhookEndpoints lists endpoints oldest first: the organisation's, or
 	// every organisation's when organisationID is empty.
 	WebhookEndpoints(ctx context.Context, organisationID string) ([]Endpoint, error)
-	// ClaimWebhookDeliveries leases up to limit PENDING deliveries of
-	// enabled endpoints that are due at now and not leased by a live owner,
-	// none of the endpoints skip lists, and returns them. Rows locked by
-	// another transaction are skipped.
-	ClaimWebhookDeliveries(ctx context.Context, owner string, now, leaseUntil time.Time, limit int, skip []string) ([]Delivery, error)
+	// ClaimWebhookDeliveries leases to c.Owner, until c.LeaseUntil, up to
+	// c.Limit PENDING deliveries of enabled endpoints that are due at c.Now
+	// and not leased by a live owner, none of the endpoints c.Skip lists,
+	// and returns them. Rows locked by another transaction are skipped.
+	ClaimWebhookDeliveries(ctx context.Context, c DeliveryClaim) ([]Delivery, error)
 	// UpdateWebhookDeliveries writes attempts' outcomes in bulk and clears
 	// their leases, each only while its LeaseOwner still holds the lease.
 	// It returns how many it wrote, as UpdateNotifications does.
@@ -141,6 +141,16 @@ type Tx interface {
 	// RetryWebhookDelivery makes a delivery PENDING and due at now again,
 	// keeping its attempts, unless a live lease holds it (ErrLeaseLost).
 	RetryWebhookDelivery(ctx context.Context, id string, now time.Time) error
+}
+
+// DeliveryClaim is what one claim of Tx.ClaimWebhookDeliveries leases:
+// for whom, when, until when, how many, and which endpoints to leave out.
+type DeliveryClaim struct {
+	Owner      string
+	Now        time.Time
+	LeaseUntil time.Time
+	Limit      int
+	Skip       []string // endpoints whose share of the claimer's attempts is in flight
 }
 
 // ErrLeaseLost is what RetryWebhookDelivery returns for a delivery leased
