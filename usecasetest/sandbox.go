@@ -173,7 +173,7 @@ func testSandboxMembersApart(t *testing.T, store disburse.Store) {
 
 	reg, err := sandbox.RegisterMember(f.ctx, f.svc, f.sandbox, sandboxPayee)
 	if err != nil || !reg.Created || reg.Settled != 1 || reg.Member.Msisdn != sandboxPayee {
-		t.Fatalf("RegisterSandboxMember = %+v, %v; want created, 1 settled", reg, err)
+		t.Fatalf("sandbox.RegisterMember = %+v, %v; want created, 1 settled", reg, err)
 	}
 	f.wantStatus(t, "sandbox's leg to its new member", f.sandbox, sb, sandboxPayee, disburse.PaymentSettled)
 	f.wantStatus(t, "live leg to the sandbox's member", f.org, live, sandboxPayee, disburse.PaymentPending)
@@ -184,7 +184,7 @@ func testSandboxMembersApart(t *testing.T, store disburse.Store) {
 		t.Errorf("MemberExists(sandbox's member), to the sandbox = %v, %v; want true", exists, err)
 	}
 	if again, err := sandbox.RegisterMember(f.ctx, f.svc, f.sandbox, sandboxPayee); err != nil || again.Created || again.Settled != 0 {
-		t.Errorf("second RegisterSandboxMember = %+v, %v; want not created, nothing settled", again, err)
+		t.Errorf("second sandbox.RegisterMember = %+v, %v; want not created, nothing settled", again, err)
 	}
 	paidAtOnce := f.submitted(t, f.sandbox, sandboxPayee)
 	f.wantStatus(t, "sandbox's submit to its member", f.sandbox, paidAtOnce, sandboxPayee, disburse.PaymentSettled)
@@ -273,7 +273,7 @@ func testSandboxExpireAsTheSweep(t *testing.T, store disburse.Store) {
 
 	b, n, err := sandbox.ExpireBatch(f.ctx, f.svc, f.sandbox, expired)
 	if err != nil || n != 2 || b.Status != disburse.BatchClosed || b.Summary.CancelledCount != 2 || b.Summary.HeldAmount != 0 {
-		t.Fatalf("ExpireSandboxBatch = %+v, %d, %v; want CLOSED, 2 cancelled", b, n, err)
+		t.Fatalf("sandbox.ExpireBatch = %+v, %d, %v; want CLOSED, 2 cancelled", b, n, err)
 	}
 	f.wantStatus(t, "the other batch, not expired", f.sandbox, swept, sandboxPayee, disburse.PaymentPending)
 	f.advance(2 * time.Hour)
@@ -389,7 +389,7 @@ func testSandboxDeposit(t *testing.T, store disburse.Store) {
 	f := newSandboxFixture(t, store)
 	tr, err := sandbox.Deposit(f.ctx, f.svc, f.sandbox, f.sandboxAccount, "250.50", sandboxCurrency, "more")
 	if err != nil || tr.ToAccountID != f.sandboxAccount || tr.Amount != 250_50 || tr.Kind != disburse.TransferDeposit {
-		t.Fatalf("SandboxDeposit = %+v, %v", tr, err)
+		t.Fatalf("sandbox.Deposit = %+v, %v", tr, err)
 	}
 	if tr.FromAccountID == disburse.FundingAccountID {
 		t.Errorf("a sandbox's deposit came from the live funding account")

@@ -100,7 +100,7 @@ func validBatchStatus(st disburse.BatchStatus) bool {
 // totals, those whose name contains search.
 func (s *Service) OrganisationSummaries(ctx context.Context, search string, limit int) ([]OrganisationSummary, error) {
 	if !text.Valid(search) {
-		return nil, disburse.Invalid("Search", search, textMessage("search"))
+		return nil, disburse.Invalid("Search", search, disburse.TextMessage("search"))
 	}
 	return read(ctx, s.Store, func(tx Tx) ([]OrganisationSummary, error) { return tx.OrganisationSummaries(ctx, search, limit) })
 }
@@ -184,7 +184,7 @@ func (s *Service) ScopedPaymentTransfers(ctx context.Context, scope, id string) 
 func (s *Service) NotificationsPage(ctx context.Context, f NotificationFilter) ([]disburse.Notification, error) {
 	var v disburse.Validation
 	if !text.Valid(f.Recipient) {
-		v.Add(-1, "Recipient", f.Recipient, textMessage("recipient"))
+		v.Add(-1, "Recipient", f.Recipient, disburse.TextMessage("recipient"))
 	}
 	if f.Status != "" && !slices.Contains(disburse.NotificationStatuses(), f.Status) {
 		v.Add(-1, "Status", string(f.Status), "status must be PENDING, SENT or FAILED")
