@@ -2,6 +2,7 @@ package notifications
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/disburse/disburse"
@@ -37,12 +38,16 @@ func (s *Service) Deliver(ctx context.Context, n Notifier, owner string, p Polic
 		return 0, err
 	}
 	bg := context.WithoutCancel(ctx)
-	leases := fanout.NewLeases(p.Lease, s.now, func(ids []string, now, until time.Time) error {
-		err := s.Store.Write(bg, func(tx Tx) error { return tx.ExtendNotificationLeases(bg, owner, ids, now, until) })
+	leases := fanout.NewLeases(p.Lease, s.now, func(ids []string, now, until time.Time) ([]string, error) {
+		var renewed []string
+		err := s.Store.Write(bg, func(tx Tx) (err error) {
+			renewed, err = tx.ExtendNotificationLeases(bg, owner, ids, now, until)
+			return err
+		})
 		if err != nil {
 			s.Log.WarnContext(ctx, "notification leases not renewed", "err", err, "owner", owner)
 		}
-		return err
+		return renewed, err
 	})
 	defer leases.Start()()
 	slots := fanout.NewSlots(p.Concurrency, 0)
@@ -96,7 +101,6 @@ func (s *Service) claim(ctx context.Context, n Notifier, owner string, p Policy,
 		return false
 	}
 	attempt := func(msg disburse.Notification) disburse.Notification {
-		defer room.slots.Give("")
 		sendErr := send(bg, n, msg, p.SendTimeout)
 		msg.Attempts++
 		now := s.now()
@@ -115,13 +119,22 @@ func (s *Service) claim(ctx context.Context, n Notifier, owner string, p Policy,
 	}
 	record := func(outcomes, unattempted []disburse.Notification) (bool, error) {
 		written := 0
-		err := s.Store.Write(bg, func(tx Tx) error {
-			var err error
-			if written, err = tx.UpdateNotifications(bg, outcomes); err != nil {
-				return err
-			}
-			return tx.ReleaseNotifications(bg, owner, fanout.IDs(unattempted, idOf))
+		err := hold.Write(fanout.IDs(append(slices.Clip(outcomes), unattempted...), idOf), func() error {
+			return s.Store.Write(bg, func(tx Tx) error {
+				var err error
+				if written, err = tx.UpdateNotifications(bg, outcomes); err != nil {
+					return err
+				}
+				return tx.ReleaseNotifications(bg, owner, fanout.IDs(unattempted, idOf))
+			})
 		})
+		// A send's slot is held until its outcome is written, so that a
+		// process that dies repeats at most p.Concurrency sends.
+		if fanout.Settled(unattempted, err) {
+			for range outcomes {
+				room.slots.Give("")
+			}
+		}
 		if err != nil || written == len(outcomes) {
 			return false, err
 		}

@@ -137,12 +137,16 @@ func (s *Service) Deliver(ctx context.Context, sender Sender, render Renderer, o
 		return 0, err
 	}
 	bg := context.WithoutCancel(ctx)
-	leases := fanout.NewLeases(p.Lease, s.now, func(ids []string, now, until time.Time) error {
-		err := s.Store.Write(bg, func(tx Tx) error { return tx.ExtendWebhookLeases(bg, owner, ids, now, until) })
+	leases := fanout.NewLeases(p.Lease, s.now, func(ids []string, now, until time.Time) ([]string, error) {
+		var renewed []string
+		err := s.Store.Write(bg, func(tx Tx) (err error) {
+			renewed, err = tx.ExtendWebhookLeases(bg, owner, ids, now, until)
+			return err
+		})
 		if err != nil {
 			s.Log.WarnContext(ctx, "webhook leases not renewed", "err", err, "owner", owner)
 		}
-		return err
+		return renewed, err
 	})
 	defer leases.Start()()
 	slots := fanout.NewSlots(p.Concurrency, p.PerEndpoint)
@@ -201,12 +205,22 @@ func (s *Service) claimWebhooks(ctx context.Context, sender Sender, render Rende
 		room.slots.Give(a.d.EndpointID)
 		return false
 	}
-	attempt := func(a webhookAttempt) webhookAttempt {
-		defer room.slots.Give(a.d.EndpointID)
-		return s.attemptWebhook(bg, sender, a, p)
-	}
+	attempt := func(a webhookAttempt) webhookAttempt { return s.attemptWebhook(bg, sender, a, p) }
 	record := func(outcomes, unattempted []webhookAttempt) (bool, error) {
-		return s.recordWebhooks(ctx, owner, p, outcomes, unattempted)
+		var lost bool
+		ids := fanout.IDs(append(slices.Clip(outcomes), unattempted...), func(a webhookAttempt) string { return a.d.ID })
+		err := hold.Write(ids, func() (err error) {
+			lost, err = s.recordWebhooks(ctx, owner, p, outcomes, unattempted)
+			return err
+		})
+		// An attempt's slot is held until its outcome is written, so that
+		// a process that dies repeats at most p.Concurrency sends.
+		if fanout.Settled(unattempted, err) {
+			for _, a := range outcomes {
+				room.slots.Give(a.d.EndpointID)
+			}
+		}
+		return lost, err
 	}
 	return len(attempts), func() (int, error) {
 		defer room.leases.Drop(hold)

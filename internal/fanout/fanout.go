@@ -141,6 +141,15 @@ func (r *run[T]) flush(last bool) {
 	}
 }
 
+// Settled reports whether the outcomes handed to a call of Run's record
+// that returned err have left the run: they have unless the call failed
+// and was not the last (its unattempted is nil), for the run hands a
+// failed group to its last call again. A caller that holds something per
+// outcome until it is written (a slot) lets it go once settled.
+func Settled[T any](unattempted []T, err error) bool {
+	return err == nil || unattempted != nil
+}
+
 // Pace spaces the attempts of one claim so that at most perSecond start in
 // a second (0: no limit), for a gateway's quota or to leave the process
 // room for the API. Its wait gives way when ctx ends.
