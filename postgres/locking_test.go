@@ -195,3 +195,73 @@ func TestLockedAccountTakesNewBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestApplyBalancesLocksInIDOrder: ApplyBalances takes its accounts' row
+// locks in ascending id order (docs/ledger.md, "Lock order"), whatever
+// order the plan of its UPDATE would visit them in. While another
+// transaction holds the higher account, it holds the lower one and waits:
+// two transactions that share accounts then wait in line rather than each
+// on the other.
+func TestApplyBalancesLocksInIDOrder(t *testing.T) {
+	ctx := t.Context()
+	url := pgtest.URL(t)
+	s, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	msisdns := []string{"254712345678", "254733123456"}
+	var wallets map[string]string
+	if err := s.Write(ctx, func(tx disburse.Tx) (err error) {
+		wallets, err = tx.EnsureWallets(ctx, "KES", msisdns, now)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	low, high := min(wallets[msisdns[0]], wallets[msisdns[1]]), max(wallets[msisdns[0]], wallets[msisdns[1]])
+	// An update writes the lower account's row anew, after the higher's in
+	// the table: a scan of the table now meets the higher first.
+	if err := s.Write(ctx, func(tx disburse.Tx) error {
+		return tx.ApplyBalances(ctx, disburse.BalanceChanges{low: 5})
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	held, release := make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	var holder, applier error
+	wg.Go(func() {
+		holder = s.Write(ctx, func(tx disburse.Tx) error {
+			if _, err := tx.LockAccount(ctx, high); err != nil {
+				return err
+			}
+			close(held)
+			<-release
+			return nil
+		})
+	})
+	<-held
+	wg.Go(func() {
+		applier = s.Write(ctx, func(tx disburse.Tx) error {
+			return tx.ApplyBalances(ctx, disburse.BalanceChanges{low: 1, high: 1})
+		})
+	})
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	lowHeld := false
+	for deadline := time.Now().Add(5 * time.Second); !lowHeld && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		_, err := conn.Exec(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE NOWAIT`, low)
+		lowHeld = err != nil
+	}
+	close(release)
+	wg.Wait()
+	if err := errors.Join(holder, applier); err != nil {
+		t.Fatal(err)
+	}
+	if !lowHeld {
+		t.Error("ApplyBalances waited for the higher account without holding the lower: it locks out of id order")
+	}
+}
