@@ -45,6 +45,7 @@ func RunDelivery[S NotificationStore](t *testing.T, open func(t *testing.T) S) {
 		{"RateSpacesTheSends", testRateSpacesTheSends},
 		{"PushForMembersWithTheApp", testPushForMembersWithTheApp},
 		{"NotificationAttempts", testNotificationAttempts},
+		{"UnrecordedSendsWithinConcurrency", testUnrecordedSendsWithinConcurrency},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
