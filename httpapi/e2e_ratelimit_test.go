@@ -172,7 +172,9 @@ func (s *countingStore) TokenAndBatch(ctx context.Context, hash, id string) (dis
 // client address's budget, and once that is spent a token never seen is
 // refused with 429 before the database is asked; a known good token keeps
 // its organisation's budget.
-func TestE2EMadeUpTokensSpendTheAddress(t *testing.T) { eachStore(t, testE2EMadeUpTokensSpendTheAddress) }
+func TestE2EMadeUpTokensSpendTheAddress(t *testing.T) {
+	eachStore(t, testE2EMadeUpTokensSpendTheAddress)
+}
 
 func testE2EMadeUpTokensSpendTheAddress(t *testing.T, open opener) {
 	store := &countingStore{Store: open(t)}

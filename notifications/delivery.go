@@ -88,7 +88,7 @@ func (s *Service) claim(ctx context.Context, n Notifier, owner string, p Policy,
 	// Sends and outcomes are not cut short by shutdown, or a message the
 	// gateway got would be counted as failed and sent again.
 	bg := context.WithoutCancel(ctx)
-	mayStart := func(disburse.Notification) bool {
+	mayStart := func(ctx context.Context, _ disburse.Notification) bool {
 		// Shutting down, or the lease is no longer kept: the rest is
 		// handed back at once rather than at lease expiry.
 		if !room.slots.Wait(ctx, "") {
@@ -145,7 +145,7 @@ func (s *Service) claim(ctx context.Context, n Notifier, owner string, p Policy,
 	}
 	return len(claimed), func() (int, error) {
 		defer room.leases.Drop(hold)
-		return fanout.Run(claimed, len(claimed), mayStart, attempt, record)
+		return fanout.Run(ctx, claimed, len(claimed), mayStart, attempt, record)
 	}, nil
 }
 

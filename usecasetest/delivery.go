@@ -46,6 +46,7 @@ func RunDelivery[S NotificationStore](t *testing.T, open func(t *testing.T) S) {
 		{"PushForMembersWithTheApp", testPushForMembersWithTheApp},
 		{"NotificationAttempts", testNotificationAttempts},
 		{"UnrecordedSendsWithinConcurrency", testUnrecordedSendsWithinConcurrency},
+		{"SendsAfterAFailedWrite", testSendsAfterAFailedWrite},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

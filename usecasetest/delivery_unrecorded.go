@@ -2,6 +2,7 @@ package usecasetest
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,9 +21,11 @@ import (
 const unrecordedWait = time.Second
 
 // outcomeGate holds the first write of outcomes until opened: what a slow
-// database does to a process that is then killed before the write lands.
+// database does to a process that is then killed before the write lands;
+// or, with fail set, fails it, as a database that goes away does.
 type outcomeGate struct {
 	once    sync.Once
+	fail    error
 	held    chan struct{} // closed once a write waits at the gate
 	release chan struct{}
 }
@@ -31,11 +34,21 @@ func newOutcomeGate() *outcomeGate {
 	return &outcomeGate{held: make(chan struct{}), release: make(chan struct{})}
 }
 
-func (g *outcomeGate) wait() {
+// failingGate fails the first write of outcomes.
+func failingGate() *outcomeGate {
+	g := newOutcomeGate()
+	g.fail = errors.New("the database went away")
+	close(g.release)
+	return g
+}
+
+func (g *outcomeGate) wait() (err error) {
 	g.once.Do(func() {
 		close(g.held)
 		<-g.release
+		err = g.fail
 	})
+	return err
 }
 
 // checkUnrecordedSends fails when more than concurrency sends happened
@@ -75,7 +88,9 @@ type gatedNoteTx struct {
 }
 
 func (tx gatedNoteTx) UpdateNotifications(ctx context.Context, ns []disburse.Notification) (int, error) {
-	tx.gate.wait()
+	if err := tx.gate.wait(); err != nil {
+		return 0, err
+	}
 	return tx.Tx.UpdateNotifications(ctx, ns)
 }
 
@@ -127,7 +142,9 @@ type gatedHookTx struct {
 }
 
 func (tx gatedHookTx) UpdateWebhookDeliveries(ctx context.Context, ds []webhooks.Delivery) (int, error) {
-	tx.gate.wait()
+	if err := tx.gate.wait(); err != nil {
+		return 0, err
+	}
 	return tx.Tx.UpdateWebhookDeliveries(ctx, ds)
 }
 
@@ -161,6 +178,44 @@ func testWebhookUnrecordedAttemptsWithinConcurrency(t *testing.T, s WebhookStore
 	for _, d := range ds {
 		if d.Status != webhooks.DeliveryDelivered || d.Attempts != 1 {
 			t.Errorf("delivery %+v, want DELIVERED at its one attempt", d)
+		}
+	}
+}
+
+// testSendsAfterAFailedWrite: when the first write of outcomes fails, the
+// claim stops (the slots its unwritten outcomes hold are not waited for),
+// writes them in its last write, and hands the rest back; the next pass
+// sends the rest, and nothing is sent twice.
+func testSendsAfterAFailedWrite(t *testing.T, store NotificationStore) {
+	f := newNoteFixture(t, store)
+	if _, err := f.svc.Submit(f.ctx, f.org, f.batchOf(t, 10)); err != nil {
+		t.Fatal(err)
+	}
+	notes := notifications.New(gatedOutbox{store.Notifications(), failingGate()}, f.svc)
+	var sends atomic.Int32
+	gateway := sender(func(context.Context, disburse.Notification) error { sends.Add(1); return nil })
+	p := policy
+	p.Concurrency = 1
+	done := make(chan error, 1)
+	go func() { _, err := notes.Deliver(f.ctx, gateway, "a", p); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("a pass whose write failed: no error")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the pass still waits after its write failed")
+	}
+	if _, err := notes.Deliver(f.ctx, gateway, "a", p); err != nil {
+		t.Fatal(err)
+	}
+	list, err := f.svc.Notifications(f.ctx, "")
+	if err != nil || len(list) != 10 || sends.Load() != 10 {
+		t.Fatalf("%d notifications, %d sends, %v; want 10 of each", len(list), sends.Load(), err)
+	}
+	for _, n := range list {
+		if n.Status != disburse.NotificationSent || n.Attempts != 1 || n.LeaseOwner != "" {
+			t.Errorf("notification %+v, want SENT at its one attempt, unleased", n)
 		}
 	}
 }

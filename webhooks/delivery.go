@@ -195,7 +195,7 @@ func (s *Service) claimWebhooks(ctx context.Context, sender Sender, render Rende
 	if len(attempts) == 0 { // every endpoint was deleted meanwhile, and its deliveries with it
 		return 0, nil, nil
 	}
-	mayStart := func(a webhookAttempt) bool {
+	mayStart := func(ctx context.Context, a webhookAttempt) bool {
 		if !room.slots.Wait(ctx, a.d.EndpointID) {
 			return false
 		}
@@ -224,7 +224,7 @@ func (s *Service) claimWebhooks(ctx context.Context, sender Sender, render Rende
 	}
 	return len(attempts), func() (int, error) {
 		defer room.leases.Drop(hold)
-		return fanout.Run(attempts, len(attempts), mayStart, attempt, record)
+		return fanout.Run(ctx, attempts, len(attempts), mayStart, attempt, record)
 	}, nil
 }
 

@@ -105,14 +105,15 @@ func (f *fleet) struck(from time.Time, what string) {
 	f.faults = append(f.faults, fault{from, time.Now(), what})
 }
 
-// faultBefore is the index of the last fault that may have cut short
+// faultBefore is the index of the first fault that may have cut short
 // something that happened at first and was done again at again: the one
-// whose repeat again is. False when none may have.
+// whose repeat again is (a later fault may strike before the repeat
+// arrives). False when none may have.
 func (f *fleet) faultBefore(first, again time.Time) (int, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for i := len(f.faults) - 1; i >= 0; i-- {
-		if x := f.faults[i]; first.Before(x.to.Add(faultGrace)) && again.After(x.from) {
+	for i, x := range f.faults {
+		if first.Before(x.to.Add(faultGrace)) && again.After(x.from) {
 			return i, true
 		}
 	}
