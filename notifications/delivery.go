@@ -51,9 +51,10 @@ func (s *Service) Deliver(ctx context.Context, n Notifier, owner string, p Polic
 	})
 	defer leases.Start()()
 	slots := fanout.NewSlots(p.Concurrency, 0)
+	unwritten := fanout.NewUnwritten(p.Concurrency)
 	turn := fanout.NewPace(p.Rate)
 	return fanout.Dispatch(ctx, slots, poll, func(int, []string) (int, func() (int, error), error) {
-		return s.claim(ctx, n, owner, p, claimRoom{slots, turn, leases})
+		return s.claim(ctx, n, owner, p, claimRoom{slots, unwritten, turn, leases})
 	})
 }
 
@@ -62,11 +63,13 @@ func (s *Service) Deliver(ctx context.Context, n Notifier, owner string, p Polic
 const poll = 200 * time.Millisecond
 
 // claimRoom is what one claim of Deliver works within: the process's
-// slots, the pace of its sends, and the heartbeat of its leases.
+// slots, its bound on sends whose outcome is not yet written, the pace of
+// its sends, and the heartbeat of its leases.
 type claimRoom struct {
-	slots  *fanout.Slots
-	turn   fanout.Pace
-	leases *fanout.Leases
+	slots     *fanout.Slots
+	unwritten fanout.Unwritten
+	turn      fanout.Pace
+	leases    *fanout.Leases
 }
 
 // claim claims up to p.BatchSize notifications and returns how many and
@@ -94,13 +97,17 @@ func (s *Service) claim(ctx context.Context, n Notifier, owner string, p Policy,
 		if !room.slots.Wait(ctx, "") {
 			return false
 		}
-		if room.turn.Wait(ctx) && hold.MayStart(s.now()) {
-			return true
+		if room.unwritten.Wait(ctx) {
+			if room.turn.Wait(ctx) && hold.MayStart(s.now()) {
+				return true
+			}
+			room.unwritten.Give()
 		}
 		room.slots.Give("")
 		return false
 	}
 	attempt := func(msg disburse.Notification) disburse.Notification {
+		defer room.slots.Give("")
 		sendErr := send(bg, n, msg, p.SendTimeout)
 		msg.Attempts++
 		now := s.now()
@@ -128,13 +135,7 @@ func (s *Service) claim(ctx context.Context, n Notifier, owner string, p Policy,
 				return tx.ReleaseNotifications(bg, owner, fanout.IDs(unattempted, idOf))
 			})
 		})
-		// A send's slot is held until its outcome is written, so that a
-		// process that dies repeats at most p.Concurrency sends.
-		if fanout.Settled(unattempted, err) {
-			for range outcomes {
-				room.slots.Give("")
-			}
-		}
+		room.unwritten.Written(len(outcomes), fanout.Settled(unattempted, err))
 		if err != nil || written == len(outcomes) {
 			return false, err
 		}

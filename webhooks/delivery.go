@@ -150,20 +150,23 @@ func (s *Service) Deliver(ctx context.Context, sender Sender, render Renderer, o
 	})
 	defer leases.Start()()
 	slots := fanout.NewSlots(p.Concurrency, p.PerEndpoint)
+	unwritten := fanout.NewUnwritten(p.Concurrency)
 	turn := fanout.NewPace(p.Rate)
 	return fanout.Dispatch(ctx, slots, p.poll(), func(_ int, full []string) (int, func() (int, error), error) {
-		return s.claimWebhooks(ctx, sender, render, owner, p, claimRoom{slots, turn, leases, full})
+		return s.claimWebhooks(ctx, sender, render, owner, p, claimRoom{slots, unwritten, turn, leases, full})
 	})
 }
 
 // claimRoom is what one claim of Deliver works within: the process's
-// slots, the pace of the attempts, the heartbeat of its leases, and none
-// of the endpoints in full.
+// slots, its bound on attempts whose outcome is not yet written, the pace
+// of the attempts, the heartbeat of its leases, and none of the endpoints
+// in full.
 type claimRoom struct {
-	slots  *fanout.Slots
-	turn   fanout.Pace
-	leases *fanout.Leases
-	full   []string
+	slots     *fanout.Slots
+	unwritten fanout.Unwritten
+	turn      fanout.Pace
+	leases    *fanout.Leases
+	full      []string
 }
 
 // claimWebhooks claims up to p.BatchSize deliveries, none of an endpoint
@@ -199,13 +202,19 @@ func (s *Service) claimWebhooks(ctx context.Context, sender Sender, render Rende
 		if !room.slots.Wait(ctx, a.d.EndpointID) {
 			return false
 		}
-		if room.turn.Wait(ctx) && hold.MayStart(s.now()) {
-			return true
+		if room.unwritten.Wait(ctx) {
+			if room.turn.Wait(ctx) && hold.MayStart(s.now()) {
+				return true
+			}
+			room.unwritten.Give()
 		}
 		room.slots.Give(a.d.EndpointID)
 		return false
 	}
-	attempt := func(a webhookAttempt) webhookAttempt { return s.attemptWebhook(bg, sender, a, p) }
+	attempt := func(a webhookAttempt) webhookAttempt {
+		defer room.slots.Give(a.d.EndpointID)
+		return s.attemptWebhook(bg, sender, a, p)
+	}
 	record := func(outcomes, unattempted []webhookAttempt) (bool, error) {
 		var lost bool
 		ids := fanout.IDs(append(slices.Clip(outcomes), unattempted...), func(a webhookAttempt) string { return a.d.ID })
@@ -213,13 +222,7 @@ func (s *Service) claimWebhooks(ctx context.Context, sender Sender, render Rende
 			lost, err = s.recordWebhooks(ctx, owner, p, outcomes, unattempted)
 			return err
 		})
-		// An attempt's slot is held until its outcome is written, so that
-		// a process that dies repeats at most p.Concurrency sends.
-		if fanout.Settled(unattempted, err) {
-			for _, a := range outcomes {
-				room.slots.Give(a.d.EndpointID)
-			}
-		}
+		room.unwritten.Written(len(outcomes), fanout.Settled(unattempted, err))
 		return lost, err
 	}
 	return len(attempts), func() (int, error) {

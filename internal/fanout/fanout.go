@@ -21,9 +21,10 @@ import (
 // outcome waits for one write at most. An outcome not yet written when the
 // process dies is sent again once the lease expires (delivery is at least
 // once): the attempts in flight and the outcomes waiting for their write.
-// The callers bound the two together: the slot mayStart takes for an
-// attempt is given back only once its outcome is written (Settled), so a
-// process that dies repeats at most as many sends as it has slots. The
+// The callers bound the two together (Unwritten): the place mayStart
+// takes for an attempt is given back only once its outcome is written
+// (Settled), so a process that dies repeats at most as many sends as it
+// has places. The
 // last call of record, when every attempt has ended, is also given what
 // was never attempted, to hand back in the same transaction (unattempted
 // is nil in the others). A record that reports the lease lost (stop) or
