@@ -99,8 +99,10 @@ func TestE2ETrustedProxies(t *testing.T) {
 // through both layers of middleware. The 431 for headers past
 // MaxHeaderBytes is written by net/http before any handler runs, so it
 // carries none (docs/api.md section 2 says so).
-func TestE2ERequestIDOnEveryAnswer(t *testing.T) {
-	store := openSQLite(t)
+func TestE2ERequestIDOnEveryAnswer(t *testing.T) { eachStore(t, testE2ERequestIDOnEveryAnswer) }
+
+func testE2ERequestIDOnEveryAnswer(t *testing.T, open opener) {
+	store := open(t)
 	svc := disburse.NewService(store)
 	svc.Log = slog.New(slog.DiscardHandler)
 	office := backoffice.NewService(store)

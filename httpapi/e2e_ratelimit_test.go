@@ -115,8 +115,10 @@ disburse_rate_limited_total{limit="organisation"} 1
 // TestE2EOrganisationBudgetIsShared: every access token of an
 // organisation spends the one organisation budget, so more tokens from
 // one API key buy no more requests; membership checks likewise.
-func TestE2EOrganisationBudgetIsShared(t *testing.T) {
-	setup := startDefaultOn(t, openSQLite)
+func TestE2EOrganisationBudgetIsShared(t *testing.T) { eachStore(t, testE2EOrganisationBudgetIsShared) }
+
+func testE2EOrganisationBudgetIsShared(t *testing.T, open opener) {
+	setup := startDefaultOn(t, open)
 	a := setup.createOrg("Acme", false, "")
 	b := setup.createOrg("Other", false, "")
 	h := startServerOf(t, setup, httpapi.Config{AdminToken: adminToken, RateLimits: httpapi.RateLimits{
@@ -181,7 +183,11 @@ func (a countingAuth) TokenAndBatch(ctx context.Context, hash, id string) (auth.
 // refused with 429 before the database is asked; a known good token keeps
 // its organisation's budget.
 func TestE2EMadeUpTokensSpendTheAddress(t *testing.T) {
-	store := &countingStore{Store: openSQLite(t)}
+	eachStore(t, testE2EMadeUpTokensSpendTheAddress)
+}
+
+func testE2EMadeUpTokensSpendTheAddress(t *testing.T, open opener) {
+	store := &countingStore{Store: open(t)}
 	h := serveStore(t, store, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), AuthStore: store.Auth(), RateLimits: httpapi.RateLimits{
 		Address:      ratelimit.Policy{Name: "address", Quota: 3, Window: time.Minute},
 		Organisation: ratelimit.Policy{Name: "organisation", Quota: 100, Window: time.Minute},

@@ -225,11 +225,12 @@ func (t *tx) UpdateWebhookDeliveries(ctx context.Context, ds []webhooks.Delivery
 }
 
 // ExtendWebhookLeases names the rows, as ReleaseNotifications does.
-func (t *tx) ExtendWebhookLeases(ctx context.Context, owner string, ids []string, now, until time.Time) error {
-	if err := t.extend(ctx, "webhook_deliveries", owner, ids, now, until); err != nil {
-		return fmt.Errorf("extend webhook leases: %w", err)
+func (t *tx) ExtendWebhookLeases(ctx context.Context, owner string, ids []string, now, until time.Time) ([]string, error) {
+	renewed, err := t.extend(ctx, "webhook_deliveries", owner, ids, now, until)
+	if err != nil {
+		return nil, fmt.Errorf("extend webhook leases: %w", err)
 	}
-	return nil
+	return renewed, nil
 }
 
 // ReleaseWebhookDeliveries names the rows, as ReleaseNotifications does.
@@ -240,22 +241,36 @@ func (t *tx) ReleaseWebhookDeliveries(ctx context.Context, owner string, ids []s
 	return nil
 }
 
-// release clears the leases owner still holds on the rows of an outbox
-// table that ids names, in bulk.
 // extend sets to until the lease of the rows ids names that owner holds
 // and whose lease has not ended at now, in one statement (per chunk of
-// MaxBulkRows): a row whose lease ended may have been taken by another
-// process, and is not taken back.
-func (t *tx) extend(ctx context.Context, table, owner string, ids []string, now, until time.Time) error {
+// MaxBulkRows), and returns the ids of the rows it renewed: a row whose
+// lease ended may have been taken by another process, and is not taken
+// back. A row another transaction has locked is skipped, not waited for,
+// where the engine has row locks: the lock is this owner's own write of
+// the row's outcome or hand-back (which clears the lease anyway) or
+// another process's claim, and a renewal that waited for either would
+// take locks in another order than they do and could deadlock with them.
+func (t *tx) extend(ctx context.Context, table, owner string, ids []string, now, until time.Time) ([]string, error) {
 	if len(ids) == 0 {
-		return nil
+		return nil, nil
 	}
-	_, err := t.bulk(ctx, `UPDATE `+table+` SET lease_until = ?
-		FROM @rows AS r WHERE `+table+`.id = r.id AND `+table+`.lease_owner = ? AND `+table+`.lease_until >= ?`,
-		[]any{micros(until), owner, micros(now)}, len(ids), []Column{IDCol("id", func(i int) string { return ids[i] })}, nil)
-	return err
+	var renewed []string
+	_, err := t.bulk(ctx, `UPDATE `+table+` SET lease_until = ? WHERE id IN (
+			SELECT x.id FROM `+table+` x WHERE x.id IN (SELECT r.id FROM @rows AS r)
+				AND x.lease_owner = ? AND x.lease_until >= ?`+t.e.LockClause(true)+`)
+		RETURNING id`,
+		[]any{micros(until), owner, micros(now)}, len(ids), []Column{IDCol("id", func(i int) string { return ids[i] })},
+		func(r *sql.Rows) error {
+			var id string
+			err := r.Scan(&id)
+			renewed = append(renewed, id)
+			return err
+		})
+	return renewed, err
 }
 
+// release clears the leases owner still holds on the rows of an outbox
+// table that ids names, in bulk.
 func (t *tx) release(ctx context.Context, table, owner string, ids []string) error {
 	if len(ids) == 0 {
 		return nil

@@ -46,6 +46,8 @@ func RunDelivery[S NotificationStore](t *testing.T, open func(t *testing.T) S) {
 		{"RateSpacesTheSends", testRateSpacesTheSends},
 		{"PushForMembersWithTheApp", testPushForMembersWithTheApp},
 		{"NotificationAttempts", testNotificationAttempts},
+		{"UnrecordedSendsWithinConcurrency", testUnrecordedSendsWithinConcurrency},
+		{"SendsAfterAFailedWrite", testSendsAfterAFailedWrite},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -56,6 +56,7 @@ func RunWebhooks[S WebhookStore](t *testing.T, open func(t *testing.T) S) {
 		{"TwoConcurrentWorkersSendEachOnce", func(t *testing.T, s WebhookStore) { testWebhookTwoWorkers(t, s, 40, 4) }},
 		{"AHangingEndpointHoldsOnlyItsOwnSlots", testWebhookHangingEndpoint},
 		{"AnAttemptLongerThanTheLeaseIsSentOnce", testWebhookAttemptLongerThanTheLease},
+		{"UnrecordedAttemptsWithinConcurrency", testWebhookUnrecordedAttemptsWithinConcurrency},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

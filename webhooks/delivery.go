@@ -138,29 +138,36 @@ func (s *Service) Deliver(ctx context.Context, sender Sender, render Renderer, o
 		return 0, err
 	}
 	bg := context.WithoutCancel(ctx)
-	leases := fanout.NewLeases(p.Lease, s.now, func(ids []string, now, until time.Time) error {
-		err := s.Store.Write(bg, func(tx Tx) error { return tx.ExtendWebhookLeases(bg, owner, ids, now, until) })
+	leases := fanout.NewLeases(p.Lease, s.now, func(ids []string, now, until time.Time) ([]string, error) {
+		var renewed []string
+		err := s.Store.Write(bg, func(tx Tx) (err error) {
+			renewed, err = tx.ExtendWebhookLeases(bg, owner, ids, now, until)
+			return err
+		})
 		if err != nil {
 			s.Log.WarnContext(ctx, "webhook leases not renewed", "err", err, "owner", owner)
 		}
-		return err
+		return renewed, err
 	})
 	defer leases.Start()()
 	slots := fanout.NewSlots(p.Concurrency, p.PerEndpoint)
+	unwritten := fanout.NewUnwritten(p.Concurrency)
 	turn := fanout.NewPace(p.Rate)
 	return fanout.Dispatch(ctx, slots, p.poll(), func(_ int, full []string) (int, func() (int, error), error) {
-		return s.claimWebhooks(ctx, sender, render, owner, p, claimRoom{slots, turn, leases, full})
+		return s.claimWebhooks(ctx, sender, render, owner, p, claimRoom{slots, unwritten, turn, leases, full})
 	})
 }
 
 // claimRoom is what one claim of Deliver works within: the process's
-// slots, the pace of the attempts, the heartbeat of its leases, and none
-// of the endpoints in full.
+// slots, its bound on attempts whose outcome is not yet written, the pace
+// of the attempts, the heartbeat of its leases, and none of the endpoints
+// in full.
 type claimRoom struct {
-	slots  *fanout.Slots
-	turn   fanout.Pace
-	leases *fanout.Leases
-	full   []string
+	slots     *fanout.Slots
+	unwritten fanout.Unwritten
+	turn      fanout.Pace
+	leases    *fanout.Leases
+	full      []string
 }
 
 // claimWebhooks claims up to p.BatchSize deliveries, none of an endpoint
@@ -192,12 +199,15 @@ func (s *Service) claimWebhooks(ctx context.Context, sender Sender, render Rende
 	if len(attempts) == 0 { // every endpoint was deleted meanwhile, and its deliveries with it
 		return 0, nil, nil
 	}
-	mayStart := func(a webhookAttempt) bool {
+	mayStart := func(ctx context.Context, a webhookAttempt) bool {
 		if !room.slots.Wait(ctx, a.d.EndpointID) {
 			return false
 		}
-		if room.turn.Wait(ctx) && hold.MayStart(s.now()) {
-			return true
+		if room.unwritten.Wait(ctx) {
+			if room.turn.Wait(ctx) && hold.MayStart(s.now()) {
+				return true
+			}
+			room.unwritten.Give()
 		}
 		room.slots.Give(a.d.EndpointID)
 		return false
@@ -207,11 +217,18 @@ func (s *Service) claimWebhooks(ctx context.Context, sender Sender, render Rende
 		return s.attemptWebhook(bg, sender, a, p)
 	}
 	record := func(outcomes, unattempted []webhookAttempt) (bool, error) {
-		return s.recordWebhooks(ctx, owner, p, outcomes, unattempted)
+		var lost bool
+		ids := fanout.IDs(append(slices.Clip(outcomes), unattempted...), func(a webhookAttempt) string { return a.d.ID })
+		err := hold.Write(ids, func() (err error) {
+			lost, err = s.recordWebhooks(ctx, owner, p, outcomes, unattempted)
+			return err
+		})
+		room.unwritten.Written(len(outcomes), fanout.Settled(unattempted, err))
+		return lost, err
 	}
 	return len(attempts), func() (int, error) {
 		defer room.leases.Drop(hold)
-		return fanout.Run(attempts, len(attempts), mayStart, attempt, record)
+		return fanout.Run(ctx, attempts, len(attempts), mayStart, attempt, record)
 	}, nil
 }
 

@@ -129,8 +129,9 @@ type Tx interface {
 	// It returns how many it wrote, as UpdateNotifications does.
 	UpdateWebhookDeliveries(ctx context.Context, ds []Delivery) (int, error)
 	// ExtendWebhookLeases sets to until the lease of the deliveries ids
-	// names that owner holds and whose lease has not ended at now.
-	ExtendWebhookLeases(ctx context.Context, owner string, ids []string, now, until time.Time) error
+	// names that owner holds and whose lease has not ended at now, and
+	// returns the ids of those it renewed, as ExtendNotificationLeases does.
+	ExtendWebhookLeases(ctx context.Context, owner string, ids []string, now, until time.Time) ([]string, error)
 	// ReleaseWebhookDeliveries clears the leases owner holds on the
 	// deliveries ids names.
 	ReleaseWebhookDeliveries(ctx context.Context, owner string, ids []string) error
