@@ -91,15 +91,7 @@ func serve(ctx context.Context, args []string) error {
 		loops = countSweeps(reg, loops)
 		metrics = startMetrics(mln, reg, log)
 	}
-	srv := &http.Server{
-		Handler:           c.handler(svc, office, apiConfig, log),
-		TLSConfig:         c.TLS,
-		ReadHeaderTimeout: min(readHeaderTimeout, c.ReadTimeout),
-		ReadTimeout:       c.ReadTimeout,
-		WriteTimeout:      c.WriteTimeout,
-		IdleTimeout:       c.IdleTimeout,
-		MaxHeaderBytes:    c.MaxHeaderBytes,
-	}
+	srv := c.server(c.handler(svc, office, apiConfig, log))
 	var workers worker.Group
 	workers.Start(context.WithoutCancel(ctx), loops...)
 
@@ -107,6 +99,20 @@ func serve(ctx context.Context, args []string) error {
 	log.Info("disburse serving", "addr", ln.Addr().String(), "tls", c.TLS != nil,
 		"database", redact(c.DatabaseURL), "version", version, "revision", revision)
 	return runUntilDone(ctx, srv, ln, &workers, metrics, log)
+}
+
+// server is the HTTP server of handler, with the configured TLS, timeouts
+// and header limit.
+func (c *config) server(handler http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           handler,
+		TLSConfig:         c.TLS,
+		ReadHeaderTimeout: min(readHeaderTimeout, c.ReadTimeout),
+		ReadTimeout:       c.ReadTimeout,
+		WriteTimeout:      c.WriteTimeout,
+		IdleTimeout:       c.IdleTimeout,
+		MaxHeaderBytes:    c.MaxHeaderBytes,
+	}
 }
 
 // handler is the portal and the API inside httpapi.Edge, with one address
