@@ -54,6 +54,9 @@ func (s *Service) Deliver(ctx context.Context, n Notifier, owner string, p Polic
 	unwritten := fanout.NewUnwritten(p.Concurrency)
 	turn := fanout.NewPace(p.Rate)
 	return fanout.Dispatch(ctx, slots, poll, func(int, []string) (int, func() (int, error), error) {
+		if unwritten.Busy() {
+			return 0, nil, nil
+		}
 		return s.claim(ctx, n, owner, p, claimRoom{slots, unwritten, turn, leases})
 	})
 }

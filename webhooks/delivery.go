@@ -154,6 +154,9 @@ func (s *Service) Deliver(ctx context.Context, sender Sender, render Renderer, o
 	unwritten := fanout.NewUnwritten(p.Concurrency)
 	turn := fanout.NewPace(p.Rate)
 	return fanout.Dispatch(ctx, slots, p.poll(), func(_ int, full []string) (int, func() (int, error), error) {
+		if unwritten.Busy() {
+			return 0, nil, nil
+		}
 		return s.claimWebhooks(ctx, sender, render, owner, p, claimRoom{slots, unwritten, turn, leases, full})
 	})
 }

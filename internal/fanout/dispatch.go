@@ -125,6 +125,11 @@ func NewUnwritten(concurrency int) Unwritten {
 // nothing, once ctx ends first.
 func (u Unwritten) Wait(ctx context.Context) bool { return u.places.Wait(ctx, "") }
 
+// Busy reports whether more than half the places are taken: a worker
+// claims no more rows then, since their attempts could not start and
+// their leases would only need renewing.
+func (u Unwritten) Busy() bool { return u.places.Free() < (u.places.total+1)/2 }
+
 // Give hands back a place whose attempt did not start.
 func (u Unwritten) Give() { u.places.Give("") }
 
