@@ -77,9 +77,13 @@ type Config struct {
 	// Curve measures add and submit, against their floors, at each batch
 	// size of CurveSizes instead, and draws the cost per payment against
 	// the size into CurvePNG (curve.go).
-	Curve       bool
-	CurveSizes  []int
-	CurvePNG    string
+	Curve      bool
+	CurveSizes []int
+	CurvePNG   string
+	// Tenants, when positive, measures that many organisations adding and
+	// submitting Payments/Tenants payments each at once against one
+	// organisation's Payments, instead (tenants.go).
+	Tenants     int
 	Duration    time.Duration // per endpoint, with HTTPLoad
 	Connections int           // concurrent connections, with HTTPLoad
 
@@ -139,6 +143,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Curve {
 		return runCurve(ctx, env)
 	}
+	if cfg.Tenants > 0 {
+		return runTenants(ctx, env)
+	}
 	return runPayments(ctx, env)
 }
 
@@ -186,6 +193,8 @@ func (c *Config) checkModes() error {
 		return errors.New("bench: --orgs and every --clients count must be positive")
 	case c.Curve && (len(c.CurveSizes) == 0 || slices.Min(c.CurveSizes) < 20):
 		return errors.New("bench: every --curve-sizes size must be at least 20")
+	case c.Tenants < 0 || c.Tenants > 0 && c.Payments/c.Tenants < 20:
+		return fmt.Errorf("bench: --tenants must not be negative, and --payments must give each of them at least 20, not %d", c.Payments/max(c.Tenants, 1))
 	case c.Deliver < 0 || c.DeliveryRate < 0 || c.DeliveryConcurrency < 1 || c.Rate < 1:
 		return errors.New("bench: --deliver and --delivery-rate must not be negative, --delivery-concurrency and --rate must be positive")
 	}
