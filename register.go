@@ -53,6 +53,17 @@ func (s *Service) RegisterMemberBy(ctx context.Context, actor Actor, in Member) 
 	return out.member, out.created, err
 }
 
+// RegistrationGroups is how many groups the registrations that shared a
+// transaction formed so far, and how many registrations they held: what
+// grouping did under a given load (docs/benchmarks.md, "Registration").
+func (s *Service) RegistrationGroups() (groups, registrations int64) {
+	if s.registrations == nil {
+		return 0, 0
+	}
+	st := s.registrations.Stats()
+	return st.Groups, st.Calls
+}
+
 // maxRegistrationGroup bounds a group: its transaction locks every
 // pending leg of its payees.
 const maxRegistrationGroup = 128

@@ -241,12 +241,14 @@ func writeTenants(e *env, replicas int, one, all []time.Duration, seen observed,
 	return err
 }
 
-// p99 is the 99th percentile of ds; 0 for none.
-func p99(ds []time.Duration) time.Duration {
+// percentile is the p-th percentile of ds; 0 for none.
+func percentile(ds []time.Duration, p int) time.Duration {
 	if len(ds) == 0 {
 		return 0
 	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
-	return s[len(s)*99/100]
+	return s[len(s)*p/100]
 }
+
+func p99(ds []time.Duration) time.Duration { return percentile(ds, 99) }

@@ -37,6 +37,17 @@ type Group[In, Out any] struct {
 	mu      sync.Mutex
 	queue   []*groupCall[In, Out]
 	running int // groups
+	stats   Stats
+}
+
+// Stats counts what a Group ran: its groups, and the calls in them.
+type Stats struct{ Groups, Calls int64 }
+
+// Stats is what g has run so far.
+func (g *Group[In, Out]) Stats() Stats {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.stats
 }
 
 // groupTimeout bounds a group's transaction, which runs on after its
@@ -84,6 +95,8 @@ func (g *Group[In, Out]) Do(ctx context.Context, in In) (Out, error) {
 	g.runGroup(ctx, group)
 	cancel()
 	g.mu.Lock()
+	g.stats.Groups++
+	g.stats.Calls += int64(len(group))
 	if len(g.queue) > 0 {
 		next := g.queue[:min(len(g.queue), g.max)]
 		g.queue = g.queue[len(next):]
