@@ -181,6 +181,8 @@ func (c *Config) checkSizes() error {
 		return fmt.Errorf("bench: --pairs must be positive, not %d", c.Pairs)
 	case c.Register < 0:
 		return fmt.Errorf("bench: --register must not be negative, not %d", c.Register)
+	case c.Tenants < 0 || c.Tenants > 0 && c.Payments/c.Tenants < 20:
+		return fmt.Errorf("bench: --tenants must not be negative, and --payments must give each of them at least 20, not %d", c.Payments/max(c.Tenants, 1))
 	}
 	return nil
 }
@@ -193,8 +195,6 @@ func (c *Config) checkModes() error {
 		return errors.New("bench: --orgs and every --clients count must be positive")
 	case c.Curve && (len(c.CurveSizes) == 0 || slices.Min(c.CurveSizes) < 20):
 		return errors.New("bench: every --curve-sizes size must be at least 20")
-	case c.Tenants < 0 || c.Tenants > 0 && c.Payments/c.Tenants < 20:
-		return fmt.Errorf("bench: --tenants must not be negative, and --payments must give each of them at least 20, not %d", c.Payments/max(c.Tenants, 1))
 	case c.Deliver < 0 || c.DeliveryRate < 0 || c.DeliveryConcurrency < 1 || c.Rate < 1:
 		return errors.New("bench: --deliver and --delivery-rate must not be negative, --delivery-concurrency and --rate must be positive")
 	}
