@@ -69,10 +69,11 @@ func (s *Service) RegistrationGroups() (groups, registrations int64) {
 const maxRegistrationGroup = 128
 
 // registrationGroups is how many groups of registrations one process runs
-// at once: two, so that one group's round trips overlap the other's
-// writes of the shared rows (docs/benchmarks.md, "Issue 16:
-// registration").
-const registrationGroups = 2
+// at once: one, holding every caller that waits (internal/groupcommit).
+// Since a group waits for its callers to come back, one group of all of
+// them ran faster than two of half each, as it does for the floor
+// (docs/benchmarks.md, "Registration").
+const registrationGroups = 1
 
 // registration is one request to register a member, by actor.
 type registration struct {
