@@ -52,30 +52,18 @@ type groupFloor interface {
 	close() error
 }
 
-// floorFigures is the best grouping's rate, and the grouping.
-type floorFigures struct {
-	perS     float64
-	grouping floorGrouping
-}
-
-// registrationFloor registers payees, split evenly between the groupings
-// clients allow, grouping by grouping, and returns the best rate.
-func registrationFloor(ctx context.Context, e *env, w *registrationWorld, payees []string, clients int) (floorFigures, error) {
-	var best floorFigures
-	groupings := floorGroupings(clients)
+// registrationFloor registers payees, split evenly between the
+// groupings, grouping by grouping, and returns the time each took.
+func registrationFloor(ctx context.Context, e *env, w *registrationWorld, payees []string, groupings []floorGrouping) ([]time.Duration, error) {
+	took := make([]time.Duration, len(groupings))
 	share := len(payees) / len(groupings)
 	for k, g := range groupings {
-		some := payees[k*share : (k+1)*share]
-		took, err := runFloorGrouping(ctx, e, w, some, g)
-		if err != nil {
-			return best, fmt.Errorf("registration floor, groups of %d, %d at once: %w", g.size, g.at, err)
-		}
-		e.say("floor: %d registrations in groups of %d, %d at once: %v", len(some), g.size, g.at, took.Round(time.Millisecond))
-		if r := perSecond(len(some), took); r > best.perS {
-			best = floorFigures{perS: r, grouping: g}
+		var err error
+		if took[k], err = runFloorGrouping(ctx, e, w, payees[k*share:(k+1)*share], g); err != nil {
+			return nil, fmt.Errorf("registration floor, groups of %d, %d at once: %w", g.size, g.at, err)
 		}
 	}
-	return best, nil
+	return took, nil
 }
 
 // runFloorGrouping registers payees in groups of g.size, g.at groups at
