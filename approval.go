@@ -57,6 +57,7 @@ type Approval struct {
 type ApprovalFilter struct {
 	Status     ApprovalStatus // empty: every status
 	Skip, Take int
+	After      string // when not empty: the approvals after this one, in the list's order
 }
 
 // maxComment bounds a decision's comment.
@@ -66,7 +67,7 @@ const maxComment = 1000
 // submit that calls it pays nothing.
 func (s *Service) requestApproval(ctx context.Context, tx Tx, org Organisation, b *Batch) (Approval, error) {
 	a := Approval{ID: NewID(), OrganisationID: org.ID, BatchID: b.ID, Status: ApprovalPending,
-		RequestedBy: ActorOf(ctx), RequestedAt: s.now(),
+		RequestedBy: ActorOf(ctx), RequestedAt: s.Now(),
 		PaymentsCount: b.Summary.PaymentsCount, PaymentsAmount: b.Summary.PaymentsAmount, ReferralsAmount: b.Summary.ReferralsAmount}
 	if err := tx.InsertApproval(ctx, a); err != nil {
 		return Approval{}, err
@@ -126,7 +127,7 @@ func (s *Service) Approve(ctx context.Context, organisationID, approvalID, comme
 	if err != nil {
 		return Approval{}, Batch{}, err
 	}
-	s.report(moved)
+	s.Report(moved)
 	if a.Refusal != nil {
 		return a, b, a.Refusal
 	}
@@ -177,7 +178,7 @@ func (s *Service) withdrawApproval(ctx context.Context, tx Tx, b *Batch) error {
 // the batch first, and refuses an approval that is not PENDING or whose
 // decider (the actor in ctx) requested it.
 func lockPendingApproval(ctx context.Context, tx Tx, organisationID, id string) (Approval, Batch, error) {
-	a, err := ownApproval(ctx, tx, organisationID, id)
+	a, err := OwnApproval(ctx, tx, organisationID, id)
 	if err != nil {
 		return Approval{}, Batch{}, err
 	}
@@ -205,7 +206,7 @@ func lockPendingApproval(ctx context.Context, tx Tx, organisationID, id string) 
 // decide writes a's decision by the actor in ctx, with its event and
 // audit entry; the caller has written the batch.
 func (s *Service) decide(ctx context.Context, tx Tx, a *Approval, status ApprovalStatus, comment string) error {
-	a.Status, a.DecidedBy, a.DecidedAt, a.Comment = status, ActorOf(ctx), s.now(), comment
+	a.Status, a.DecidedBy, a.DecidedAt, a.Comment = status, ActorOf(ctx), s.Now(), comment
 	if err := tx.UpdateApproval(ctx, *a); err != nil {
 		return err
 	}
@@ -243,8 +244,10 @@ func validateComment(comment string) error {
 	return v.Err()
 }
 
-// ownApproval reads an approval and hides it unless organisationID owns it.
-func ownApproval(ctx context.Context, tx Tx, organisationID, id string) (Approval, error) {
+// OwnApproval reads an approval in tx and hides it unless organisationID
+// owns it: another organisation's is not found (package approvals reads
+// them through it).
+func OwnApproval(ctx context.Context, tx Tx, organisationID, id string) (Approval, error) {
 	if !ValidID(id) {
 		return Approval{}, NotFound("approval")
 	}
@@ -256,51 +259,4 @@ func ownApproval(ctx context.Context, tx Tx, organisationID, id string) (Approva
 		return Approval{}, NotFound("approval")
 	}
 	return a, nil
-}
-
-// Approval returns one of the organisation's approvals; another
-// organisation's is not found.
-func (s *Service) Approval(ctx context.Context, organisationID, id string) (Approval, error) {
-	return read(ctx, s.Store, func(tx Tx) (Approval, error) { return ownApproval(ctx, tx, organisationID, id) })
-}
-
-// ApprovalQuery is the raw query of GET /approvals: status, skip and take.
-type ApprovalQuery struct {
-	Status, Skip, Take string
-}
-
-// Approvals lists the organisation's approvals, newest first, paged as
-// every list of the API is.
-func (s *Service) Approvals(ctx context.Context, organisationID string, q ApprovalQuery) ([]Approval, error) {
-	var v Validation
-	var f ApprovalFilter
-	f.Skip, f.Take = Paging(&v, ListQuery{Skip: q.Skip, Take: q.Take})
-	if q.Status != "" {
-		if !validStatus(q.Status, ApprovalStatuses()) {
-			v.Add(-1, "Status", q.Status, "status must be one of PENDING, APPROVED, REJECTED, CANCELLED")
-		}
-		f.Status = ApprovalStatus(q.Status)
-	}
-	if err := v.Err(); err != nil {
-		return nil, err
-	}
-	return read(ctx, s.Store, func(tx Tx) ([]Approval, error) { return tx.Approvals(ctx, organisationID, f) })
-}
-
-// ApprovalBatches returns the organisation's batches of approvals, by id,
-// in one read: the portal's list names each approval's batch.
-func (s *Service) ApprovalBatches(ctx context.Context, organisationID string, approvals []Approval) (map[string]Batch, error) {
-	ids := make([]string, len(approvals))
-	for i, a := range approvals {
-		ids[i] = a.BatchID
-	}
-	return read(ctx, s.Store, func(tx Tx) (map[string]Batch, error) {
-		batches, err := tx.BatchesByID(ctx, ids)
-		for id, b := range batches {
-			if b.OrganisationID != organisationID {
-				delete(batches, id)
-			}
-		}
-		return batches, err
-	})
 }

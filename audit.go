@@ -67,7 +67,7 @@ type AuditEntry struct {
 // audit appends an entry to the log inside the change's own transaction,
 // so the log holds a change exactly when the change committed.
 func (s *Service) audit(ctx context.Context, tx Tx, actor Actor, action, organisationID, subject string, details any) error {
-	return tx.InsertAudit(ctx, NewAuditEntry(s.now(), actor, action, organisationID, subject, details))
+	return tx.InsertAudit(ctx, NewAuditEntry(s.Now(), actor, action, organisationID, subject, details))
 }
 
 // NewAuditEntry is an entry at at, its details v as JSON (nil: {}), for
@@ -95,8 +95,8 @@ func auditJSON(v any) string {
 	return string(b)
 }
 
-// auditOrganisation is what the log keeps of an organisation's state.
-func auditOrganisation(o Organisation) map[string]any {
+// AuditOrganisation is what the log keeps of an organisation's state.
+func AuditOrganisation(o Organisation) map[string]any {
 	var threshold any // null while approval is off
 	if o.ApprovalThreshold != nil {
 		threshold = o.ApprovalThreshold.String()

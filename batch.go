@@ -2,7 +2,6 @@ package disburse
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 )
@@ -19,6 +18,12 @@ type BatchInput struct {
 // externalId, skip and take, as the client sent them.
 type ListQuery struct {
 	StatusCode, ExternalID, Skip, Take string
+	// Keyset pages by key (docs/versioning.md): After, when not empty, is
+	// the id of the last item of the page before, and the list reads one
+	// item more than Take, which tells its caller whether more follow.
+	// Skip is then not taken.
+	Keyset bool
+	After  string
 }
 
 // maxTake is both the default and the upper bound of take (docs/api.md section S4.1 rule 2).
@@ -27,13 +32,13 @@ const maxTake = 1000
 func validateBatchInput(in BatchInput) error {
 	var v Validation
 	w := in.WrongTypes
-	if n := len([]rune(strings.TrimSpace(in.Name))); !w.report(&v, -1, FieldName) && v.Text(-1, "Name", in.Name) && (n == 0 || len([]rune(in.Name)) > 200) {
+	if n := len([]rune(strings.TrimSpace(in.Name))); !w.report(&v, -1, fieldName) && v.Text(-1, "Name", in.Name) && (n == 0 || len([]rune(in.Name)) > 200) {
 		v.Add(-1, "Name", in.Name, "name is required, 1 to 200 characters")
 	}
-	if !w.report(&v, -1, FieldExternalID) && v.Text(-1, "ExternalId", in.ExternalID) && len([]rune(in.ExternalID)) > 100 {
+	if !w.report(&v, -1, fieldExternalID) && v.Text(-1, "ExternalId", in.ExternalID) && len([]rune(in.ExternalID)) > 100 {
 		v.Add(-1, "ExternalId", in.ExternalID, "externalId is at most 100 characters")
 	}
-	w.report(&v, -1, FieldAccountID)
+	w.report(&v, -1, fieldAccountID)
 	return v.Err()
 }
 
@@ -45,7 +50,7 @@ func (s *Service) CreateBatch(ctx context.Context, organisationID string, in Bat
 	if in.AccountID != "" && !ValidID(in.AccountID) {
 		return Batch{}, Invalid("AccountId", in.AccountID, "accountId is not one of the organisation's payout accounts")
 	}
-	b := Batch{ID: NewID(), OrganisationID: organisationID, Name: in.Name, ExternalID: in.ExternalID, Status: BatchDraft, CreatedAt: s.now()}
+	b := Batch{ID: NewID(), OrganisationID: organisationID, Name: in.Name, ExternalID: in.ExternalID, Status: BatchDraft, CreatedAt: s.Now()}
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		accounts, err := tx.PayoutAccounts(ctx, organisationID)
 		if err != nil {
@@ -73,37 +78,11 @@ func (s *Service) Batch(ctx context.Context, organisationID, id string) (Batch, 
 	return read(ctx, s.Store, func(tx Tx) (Batch, error) { return ownBatch(ctx, tx, organisationID, id, false) })
 }
 
-// AuthenticatedBatch is Authenticate, the check that the token's role
-// permits need, then Batch: in one statement when the token is good and
-// the batch its organisation's. GET /batches/{id} is the call clients
-// poll while a batch settles, and this halves its reads. Any other
-// outcome takes the steps again, so a bad token is unauthorized and a
-// missing batch not found exactly as on every other route.
-func (s *Service) AuthenticatedBatch(ctx context.Context, token, id string, need Role) (Batch, error) {
-	if token != "" && ValidID(id) {
-		t, b, err := s.Store.TokenAndBatch(ctx, HashSecret(token), id)
-		if err == nil {
-			c, err := s.tokenCaller(t)
-			if err != nil {
-				return Batch{}, err
-			}
-			if err := c.Roles.Permit(need); err != nil {
-				return Batch{}, err
-			}
-			return owned(b, nil, c.OrganisationID)
-		}
-		if !errors.Is(err, ErrNotFound) {
-			return Batch{}, err
-		}
-	}
-	c, err := s.Authenticate(ctx, token)
-	if err != nil {
-		return Batch{}, err
-	}
-	if err := c.Roles.Permit(need); err != nil {
-		return Batch{}, err
-	}
-	return s.Batch(ctx, c.OrganisationID, id)
+// OwnBatch reads a batch in tx and hides it unless organisationID owns
+// it: another organisation's batch is not found, as a missing one is. The
+// features that read through the domain's Tx check a batch with it.
+func OwnBatch(ctx context.Context, tx Tx, organisationID, id string) (Batch, error) {
+	return ownBatch(ctx, tx, organisationID, id, false)
 }
 
 // ownBatch reads (or locks) a batch and hides it unless organisationID owns it.
@@ -130,22 +109,17 @@ func owned(b Batch, err error, organisationID string) (Batch, error) {
 	return b, nil
 }
 
-// Batches lists the organisation's batches, newest first.
-func (s *Service) Batches(ctx context.Context, organisationID string, q ListQuery) ([]Batch, error) {
-	var v Validation
-	f := BatchFilter{ExternalID: q.ExternalID}
-	f.Skip, f.Take = Paging(&v, q)
-	v.Text(-1, "ExternalId", q.ExternalID)
-	if q.StatusCode != "" {
-		if !validStatus(q.StatusCode, BatchStatuses()) {
-			v.Add(-1, "StatusCode", q.StatusCode, "statusCode must be one of DRAFT, OPEN, CLOSED, CANCELLED")
-		}
-		f.Status = BatchStatus(q.StatusCode)
+// KeysetPaging is Paging, and in a keyset query its After, and one item
+// more than its Take.
+func KeysetPaging(v *Validation, q ListQuery) (skip, take int, after string) {
+	skip, take = Paging(v, q)
+	if !q.Keyset {
+		return skip, take, ""
 	}
-	if err := v.Err(); err != nil {
-		return nil, err
+	if q.After != "" && !ValidID(q.After) {
+		v.Add(-1, "Cursor", q.After, "cursor must be the nextCursor of a page of this list")
 	}
-	return read(ctx, s.Store, func(tx Tx) ([]Batch, error) { return tx.Batches(ctx, organisationID, f) })
+	return 0, take + 1, q.After
 }
 
 // Paging validates a list's skip (≥ 0, default 0) and take (1 to 1000,

@@ -41,7 +41,7 @@ func (s *Service) cancel(ctx context.Context, organisationID, batchID string) (B
 		if err := checkAllowed(read, ActionCancel); err != nil {
 			return err
 		}
-		m := writeBuffer{now: s.now()}
+		m := writeBuffer{now: s.Now()}
 		defer func() { moved = m.moved }() // this run's, should the store run it again
 		if read.Status == BatchDraft {
 			if b, err = s.cancelDraft(ctx, tx, &m, read.ID); err != nil {
@@ -85,7 +85,7 @@ func (s *Service) cancel(ctx context.Context, organisationID, batchID string) (B
 		return s.cancelled(ctx, tx, b, m.now)
 	})
 	if err == nil {
-		s.report(moved)
+		s.Report(moved)
 	}
 	return b, err
 }
@@ -151,7 +151,7 @@ func returnLegs(m *writeBuffer, org Organisation, b Batch, p *Payment, from Paym
 		}
 		if from == PaymentPending {
 			m.transfer(org, org.HoldingAccountID, b.AccountID, l.amount, kind, *p, l.which)
-		} else if mk, ok := kindOf(kind); ok {
+		} else if mk, ok := kindOf(kind); ok && !org.Sandbox {
 			m.moved.add(mk, org.Currency, 0, l.which) // no money moved, but the payment is counted
 		}
 		*l.status = PaymentCancelled

@@ -6,8 +6,21 @@ import (
 	"strings"
 )
 
-// maxDeposit bounds one deposit, far above any payout and far below overflow.
-const maxDeposit Money = 1_000_000_000_000 * 100
+// MaxDeposit bounds one deposit, far above any payout and far below overflow.
+const MaxDeposit Money = 1_000_000_000_000 * 100
+
+// ValidateDeposit checks a deposit's amount and reference into v and
+// returns the amount.
+func ValidateDeposit(v *Validation, amountText, reference string) Money {
+	amount, ok := ParseMoney(amountText)
+	if !ok || amount <= 0 || amount > MaxDeposit {
+		v.Add(-1, "Amount", amountText, "amount must be a number with at most 2 decimal places, from 0.01 to "+MaxDeposit.String())
+	}
+	if v.Text(-1, "Reference", reference) && len([]rune(reference)) > 200 {
+		v.Add(-1, "Reference", reference, "reference is at most 200 characters")
+	}
+	return amount
+}
 
 // Deposit is DepositBy as the actor in ctx.
 func (s *Service) Deposit(ctx context.Context, accountID, amountText, reference string) (Transfer, error) {
@@ -21,18 +34,12 @@ func (s *Service) DepositBy(ctx context.Context, actor Actor, accountID, amountT
 		return Transfer{}, NotFound("account")
 	}
 	var v Validation
-	amount, ok := ParseMoney(amountText)
-	if !ok || amount <= 0 || amount > maxDeposit {
-		v.Add(-1, "Amount", amountText, "amount must be a number with at most 2 decimal places, from 0.01 to "+maxDeposit.String())
-	}
-	if v.Text(-1, "Reference", reference) && len([]rune(reference)) > 200 {
-		v.Add(-1, "Reference", reference, "reference is at most 200 characters")
-	}
+	amount := ValidateDeposit(&v, amountText, reference)
 	if err := v.Err(); err != nil {
 		return Transfer{}, err
 	}
 	t := Transfer{ID: NewID(), FromAccountID: FundingAccountID, ToAccountID: accountID, Amount: amount,
-		Kind: TransferDeposit, Reference: strings.TrimSpace(reference), CreatedAt: s.now()}
+		Kind: TransferDeposit, Reference: strings.TrimSpace(reference), CreatedAt: s.Now()}
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		a, err := tx.LockAccount(ctx, accountID)
 		if err != nil {
@@ -40,6 +47,10 @@ func (s *Service) DepositBy(ctx context.Context, actor Actor, accountID, amountT
 		}
 		if a.Kind != AccountPayout {
 			return NotFound("account")
+		}
+		// A sandbox's float comes from its own funding account (docs/ledger.md "Scopes").
+		if t.FromAccountID, err = fundingAccountOf(ctx, tx, a); err != nil {
+			return err
 		}
 		if a.Balance > math.MaxInt64-amount {
 			return Invalid("Amount", amount.String(), "the account's balance would overflow")

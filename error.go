@@ -3,6 +3,8 @@ package disburse
 import (
 	"errors"
 	"fmt"
+
+	"github.com/disburse/disburse/internal/text"
 )
 
 // Code names a kind of failure a client can act on. The HTTP adapter maps each
@@ -62,11 +64,6 @@ var ErrNotFound = errors.New("not found")
 // row holds: for payments, an external id (Tx.InsertPayments).
 var ErrDuplicate = errors.New("duplicate key")
 
-// ErrLeaseLost means a row is leased to another process than the one
-// acting on it: an attempt in flight holds it, or another process took it
-// over when this one's lease ran out.
-var ErrLeaseLost = errors.New("lease lost")
-
 // ErrUnavailable is what a store returns, wrapped around the cause, when
 // its database cannot be reached (refused, timed out, connection lost)
 // and nothing was committed: the client may simply try again.
@@ -89,7 +86,7 @@ func ErrorCode(err error) Code {
 
 // Invalid returns a CodeInvalid error with a single request-level failure.
 func Invalid(field, value, message string) *Error {
-	return &Error{Code: CodeInvalid, Message: message, Fields: []FieldError{{ErrorMessage: message, FieldName: field, FieldValue: ShortValue(value)}}}
+	return &Error{Code: CodeInvalid, Message: message, Fields: []FieldError{{ErrorMessage: message, FieldName: field, FieldValue: text.Short(value)}}}
 }
 
 // Validation collects field failures; Err returns nil when there are none.
@@ -99,7 +96,7 @@ type Validation struct {
 
 // Add records a failure; index < 0 means not tied to one payment.
 func (v *Validation) Add(index int, field, value, message string) {
-	f := FieldError{ErrorMessage: message, FieldName: field, FieldValue: ShortValue(value)}
+	f := FieldError{ErrorMessage: message, FieldName: field, FieldValue: text.Short(value)}
 	if index >= 0 {
 		i := index
 		f.Index = &i

@@ -1,12 +1,6 @@
 package disburse
 
-import (
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-
-	"github.com/google/uuid"
-)
+import "github.com/google/uuid"
 
 // NewID returns a new lower-case UUIDv7: time-ordered, so index friendly.
 func NewID() string {
@@ -21,19 +15,4 @@ func ValidID(s string) bool {
 	}
 	u, err := uuid.Parse(s)
 	return err == nil && u.String() == s
-}
-
-// NewSecret returns a random string of 256 bits, URL safe, prefixed so that a
-// leaked secret can be recognised by its kind.
-func NewSecret(prefix string) string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms.
-	return prefix + base64.RawURLEncoding.EncodeToString(b)
-}
-
-// HashSecret is how API keys and access tokens are stored. The secrets carry
-// 256 bits of entropy, so a plain SHA-256 is enough (no password stretching).
-func HashSecret(secret string) string {
-	sum := sha256.Sum256([]byte(secret))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
 }

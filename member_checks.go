@@ -48,7 +48,7 @@ func (s *Service) settleSomeMembersPending(ctx context.Context) (n int, queued b
 			return err
 		}
 		queued = true
-		legs, err := tx.LockLegsPendingToMembers(ctx, batchID, memberCheckSize)
+		legs, members, err := legsPendingToMembers(ctx, tx, batchID)
 		if err != nil {
 			return err
 		}
@@ -60,20 +60,23 @@ func (s *Service) settleSomeMembersPending(ctx context.Context) (n int, queued b
 		if n = len(legs); n == 0 {
 			return nil
 		}
-		members, err := tx.Members(ctx, msisdnsOf(legs, true))
-		if err != nil {
-			return err
-		}
-		m := writeBuffer{now: s.now()}
+		m := writeBuffer{now: s.Now()}
 		defer func() { moved = m.moved }()
-		return s.resolve(ctx, tx, &m, legs, func(org Organisation, p *Payment, wallets map[string]string) {
-			settleLegs(&m, org, p, members, wallets)
-		}, func(org Organisation) []string { return memberPayees(legs, members, org.ID) })
+		return s.settleToMembers(ctx, tx, &m, legs, members)
 	})
 	if err == nil {
-		s.report(moved)
+		s.Report(moved)
 	}
 	return n, queued, err
+}
+
+// settleToMembers settles each leg of legs (locked by the caller) pending
+// to one of members, by msisdn: holding → the member's wallet, as a
+// registration does.
+func (s *Service) settleToMembers(ctx context.Context, tx Tx, m *writeBuffer, legs []Payment, members map[string]Member) error {
+	return s.resolve(ctx, tx, m, legs, func(org Organisation, p *Payment, wallets map[string]string) {
+		settleLegs(m, org, p, members, wallets)
+	}, func(org Organisation) []string { return memberPayees(legs, members, org.ID) })
 }
 
 // memberPayees lists the members among the payees (referral payees too) of

@@ -73,8 +73,8 @@ func (ms *moves) add(kind MoveKind, currency string, amount Money, leg Leg) {
 	*ms = append(*ms, Movement{Kind: kind, Currency: currency, Amount: amount, Payments: payments})
 }
 
-// report tells the Meter what a committed transaction moved.
-func (s *Service) report(ms moves) {
+// Report tells the Meter what a committed transaction moved.
+func (s *Service) Report(ms []Movement) {
 	if s.Meter != nil && len(ms) > 0 {
 		s.Meter.Moved(ms)
 	}

@@ -17,6 +17,12 @@ type Organisation struct {
 	// batch's submit waits for a second person's approval (docs/api.md
 	// section 4.3); nil: no batch does.
 	ApprovalThreshold *Money
+	// APIVersion is the version a request without Disburse-Version is
+	// answered in (docs/versioning.md).
+	APIVersion string
+	// Sandbox: the organisation tests its integration; its money stays in
+	// a ledger scope of its own (docs/sandbox.md).
+	Sandbox bool
 }
 
 // NeedsApproval reports whether a submit of a batch that totals s waits
@@ -51,37 +57,12 @@ type Account struct {
 	IsDefault      bool
 	Msisdn         string // wallets only
 	CreatedAt      time.Time
+	// Scope is the sandbox organisation whose ledger scope the account
+	// is in; empty for the live scope (docs/ledger.md "Scopes").
+	Scope string
 	// HeldBalance is what the holding account holds for this payout account's
 	// pending legs (docs/api.md section 5); filled by Accounts only.
 	HeldBalance Money
-}
-
-// APIKey lets an organisation obtain access tokens. Only its hash is stored.
-type APIKey struct {
-	ID             string
-	OrganisationID string
-	Hash           string
-	Prefix         string // the first characters, for display
-	Role           Role   // what its access tokens may do (docs/api.md section 3.1)
-	CreatedAt      time.Time
-	RevokedAt      time.Time // zero while active
-	// Secret is the key in clear, set only on the key just issued, for its
-	// one answer (sealed with an Idempotency-Key's answer, if the request
-	// had one). No store keeps it, and no read fills it.
-	Secret string
-}
-
-// Token is an access token, stored hashed, tied to the key that issued it so
-// that revoking the key revokes it at once.
-type Token struct {
-	Hash           string
-	APIKeyID       string
-	OrganisationID string
-	ExpiresAt      time.Time
-	CreatedAt      time.Time
-	KeyRevokedAt   time.Time // the issuing key's revocation time, zero while active
-	KeyPrefix      string    // the issuing key's prefix, which the audit log names it by
-	KeyRole        Role      // the issuing key's role, which the token acts with
 }
 
 // Member is a person registered with the wallet side of the service.

@@ -113,8 +113,8 @@ func TestValidMsisdn(t *testing.T) {
 		"":                 false,
 	}
 	for msisdn, want := range tests {
-		if got := ValidMsisdn(msisdn); got != want {
-			t.Errorf("ValidMsisdn(%q) = %v, want %v", msisdn, got, want)
+		if got := validMsisdn(msisdn); got != want {
+			t.Errorf("validMsisdn(%q) = %v, want %v", msisdn, got, want)
 		}
 	}
 }

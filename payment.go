@@ -7,6 +7,7 @@ import (
 
 	"github.com/disburse/disburse/internal/msisdn"
 	"github.com/disburse/disburse/internal/parallel"
+	"github.com/disburse/disburse/internal/text"
 )
 
 // AddPayments validates and adds payments to a DRAFT batch, all or nothing
@@ -20,7 +21,7 @@ func (s *Service) AddPayments(ctx context.Context, organisationID, batchID strin
 		v.Add(-1, "ClearExisting", "", "clearExisting is required (true or false)")
 	}
 	switch n := len(in.Payments); {
-	case in.WrongTypes.report(&v, -1, FieldPayments):
+	case in.WrongTypes.report(&v, -1, fieldPayments):
 	case n == 0:
 		v.Add(-1, "Payments", "", "payments must hold at least one payment")
 	case n > s.Limits.MaxPaymentsPerRequest:
@@ -69,7 +70,7 @@ func (s *Service) validateAndFindMembers(ctx context.Context, v *Validation, org
 			var err error
 			checked <- errors.Join(parallel.Protect(func() { payments, err = s.validatePayments(v, in, org.ReferralsEnabled) }), err)
 		}()
-		members, err = tx.Members(ctx, payees(in))
+		members, err = membersIn(ctx, tx, org, payees(in))
 		return errors.Join(<-checked, err)
 	})
 	return payments, members, err
@@ -177,7 +178,7 @@ func (s *Service) validateAgainstStored(ctx context.Context, tx Tx, v *Validatio
 	for i, p := range add.payments {
 		// An id that is not text has its failure already, and the store
 		// must not be asked about it (PostgreSQL refuses a NUL).
-		if p.ExternalID != "" && ValidText(p.ExternalID) {
+		if p.ExternalID != "" && text.Valid(p.ExternalID) {
 			if _, seen := index[p.ExternalID]; !seen {
 				index[p.ExternalID] = i
 				ids = append(ids, p.ExternalID)
@@ -218,7 +219,7 @@ func (s *Service) validateAgainstStored(ctx context.Context, tx Tx, v *Validatio
 
 // prepareNew gives the new payments their ids, batch, time and membership.
 func (s *Service) prepareNew(b Batch, add addition) {
-	now := s.now()
+	now := s.Now()
 	for i := range add.payments {
 		p := &add.payments[i]
 		p.ID, p.BatchID, p.OrganisationID, p.CreatedAt = NewID(), b.ID, b.OrganisationID, now
@@ -254,32 +255,6 @@ func (d *distinct) add(s string) {
 		d.seen[s] = true
 		d.list = append(d.list, s)
 	}
-}
-
-// BatchPayments lists a batch's payments in the order they were added.
-func (s *Service) BatchPayments(ctx context.Context, organisationID, batchID string, q ListQuery) ([]Payment, error) {
-	var v Validation
-	var f PaymentFilter
-	f.Skip, f.Take = Paging(&v, q)
-	if q.StatusCode != "" {
-		if !validStatus(q.StatusCode, PaymentStatuses()) {
-			v.Add(-1, "StatusCode", q.StatusCode, "statusCode must be one of DRAFT, PENDING, CANCELLED, SETTLED, DELETED")
-		}
-		f.Status = PaymentStatus(q.StatusCode)
-	}
-	var list []Payment
-	err := s.Store.Read(ctx, func(tx Tx) error {
-		if _, err := ownBatch(ctx, tx, organisationID, batchID, false); err != nil {
-			return err
-		}
-		if err := v.Err(); err != nil {
-			return err
-		}
-		var err error
-		list, err = tx.Payments(ctx, batchID, f)
-		return err
-	})
-	return list, err
 }
 
 // Payment returns one of the organisation's payments.
@@ -341,11 +316,18 @@ func (s *Service) DeletePayment(ctx context.Context, organisationID, id string) 
 	return p, err
 }
 
-// MemberExists reports whether msisdn is a member of the service.
-func (s *Service) MemberExists(ctx context.Context, msisdn string) (bool, error) {
-	if !ValidMsisdn(msisdn) {
-		return false, Invalid("Msisdn", msisdn, msisdnMessage)
+// MemberExists reports whether msisdn is a member to the organisation: of
+// the service, or, to a sandbox, of the sandbox (docs/sandbox.md).
+func (s *Service) MemberExists(ctx context.Context, organisationID, msisdn string) (bool, error) {
+	if !validMsisdn(msisdn) {
+		return false, Invalid("Msisdn", msisdn, MsisdnMessage)
 	}
-	members, err := read(ctx, s.Store, func(tx Tx) (map[string]Member, error) { return tx.Members(ctx, []string{msisdn}) })
+	members, err := read(ctx, s.Store, func(tx Tx) (map[string]Member, error) {
+		org, err := tx.Organisation(ctx, organisationID)
+		if err != nil {
+			return nil, OrNotFound(err, "organisation")
+		}
+		return membersIn(ctx, tx, org, []string{msisdn})
+	})
 	return len(members) > 0, err
 }

@@ -59,7 +59,7 @@ func (s *Service) addChunks(ctx context.Context, organisationID, batchID string,
 			if err != nil {
 				return err
 			}
-			members, err := tx.Members(ctx, payees(in))
+			members, err := membersIn(ctx, tx, org, payees(in))
 			if err != nil {
 				return err
 			}

@@ -22,14 +22,14 @@ type PaymentInput struct {
 	WrongTypes     WrongTypes `json:"-"`
 }
 
-// The names a payment's failures give its fields (FieldExternalID too).
+// The names a payment's failures give its fields (fieldExternalID too).
 const (
-	FieldMsisdn         Field = "Msisdn"
-	FieldAmount         Field = "Amount"
-	FieldFirstname      Field = "Firstname"
-	FieldLastname       Field = "Lastname"
-	FieldReferralAmount Field = "ReferralAmount"
-	FieldReferralMsisdn Field = "ReferralMsisdn"
+	fieldMsisdn         Field = "Msisdn"
+	fieldAmount         Field = "Amount"
+	fieldFirstname      Field = "Firstname"
+	fieldLastname       Field = "Lastname"
+	fieldReferralAmount Field = "ReferralAmount"
+	fieldReferralMsisdn Field = "ReferralMsisdn"
 )
 
 // Number is an amount as the client wrote it: the text of a JSON number
@@ -45,8 +45,8 @@ type AddPaymentsInput struct {
 	WrongTypes    WrongTypes     `json:"-"` // of ClearExisting and Payments
 }
 
-// msisdnMessage explains the msisdn rules of docs/api.md section 1.
-const msisdnMessage = "msisdn must be an international number: country code first, 8 to 15 digits, no leading zero or plus sign"
+// MsisdnMessage explains the msisdn rules of docs/api.md section 1.
+const MsisdnMessage = "msisdn must be an international number: country code first, 8 to 15 digits, no leading zero or plus sign"
 
 // validatePayments checks every payment on its own (docs/api.md sections S4.2 and 4.1)
 // and returns the payments built from the valid inputs. Checks that need the
@@ -64,13 +64,13 @@ func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals b
 		// A wrong type is the field's failure; the fields of the right type
 		// are still checked, so that one answer lists every failure.
 		w := p.WrongTypes
-		if w.report(v, i, FieldPayments) {
+		if w.report(v, i, fieldPayments) {
 			continue // not a payment at all: nothing else to check
 		}
-		if !w.report(v, i, FieldMsisdn) && !validPayee[i] {
-			v.Add(i, string(FieldMsisdn), p.Msisdn, msisdnMessage)
+		if !w.report(v, i, fieldMsisdn) && !validPayee[i] {
+			v.Add(i, string(fieldMsisdn), p.Msisdn, MsisdnMessage)
 		}
-		out[i].Amount = s.amount(v, i, FieldAmount, p.Amount, w)
+		out[i].Amount = s.amount(v, i, fieldAmount, p.Amount, w)
 		checkPaymentTexts(v, i, p, seenExternal)
 		if referrals { // else referral fields are ignored: not validated (types included), stored or returned
 			s.checkReferral(v, i, p, &out[i], validReferral[i])
@@ -83,13 +83,13 @@ func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals b
 // the external ids of the request's payments before it.
 func checkPaymentTexts(v *Validation, i int, p PaymentInput, seenExternal map[string]int) {
 	w := p.WrongTypes
-	if !w.report(v, i, FieldFirstname) && v.Text(i, "Firstname", p.Firstname) && len([]rune(p.Firstname)) > 100 {
+	if !w.report(v, i, fieldFirstname) && v.Text(i, "Firstname", p.Firstname) && len([]rune(p.Firstname)) > 100 {
 		v.Add(i, "Firstname", p.Firstname, "firstname is at most 100 characters")
 	}
-	if !w.report(v, i, FieldLastname) && v.Text(i, "Lastname", p.Lastname) && len([]rune(p.Lastname)) > 100 {
+	if !w.report(v, i, fieldLastname) && v.Text(i, "Lastname", p.Lastname) && len([]rune(p.Lastname)) > 100 {
 		v.Add(i, "Lastname", p.Lastname, "lastname is at most 100 characters")
 	}
-	if !w.report(v, i, FieldExternalID) && p.ExternalID != "" && v.Text(i, "ExternalId", p.ExternalID) {
+	if !w.report(v, i, fieldExternalID) && p.ExternalID != "" && v.Text(i, "ExternalId", p.ExternalID) {
 		if len([]rune(p.ExternalID)) > 100 {
 			v.Add(i, "ExternalId", p.ExternalID, "externalId is at most 100 characters")
 		} else if first, dup := seenExternal[p.ExternalID]; dup {
@@ -105,16 +105,16 @@ func checkPaymentTexts(v *Validation, i int, p PaymentInput, seenExternal map[st
 func (s *Service) checkReferral(v *Validation, i int, p PaymentInput, out *Payment, validReferral bool) {
 	w := p.WrongTypes
 	switch {
-	case p.ReferralAmount != "" || w.sent(FieldReferralAmount): // a null one is no referral
-		out.ReferralAmount = s.amount(v, i, FieldReferralAmount, p.ReferralAmount, w)
+	case p.ReferralAmount != "" || w.sent(fieldReferralAmount): // a null one is no referral
+		out.ReferralAmount = s.amount(v, i, fieldReferralAmount, p.ReferralAmount, w)
 		out.ReferralMsisdn = p.ReferralMsisdn
 		out.ReferralStatus = PaymentDraft
-		if !w.report(v, i, FieldReferralMsisdn) && !validReferral {
+		if !w.report(v, i, fieldReferralMsisdn) && !validReferral {
 			v.Add(i, "ReferralMsisdn", p.ReferralMsisdn, "referralMsisdn is required with a referralAmount and must be an international number")
 		}
-	case p.ReferralMsisdn != "" || w.sent(FieldReferralMsisdn):
-		v.Add(i, "ReferralAmount", w[FieldReferralAmount].Value, "referralAmount is required with a referralMsisdn")
-		w.report(v, i, FieldReferralMsisdn)
+	case p.ReferralMsisdn != "" || w.sent(fieldReferralMsisdn):
+		v.Add(i, "ReferralAmount", w[fieldReferralAmount].Value, "referralAmount is required with a referralMsisdn")
+		w.report(v, i, fieldReferralMsisdn)
 	}
 }
 
@@ -131,8 +131,8 @@ func validMsisdns(in []PaymentInput, referrals bool) (payee, referral []bool, er
 	payee, referral = make([]bool, len(in)), make([]bool, len(in))
 	err = parallel.For(len(in), parallelChecks, func(from, to int) {
 		for i := from; i < to; i++ {
-			payee[i] = ValidMsisdn(in[i].Msisdn)
-			referral[i] = referrals && in[i].ReferralMsisdn != "" && ValidMsisdn(in[i].ReferralMsisdn)
+			payee[i] = validMsisdn(in[i].Msisdn)
+			referral[i] = referrals && in[i].ReferralMsisdn != "" && validMsisdn(in[i].ReferralMsisdn)
 		}
 	})
 	return payee, referral, err

@@ -27,8 +27,8 @@ func (s *Service) RegisterMember(ctx context.Context, in Member) (Member, bool, 
 // commit, exactly as if it had run alone.
 func (s *Service) RegisterMemberBy(ctx context.Context, actor Actor, in Member) (Member, bool, error) {
 	var v Validation
-	if !ValidMsisdn(in.Msisdn) {
-		v.Add(-1, "Msisdn", in.Msisdn, msisdnMessage)
+	if !validMsisdn(in.Msisdn) {
+		v.Add(-1, "Msisdn", in.Msisdn, MsisdnMessage)
 	}
 	if v.Text(-1, "Firstname", in.Firstname) && len([]rune(in.Firstname)) > 100 {
 		v.Add(-1, "Firstname", in.Firstname, "firstname is at most 100 characters")
@@ -95,7 +95,7 @@ func (s *Service) register(ctx context.Context, group []registration) ([]registe
 	var out []registered
 	var moved moves
 	err := s.Store.Write(ctx, func(tx Tx) error {
-		now := s.now()
+		now := s.Now()
 		moved = nil
 		ms, err := insertMembers(ctx, tx, group, now)
 		if err != nil {
@@ -106,6 +106,9 @@ func (s *Service) register(ctx context.Context, group []registration) ([]registe
 			return nil
 		}
 		legs, err := tx.LockPendingLegsTo(ctx, slices.Sorted(maps.Keys(ms.created))...)
+		if err == nil {
+			legs, err = liveLegs(ctx, tx, legs)
+		}
 		if err != nil {
 			return err
 		}
@@ -114,12 +117,10 @@ func (s *Service) register(ctx context.Context, group []registration) ([]registe
 		}
 		m := writeBuffer{now: now}
 		defer func() { moved = m.moved }()
-		return s.resolve(ctx, tx, &m, legs, func(org Organisation, p *Payment, wallets map[string]string) {
-			settleLegs(&m, org, p, ms.created, wallets)
-		}, func(org Organisation) []string { return memberPayees(legs, ms.created, org.ID) })
+		return s.settleToMembers(ctx, tx, &m, legs, ms.created)
 	})
 	if err == nil {
-		s.report(moved)
+		s.Report(moved)
 	}
 	return out, err
 }
@@ -201,7 +202,7 @@ func (s *Service) registrationAudit(group []registration, ms groupMembers, settl
 	for i, r := range group {
 		msisdn := r.member.Msisdn
 		if m, ok := ms.created[msisdn]; ok && ms.first[msisdn] == i {
-			entries = append(entries, NewAuditEntry(s.now(), r.actor, "member.registered", "", msisdn, map[string]any{
+			entries = append(entries, NewAuditEntry(s.Now(), r.actor, "member.registered", "", msisdn, map[string]any{
 				"firstname": m.Firstname, "lastname": m.Lastname, "appInstalled": m.AppInstalled, "pendingLegsSettled": settled[msisdn]}))
 		}
 	}
@@ -219,7 +220,7 @@ func settleLegs(m *writeBuffer, org Organisation, p *Payment, members map[string
 		m.transfer(org, org.HoldingAccountID, wallets[l.msisdn], l.amount, TransferSettle, *p, l.which)
 		*l.status, *l.settledAt = PaymentSettled, m.now
 		if member.AppInstalled {
-			m.notify(ChannelPush, member.Msisdn, pushMessage(org, l.amount))
+			m.notify(org, ChannelPush, member.Msisdn, pushMessage(org, l.amount))
 		}
 	}
 }
@@ -258,7 +259,7 @@ func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments [
 		for _, i := range byBatch[id] {
 			old := payments[i]
 			org := orgs[old.OrganisationID]
-			change(org, &payments[i], wallets[org.Currency])
+			change(org, &payments[i], wallets[walletKey(org)])
 			m.record(&sum, old, payments[i])
 			events = append(events, legEvents(org.ID, old, payments[i], m.now)...)
 		}
@@ -311,25 +312,29 @@ func organisationsOf(ctx context.Context, tx Tx, payments []Payment) (map[string
 	return orgs, nil
 }
 
-// ensureWallets returns, by currency and msisdn, the wallet of each payee
-// walletsFor names. A wallet is a member's in one currency, whichever
+// ensureWallets returns, by walletKey and msisdn, the wallet of each payee
+// walletsFor names. A live wallet is a member's in one currency, whichever
 // organisation pays it: each currency's wallets are ensured in one
 // statement, sorted, however many organisations and batches pay into them.
+// A sandbox's wallets are its own (walletsIn).
 func ensureWallets(ctx context.Context, tx Tx, orgs map[string]Organisation,
 	walletsFor func(org Organisation) []string, now time.Time) (map[string]map[string]string, error) {
-	need := make(map[string][]string) // currency → msisdns
+	need := make(map[string][]string)      // walletKey → msisdns
+	payer := make(map[string]Organisation) // walletKey → an organisation that pays into them
 	for _, id := range slices.Sorted(maps.Keys(orgs)) {
 		org := orgs[id]
-		need[org.Currency] = append(need[org.Currency], walletsFor(org)...)
+		key := walletKey(org)
+		need[key] = append(need[key], walletsFor(org)...)
+		payer[key] = org
 	}
-	wallets := make(map[string]map[string]string, len(need)) // currency → msisdn → account id
-	for _, currency := range slices.Sorted(maps.Keys(need)) {
-		msisdns := slices.Compact(slices.Sorted(slices.Values(need[currency])))
+	wallets := make(map[string]map[string]string, len(need)) // walletKey → msisdn → account id
+	for _, key := range slices.Sorted(maps.Keys(need)) {
+		msisdns := slices.Compact(slices.Sorted(slices.Values(need[key])))
 		if len(msisdns) == 0 {
 			continue
 		}
 		var err error
-		if wallets[currency], err = tx.EnsureWallets(ctx, currency, msisdns, now); err != nil {
+		if wallets[key], err = walletsIn(ctx, tx, payer[key], msisdns, now); err != nil {
 			return nil, err
 		}
 	}

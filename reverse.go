@@ -31,7 +31,7 @@ func (s *Service) reverseSome(ctx context.Context) (int, error) {
 	n := 0
 	var moved moves
 	err := s.Store.Write(ctx, func(tx Tx) error {
-		m := writeBuffer{now: s.now()}
+		m := writeBuffer{now: s.Now()}
 		defer func() { moved = m.moved }() // this run's, should the store run it again
 		due, err := tx.ClaimDueLegs(ctx, m.now, reverseBatchSize)
 		if err != nil {
@@ -40,13 +40,6 @@ func (s *Service) reverseSome(ctx context.Context) (int, error) {
 		n = len(due)
 		if n == 0 {
 			return nil
-		}
-		// A leg to someone who is a member is never reversed: it settles.
-		// (Its payee registered while its batch was being submitted, and
-		// SettleMembersPending has not come round to it yet.)
-		members, err := tx.Members(ctx, msisdnsOf(due, true))
-		if err != nil {
-			return err
 		}
 		// Unlocked: a leg goes back to its batch's payout account, which
 		// never changes.
@@ -60,15 +53,33 @@ func (s *Service) reverseSome(ctx context.Context) (int, error) {
 				return fmt.Errorf("reverse: batch %s: %w", id, ErrNotFound)
 			}
 		}
-		return s.resolve(ctx, tx, &m, due, func(org Organisation, p *Payment, wallets map[string]string) {
-			settleLegs(&m, org, p, members, wallets)
-			returnLegs(&m, org, batches[p.BatchID], p, PaymentPending, TransferReverse)
-		}, func(org Organisation) []string { return memberPayees(due, members, org.ID) })
+		return s.reverseLegs(ctx, tx, &m, due, batches)
 	})
 	if err == nil {
-		s.report(moved)
+		s.Report(moved)
 	}
 	return n, err
+}
+
+// reverseLegs returns each pending leg of due from the holding account to
+// its batch's float (REVERSE), but for a leg to someone who is a member,
+// which is never reversed: it settles. (Its payee registered while its
+// batch was being submitted, and SettleMembersPending has not come round
+// to it yet.) A member is a live one for a live organisation's leg, one of
+// the sandbox for a sandbox's.
+func (s *Service) reverseLegs(ctx context.Context, tx Tx, m *writeBuffer, due []Payment, batches map[string]Batch) error {
+	orgs, err := organisationsOf(ctx, tx, due)
+	if err != nil {
+		return err
+	}
+	members, err := membersByOrganisation(ctx, tx, orgs, due)
+	if err != nil {
+		return err
+	}
+	return s.resolve(ctx, tx, m, due, func(org Organisation, p *Payment, wallets map[string]string) {
+		settleLegs(m, org, p, members[org.ID], wallets)
+		returnLegs(m, org, batches[p.BatchID], p, PaymentPending, TransferReverse)
+	}, func(org Organisation) []string { return memberPayees(due, members[org.ID], org.ID) })
 }
 
 // batchesOf lists the distinct batches of payments.

@@ -31,16 +31,15 @@ const DefaultCurrency = "KES"
 // Store. The HTTP API, the CLI and the workers call it; none of them touch
 // the store directly.
 type Service struct {
-	Store    Store
-	Clock    func() time.Time // injected so tests move time instead of sleeping
-	Limits   Limits
-	TokenTTL time.Duration
-	Log      *slog.Logger
+	Store  Store
+	Clock  func() time.Time // injected so tests move time instead of sleeping
+	Limits Limits
+	Log    *slog.Logger
 	// Meter counts money moved for the operator's metrics (meter.go);
 	// nil counts nothing.
 	Meter Meter
 	// PageSize is how many payments Submit moves, and a submit's answer
-	// and an export (ExportPayments) read, at a time: memory follows a
+	// and an export (package export) read, at a time: memory follows a
 	// page, not a batch of up to a million payments.
 	PageSize int
 
@@ -60,7 +59,6 @@ func NewService(store Store) *Service {
 		Store:    store,
 		Clock:    time.Now,
 		Limits:   DefaultLimits,
-		TokenTTL: time.Hour,
 		Log:      slog.Default(),
 		PageSize: DefaultPageSize,
 	}
@@ -68,9 +66,9 @@ func NewService(store Store) *Service {
 	return s
 }
 
-// now is the time of one use case: read once, so a transaction sees one clock.
+// Now is the time of one use case: read once, so a transaction sees one clock.
 // Truncated to microseconds, the precision the stores keep.
-func (s *Service) now() time.Time {
+func (s *Service) Now() time.Time {
 	return s.Clock().UTC().Truncate(time.Microsecond)
 }
 

@@ -1,6 +1,8 @@
 package disburse
 
-import "context"
+import (
+	"context"
+)
 
 // Statement is a member's wallet: its balance and one entry per settled
 // payment or referral leg (docs/api.md section S1.9).
@@ -14,8 +16,8 @@ type Statement struct {
 // Statement returns the statement of msisdn. A number that is not a member
 // has an empty statement, not a 404: money may be waiting for it.
 func (s *Service) Statement(ctx context.Context, msisdn string) (Statement, error) {
-	if !ValidMsisdn(msisdn) {
-		return Statement{}, Invalid("Msisdn", msisdn, msisdnMessage)
+	if !validMsisdn(msisdn) {
+		return Statement{}, Invalid("Msisdn", msisdn, MsisdnMessage)
 	}
 	st := Statement{Msisdn: msisdn}
 	err := s.Store.Read(ctx, func(tx Tx) error {
@@ -43,12 +45,4 @@ type LedgerReport struct {
 func (s *Service) CheckLedger(ctx context.Context) (LedgerReport, error) {
 	problems, err := read(ctx, s.Store, func(tx Tx) ([]string, error) { return tx.LedgerProblems(ctx) })
 	return LedgerReport{OK: err == nil && len(problems) == 0, Problems: problems}, err
-}
-
-// Notifications lists the outbox, only recipient's when it is given.
-func (s *Service) Notifications(ctx context.Context, recipient string) ([]Notification, error) {
-	if !ValidText(recipient) {
-		return nil, Invalid("Recipient", recipient, textMessage("recipient"))
-	}
-	return read(ctx, s.Store, func(tx Tx) ([]Notification, error) { return tx.Notifications(ctx, recipient) })
 }

@@ -65,13 +65,3 @@ func checkAllowed(b Batch, a Action) error {
 	}
 	return Errorf(CodeInvalidState, "cannot %s: batch is %s", a, b.Status)
 }
-
-// validStatus reports whether s names a status in list.
-func validStatus[S ~string](s string, list []S) bool {
-	for _, v := range list {
-		if string(v) == s {
-			return true
-		}
-	}
-	return false
-}

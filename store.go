@@ -26,16 +26,6 @@ type Store interface {
 	SchemaCurrent(ctx context.Context) error
 	// Close releases the store's connections.
 	Close() error
-	// TokenByHash is Tx.TokenByHash as one statement outside any
-	// transaction: a single statement reads one snapshot by itself, and
-	// Read's BEGIN and ROLLBACK would only add round trips to the read
-	// every organisation request makes.
-	TokenByHash(ctx context.Context, hash string) (Token, error)
-	// TokenAndBatch reads the token with hash, as TokenByHash does, and the
-	// batch batchID of the token's organisation in one statement outside any
-	// transaction. ErrNotFound when either is missing or the batch belongs
-	// to another organisation; the caller tells which apart.
-	TokenAndBatch(ctx context.Context, tokenHash, batchID string) (Token, Batch, error)
 }
 
 // Tx is what a transaction can do. Lookups by id return ErrNotFound for a
@@ -46,6 +36,7 @@ type Store interface {
 // a DRAFT batch before anything else of it.
 type Tx interface {
 	IdempotencyMarks // idempotency_marks.go
+	SandboxTx        // sandbox_store.go
 
 	// InsertAudit appends to the audit log. Nothing updates or deletes it.
 	InsertAudit(ctx context.Context, es ...AuditEntry) error
@@ -93,17 +84,6 @@ type Tx interface {
 	// settled payment or referral leg, oldest first.
 	StatementEntries(ctx context.Context, msisdn string) ([]StatementEntry, error)
 
-	InsertAPIKey(ctx context.Context, k APIKey) error
-	APIKey(ctx context.Context, id string) (APIKey, error)
-	APIKeyByHash(ctx context.Context, hash string) (APIKey, error)
-	RevokeAPIKey(ctx context.Context, id string, at time.Time) error
-	InsertToken(ctx context.Context, t Token) error
-	// TokenByHash returns the token with KeyRevokedAt filled from its key.
-	TokenByHash(ctx context.Context, hash string) (Token, error)
-	// DeleteDeadTokens deletes up to limit tokens that expired at or before
-	// now or whose key is revoked, and returns how many it deleted.
-	DeleteDeadTokens(ctx context.Context, now time.Time, limit int) (int, error)
-
 	// InsertMembers adds members (each msisdn once) and returns the
 	// msisdns it added; one that is a member already is left unchanged.
 	InsertMembers(ctx context.Context, ms []Member) (map[string]bool, error)
@@ -145,7 +125,7 @@ type Tx interface {
 	// every status, in the order they were added, starting after the
 	// payment after (empty: from the first). A page costs what the first
 	// does however far into the batch it starts, so that a reader may take
-	// each page in a transaction of its own (Service.ExportPayments).
+	// each page in a transaction of its own (export.Payments).
 	PaymentsAfter(ctx context.Context, batchID, after string, n int) ([]Payment, error)
 	// ExternalIDsInUse returns which of ids belong to the organisation's
 	// non-deleted payments outside the batch exceptBatchID (empty: none excepted).
@@ -197,9 +177,6 @@ type Tx interface {
 	// Approvals lists an organisation's approvals newest first (by the
 	// time they were requested, ties by id), narrowed and paged by f.
 	Approvals(ctx context.Context, organisationID string, f ApprovalFilter) ([]Approval, error)
-	// DraftLegs counts the batch's DRAFT legs by whether their payee is a
-	// member now, in one statement, whatever the batch's size.
-	DraftLegs(ctx context.Context, batchID string) (DraftLegs, error)
 
 	// InsertWebhookEvents writes one PENDING delivery, due at the event's
 	// time, per event and enabled endpoint of its organisation that wants
@@ -220,12 +197,14 @@ type BatchFilter struct {
 	Status     BatchStatus
 	ExternalID string
 	Skip, Take int
+	After      string // when not empty: the batches after this one, in the list's order
 }
 
 // PaymentFilter narrows the payments of a batch. Take 0 means all of them.
 type PaymentFilter struct {
 	Status     PaymentStatus
 	Skip, Take int
+	After      string // when not empty: the payments after this one, in the list's order
 }
 
 // read runs fn in one read transaction of s and returns its value.

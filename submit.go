@@ -74,7 +74,7 @@ func (s *Service) SubmitSpooled(ctx context.Context, organisationID, batchID str
 	if err != nil {
 		return Submission{}, err
 	}
-	s.report(moved)
+	s.Report(moved)
 	return sub, nil
 }
 
@@ -132,7 +132,7 @@ func (s *Service) payPages(ctx context.Context, tx Tx, org Organisation, b *Batc
 	// One buffer for every page, emptied before each: its slices'
 	// memory serves them all. The balances change once, after the
 	// last page, and the holding account's row is locked from then on.
-	m := writeBuffer{now: s.now(), balances: make(BalanceChanges)}
+	m := writeBuffer{now: s.Now(), balances: make(BalanceChanges)}
 	err := tx.PaymentPages(ctx, b.ID, PaymentDraft, s.pageSize(), func(page []Payment) error {
 		m.empty()
 		if err := s.pay(ctx, tx, &m, org, b, page); err != nil {
@@ -180,7 +180,7 @@ func openSubmitted(ctx context.Context, tx Tx, org Organisation, b *Batch, now t
 // holding account with a reversal date. Membership is read now, at submit.
 func (s *Service) pay(ctx context.Context, tx Tx, m *writeBuffer, org Organisation, b *Batch, payments []Payment) error {
 	msisdns := msisdnsOf(payments, true)
-	members, err := tx.Members(ctx, msisdns)
+	members, err := membersIn(ctx, tx, org, msisdns)
 	if err != nil {
 		return err
 	}
@@ -190,7 +190,7 @@ func (s *Service) pay(ctx context.Context, tx Tx, m *writeBuffer, org Organisati
 			paid = append(paid, msisdn)
 		}
 	}
-	wallets, err := tx.EnsureWallets(ctx, org.Currency, paid, m.now)
+	wallets, err := walletsIn(ctx, tx, org, paid, m.now)
 	if err != nil {
 		return err
 	}
@@ -208,13 +208,13 @@ func (s *Service) pay(ctx context.Context, tx Tx, m *writeBuffer, org Organisati
 				m.transfer(org, b.AccountID, wallets[l.msisdn], l.amount, TransferPay, *p, l.which)
 				*l.status, *l.settledAt = PaymentSettled, m.now
 				if member.AppInstalled {
-					m.notify(ChannelPush, l.msisdn, pushMessage(org, l.amount))
+					m.notify(org, ChannelPush, l.msisdn, pushMessage(org, l.amount))
 				}
 				continue
 			}
 			m.transfer(org, b.AccountID, org.HoldingAccountID, l.amount, TransferHold, *p, l.which)
 			*l.status, p.ReversalDueAt = PaymentPending, due
-			m.notify(ChannelSMS, l.msisdn, sms(l.amount))
+			m.notify(org, ChannelSMS, l.msisdn, sms(l.amount))
 		}
 		b.Summary.Change(old, *p)
 	}

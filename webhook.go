@@ -48,17 +48,6 @@ func EventTypes() []EventType {
 		EventApprovalRequested, EventApprovalApproved, EventApprovalRejected, EventApprovalCancelled}
 }
 
-// IsBatchEvent reports whether the event's resource is a batch.
-func (e EventType) IsBatchEvent() bool {
-	return e == EventBatchSubmitted || e == EventBatchClosed || e == EventBatchCancelled
-}
-
-// IsApprovalEvent reports whether the event's resource is an approval
-// (neither a batch's nor an approval's event is a payment's).
-func (e EventType) IsApprovalEvent() bool {
-	return e == EventApprovalRequested || e == EventApprovalApproved || e == EventApprovalRejected || e == EventApprovalCancelled
-}
-
 // WebhookEvent is one event as a use case writes it, in the transaction of
 // the change that caused it (Tx.InsertWebhookEvents); the store fans it out
 // into one delivery per enabled endpoint of the organisation that wants it.

@@ -30,12 +30,15 @@ func (m *writeBuffer) transfer(org Organisation, from, to string, amount Money, 
 		ID: NewID(), FromAccountID: from, ToAccountID: to, Amount: amount,
 		Kind: kind, PaymentID: p.ID, Leg: leg, CreatedAt: m.now,
 	})
-	if mk, ok := kindOf(kind); ok {
+	if mk, ok := kindOf(kind); ok && !org.Sandbox { // a sandbox's money is no live figure
 		m.moved.add(mk, org.Currency, amount, leg)
 	}
 }
 
-func (m *writeBuffer) notify(ch Channel, recipient, message string) {
+func (m *writeBuffer) notify(org Organisation, ch Channel, recipient, message string) {
+	if org.Sandbox { // a sandbox's payees are test numbers: nobody is told (docs/sandbox.md)
+		return
+	}
 	m.notifications = append(m.notifications, Notification{
 		ID: NewID(), Channel: ch, Recipient: recipient, Message: message,
 		Status: NotificationPending, NextAttemptAt: m.now, CreatedAt: m.now,

@@ -7,11 +7,11 @@ type Field string
 // The fields of a batch's and an add's bodies whose wrong types the use
 // cases report (a payment's are beside PaymentInput).
 const (
-	FieldName          Field = "Name"
-	FieldExternalID    Field = "ExternalId"
-	FieldAccountID     Field = "AccountId"
+	fieldName          Field = "Name"
+	fieldExternalID    Field = "ExternalId"
+	fieldAccountID     Field = "AccountId"
 	FieldClearExisting Field = "ClearExisting"
-	FieldPayments      Field = "Payments"
+	fieldPayments      Field = "Payments"
 )
 
 // WrongTypes are the fields of one input that the client sent as a value

@@ -16,6 +16,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/internal/secrets"
 	"github.com/disburse/disburse/notifications"
 	"github.com/disburse/disburse/notify"
 	"github.com/disburse/disburse/sqlstore"
@@ -67,7 +68,7 @@ func start(ctx context.Context, cfg Config) (*env, error) {
 	e := &env{cfg: cfg, store: store, clock: &clock{}, served: make(chan error, 1), gateway: newGateway(), webhookSender: notify.NewWebhook(true)}
 	e.svc, e.hooks = newService(store, e.clock)
 	e.notes = notifications.New(store.Notifications(), e.svc)
-	admin := disburse.NewSecret("adm_")
+	admin := secrets.New("adm_")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		e.gateway.srv.Close()
@@ -87,8 +88,7 @@ func newService(store *sqlstore.Store, c *clock) (*disburse.Service, *webhooks.S
 	svc.Clock = c.now
 	// The access log is formatted as serve formats it, then discarded: its
 	// cost is counted, a terminal's is not.
-	// A day: a token must outlive the longest run and the clock's jumps.
-	svc.Log, svc.TokenTTL = slog.New(slog.NewTextHandler(io.Discard, nil)), 24*time.Hour
+	svc.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	hooks := webhooks.New(store.Webhooks(), svc)
 	// The webhook endpoints are the local gateway: plain http on loopback.
 	hooks.Config.AllowPrivate = true
@@ -97,7 +97,9 @@ func newService(store *sqlstore.Store, c *clock) (*disburse.Service, *webhooks.S
 
 // newServer is the HTTP server of a replica's API.
 func newServer(svc *disburse.Service, hooks *webhooks.Service, store *sqlstore.Store, admin string) *http.Server {
-	handler := httpapi.New(svc, httpapi.Config{AdminToken: admin, Log: svc.Log, Webhooks: hooks, IdempotencyStore: store.Idempotency()})
+	handler := httpapi.New(svc, httpapi.Config{AdminToken: admin, Log: svc.Log, Webhooks: hooks, IdempotencyStore: store.Idempotency(),
+		// A day: a token must outlive the longest run and the clock's jumps.
+		AuthStore: store.Auth(), TokenTTL: 24 * time.Hour})
 	return &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
 )
 
 // The payees are generated Kenyan mobile numbers, 2547 and eight digits:
@@ -150,7 +151,7 @@ func setup(ctx context.Context, e *env, float disburse.Money, members int) (*org
 	}
 	o := &org{id: created.ID, accountID: created.Accounts[0].ID, currency: created.Currency, name: created.Name, nextNonMember: firstNonMember}
 	// The holding account is not in the API; the service knows it.
-	full, _, err := e.svc.Organisation(ctx, o.id)
+	full, _, err := organisations.Get(ctx, e.svc, o.id)
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,24 @@ func (e ActorType) Valid() bool {
 	}
 }
 
+// Defines values for ApiVersion.
+const (
+	N20261101 ApiVersion = "2026-11-01"
+	N20261201 ApiVersion = "2026-12-01"
+)
+
+// Valid indicates whether the value is a known member of the ApiVersion enum.
+func (e ApiVersion) Valid() bool {
+	switch e {
+	case N20261101:
+		return true
+	case N20261201:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ApprovalEventType.
 const (
 	ApprovalEventTypeApprovalApproved  ApprovalEventType = "approval.approved"
@@ -478,8 +496,8 @@ type ActorType string
 
 // AddPayments defines model for AddPayments.
 type AddPayments struct {
-	// ClearExisting Required: missing is a 400 on ClearExisting.
-	ClearExisting bool `json:"clearExisting"`
+	// ClearExisting Optional: true deletes the batch's payments first.
+	ClearExisting *bool `json:"clearExisting,omitempty"`
 
 	// Payments 1 to 100,000 payments: empty is a 400 on Payments.
 	Payments []PaymentInput `json:"payments"`
@@ -497,23 +515,26 @@ type AmountIn = wire.Amount
 
 // ApiKeyInfo defines model for ApiKeyInfo.
 type ApiKeyInfo struct {
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime           `json:"createdAt"`
 	Id        openapi_types.UUID `json:"id"`
 
 	// Prefix The key's first characters (dak_ and six more): enough to recognise it.
 	Prefix string `json:"prefix"`
 
-	// RevokedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// RevokedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	RevokedAt *DateTime `json:"revokedAt,omitempty"`
 
 	// Role What an API key's access tokens may do (docs/api.md section 3.1): viewer reads; maker also creates and updates batches, adds and deletes payments, submits and cancels; approver also approves or rejects submits; admin does everything, webhooks included. Every role reads.
 	Role Role `json:"role"`
 }
+
+// ApiVersion A version of the API (docs/versioning.md): 2026-11-01 (the first) or 2026-12-01.
+type ApiVersion string
 
 // Approval defines model for Approval.
 type Approval struct {
@@ -522,9 +543,9 @@ type Approval struct {
 	// Comment The decider's comment; for a rejection by the float check, why.
 	Comment *string `json:"comment,omitempty"`
 
-	// DecidedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// DecidedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	DecidedAt *DateTime `json:"decidedAt,omitempty"`
 
 	// DecidedBy Who approved, rejected or (by cancelling the batch) cancelled it; absent while PENDING.
@@ -544,9 +565,9 @@ type Approval struct {
 	// Examples: 150
 	ReferralsAmount Amount `json:"referralsAmount"`
 
-	// RequestedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// RequestedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	RequestedAt DateTime `json:"requestedAt"`
 
 	// RequestedBy Who made a change: an API key (id, and its prefix as name), an operator token (name; bootstrap for --admin-token), a portal user (id, email), the command line, or the system.
@@ -566,15 +587,26 @@ type ApprovalDecided struct {
 type ApprovalEvent struct {
 	Data Approval `json:"data"`
 
-	// Timestamp Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// Timestamp RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	Timestamp DateTime          `json:"timestamp"`
 	Type      ApprovalEventType `json:"type"`
 }
 
 // ApprovalEventType defines model for ApprovalEvent.Type.
 type ApprovalEventType string
+
+// ApprovalPage defines model for ApprovalPage.
+type ApprovalPage struct {
+	Data []Approval `json:"data"`
+
+	// HasMore More items follow this page.
+	HasMore bool `json:"hasMore"`
+
+	// NextCursor The cursor of the next page; null exactly when hasMore is false.
+	NextCursor *string `json:"nextCursor"`
+}
 
 // ApprovalRequested defines model for ApprovalRequested.
 type ApprovalRequested struct {
@@ -592,9 +624,9 @@ type AuditEntry struct {
 	// Actor Who made a change: an API key (id, and its prefix as name), an operator token (name; bootstrap for --admin-token), a portal user (id, email), the command line, or the system.
 	Actor Actor `json:"actor"`
 
-	// At Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// At RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	At DateTime `json:"at"`
 
 	// Details The change's facts; a change of state as before and after.
@@ -610,7 +642,8 @@ type AuditEntry struct {
 
 // AuditPage defines model for AuditPage.
 type AuditPage struct {
-	Entries    []AuditEntry `json:"entries"`
+	Data       []AuditEntry `json:"data"`
+	HasMore    bool         `json:"hasMore"`
 	NextCursor *string      `json:"nextCursor"`
 }
 
@@ -622,18 +655,18 @@ type Batch struct {
 	// ApprovalId Extension: the PENDING approval a DRAFT batch's submit waits for, while it waits; the batch then takes no change but a cancel.
 	ApprovalId *openapi_types.UUID `json:"approvalId,omitempty"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt  DateTime           `json:"createdAt"`
 	ExternalId *string            `json:"externalId,omitempty"`
 	Id         openapi_types.UUID `json:"id"`
 	Name       string             `json:"name"`
 	StatusCode BatchStatus        `json:"statusCode"`
 
-	// SubmittedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// SubmittedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	SubmittedAt *DateTime `json:"submittedAt,omitempty"`
 
 	// Summary Totals of the non-deleted payments. paymentsAmount = draft + pending + settled + cancelled amounts; referral legs count only in referralsAmount.
@@ -652,15 +685,26 @@ type BatchDetails struct {
 type BatchEvent struct {
 	Data Batch `json:"data"`
 
-	// Timestamp Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// Timestamp RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	Timestamp DateTime       `json:"timestamp"`
 	Type      BatchEventType `json:"type"`
 }
 
 // BatchEventType defines model for BatchEvent.Type.
 type BatchEventType string
+
+// BatchPage defines model for BatchPage.
+type BatchPage struct {
+	Data []Batch `json:"data"`
+
+	// HasMore More items follow this page.
+	HasMore bool `json:"hasMore"`
+
+	// NextCursor The cursor of the next page; null exactly when hasMore is false.
+	NextCursor *string `json:"nextCursor"`
+}
 
 // BatchStatus defines model for BatchStatus.
 type BatchStatus string
@@ -673,9 +717,9 @@ type BatchWithPayments struct {
 	// ApprovalId Extension: the PENDING approval a DRAFT batch's submit waits for, while it waits; the batch then takes no change but a cancel.
 	ApprovalId *openapi_types.UUID `json:"approvalId,omitempty"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt  DateTime           `json:"createdAt"`
 	ExternalId *string            `json:"externalId,omitempty"`
 	Id         openapi_types.UUID `json:"id"`
@@ -683,18 +727,18 @@ type BatchWithPayments struct {
 	Payments   []Payment          `json:"payments"`
 	StatusCode BatchStatus        `json:"statusCode"`
 
-	// SubmittedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// SubmittedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	SubmittedAt *DateTime `json:"submittedAt,omitempty"`
 
 	// Summary Totals of the non-deleted payments. paymentsAmount = draft + pending + settled + cancelled amounts; referral legs count only in referralsAmount.
 	Summary Summary `json:"summary"`
 }
 
-// DateTime Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+// DateTime RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 //
-// Examples: 2026-11-22T10:15:30.1234560
+// Examples: 2026-11-22T10:15:30.1234560Z
 type DateTime = wire.DateTime
 
 // Decision defines model for Decision.
@@ -710,7 +754,7 @@ type EventType string
 type FieldErrors = []struct {
 	ErrorMessage string `json:"errorMessage"`
 
-	// FieldName The field capitalised (Msisdn, Amount, ExternalId, ReferralMsisdn, ReferralAmount, Firstname, Lastname, Payments, Name, AccountId, Take, Skip, StatusCode, ClearExisting, ApiKey, ...), or Body for a body that does not parse or is not an object.
+	// FieldName The field capitalised (Msisdn, Amount, ExternalId, ReferralMsisdn, ReferralAmount, Firstname, Lastname, Payments, Name, AccountId, Limit, Cursor, StatusCode, ClearExisting, ApiKey, ...), or Body for a body that does not parse or is not an object.
 	FieldName string `json:"fieldName"`
 
 	// FieldValue The value as sent: a string without its quotes, an object or array by kind only, empty when absent; at most 256 characters, a longer value cut there and ended with '…'.
@@ -727,9 +771,9 @@ type Member struct {
 	Lastname     *string `json:"lastname,omitempty"`
 	Msisdn       string  `json:"msisdn"`
 
-	// RegisteredAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// RegisteredAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	RegisteredAt DateTime `json:"registeredAt"`
 }
 
@@ -755,18 +799,18 @@ type Notification struct {
 	Attempts int                 `json:"attempts"`
 	Channel  NotificationChannel `json:"channel"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime           `json:"createdAt"`
 	Id        openapi_types.UUID `json:"id"`
 	LastError *string            `json:"lastError,omitempty"`
 	Message   string             `json:"message"`
 	Recipient string             `json:"recipient"`
 
-	// SentAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// SentAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	SentAt *DateTime          `json:"sentAt,omitempty"`
 	Status NotificationStatus `json:"status"`
 }
@@ -781,6 +825,9 @@ type NotificationStatus string
 type Organisation struct {
 	Accounts []Account `json:"accounts"`
 
+	// ApiVersion The version of the API a request without Disburse-Version is answered in (docs/versioning.md). In the reads and the settings' answer; not in the creation's answer, which its Idempotency-Key replays.
+	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
+
 	// ApprovalThreshold Extension: submits of batches at or above it wait for an approval; absent while approval is off.
 	//
 	// Examples: 150
@@ -790,6 +837,9 @@ type Organisation struct {
 	Name                  string             `json:"name"`
 	ReferralsEnabled      bool               `json:"referralsEnabled"`
 	ReversalPeriodSeconds int                `json:"reversalPeriodSeconds"`
+
+	// Sandbox Extension: true for a sandbox organisation (docs/sandbox.md); absent for a live one.
+	Sandbox *bool `json:"sandbox,omitempty"`
 }
 
 // OrganisationSummary defines model for OrganisationSummary.
@@ -799,21 +849,25 @@ type OrganisationSummary struct {
 	// Examples: 150
 	ApprovalThreshold *Amount `json:"approvalThreshold,omitempty"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt             DateTime           `json:"createdAt"`
 	Currency              string             `json:"currency"`
 	Id                    openapi_types.UUID `json:"id"`
 	Name                  string             `json:"name"`
 	ReferralsEnabled      bool               `json:"referralsEnabled"`
 	ReversalPeriodSeconds int                `json:"reversalPeriodSeconds"`
+
+	// Sandbox Extension: true for a sandbox organisation (docs/sandbox.md); absent for a live one.
+	Sandbox *bool `json:"sandbox,omitempty"`
 }
 
 // OrganisationsPage defines model for OrganisationsPage.
 type OrganisationsPage struct {
-	NextCursor    *string               `json:"nextCursor"`
-	Organisations []OrganisationSummary `json:"organisations"`
+	Data       []OrganisationSummary `json:"data"`
+	HasMore    bool                  `json:"hasMore"`
+	NextCursor *string               `json:"nextCursor"`
 }
 
 // Payment defines model for Payment.
@@ -826,12 +880,12 @@ type Payment struct {
 
 	// CancelledAt Extension.
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CancelledAt *DateTime `json:"cancelledAt,omitempty"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt  DateTime           `json:"createdAt"`
 	ExternalId *string            `json:"externalId,omitempty"`
 	Firstname  *string            `json:"firstname,omitempty"`
@@ -853,18 +907,18 @@ type Payment struct {
 
 	// ReversalDueAt Extension: when a pending leg is returned to the float; kept after it settles.
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	ReversalDueAt *DateTime `json:"reversalDueAt,omitempty"`
 
-	// SettledAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// SettledAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	SettledAt  *DateTime     `json:"settledAt,omitempty"`
 	StatusCode PaymentStatus `json:"statusCode"`
 
 	// SubmittedAt Extension.
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	SubmittedAt *DateTime `json:"submittedAt,omitempty"`
 }
 
@@ -872,9 +926,9 @@ type Payment struct {
 type PaymentEvent struct {
 	Data Payment `json:"data"`
 
-	// Timestamp Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// Timestamp RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	Timestamp DateTime         `json:"timestamp"`
 	Type      PaymentEventType `json:"type"`
 }
@@ -906,6 +960,17 @@ type PaymentInput struct {
 	//
 	// Examples: 254712345678
 	ReferralMsisdn *Msisdn `json:"referralMsisdn,omitempty"`
+}
+
+// PaymentPage defines model for PaymentPage.
+type PaymentPage struct {
+	Data []Payment `json:"data"`
+
+	// HasMore More items follow this page.
+	HasMore bool `json:"hasMore"`
+
+	// NextCursor The cursor of the next page; null exactly when hasMore is false.
+	NextCursor *string `json:"nextCursor"`
 }
 
 // PaymentStatus defines model for PaymentStatus.
@@ -942,6 +1007,22 @@ type ProblemType string
 
 // Role What an API key's access tokens may do (docs/api.md section 3.1): viewer reads; maker also creates and updates batches, adds and deletes payments, submits and cancels; approver also approves or rejects submits; admin does everything, webhooks included. Every role reads.
 type Role string
+
+// SandboxMember defines model for SandboxMember.
+type SandboxMember struct {
+	// Msisdn Digits only, country code first, no leading zero or +, 8 to 15 digits, valid for its country.
+	//
+	// Examples: 254712345678
+	Msisdn Msisdn `json:"msisdn"`
+
+	// RegisteredAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
+	//
+	// Examples: 2026-11-22T10:15:30.1234560Z
+	RegisteredAt DateTime `json:"registeredAt"`
+
+	// SettledPayments How many of the sandbox's payments with a leg pending to the payee this registration settled; 0 when it was a member already.
+	SettledPayments int `json:"settledPayments"`
+}
 
 // Summary Totals of the non-deleted payments. paymentsAmount = draft + pending + settled + cancelled amounts; referral legs count only in referralsAmount.
 type Summary struct {
@@ -991,9 +1072,12 @@ type TokenTokenType string
 
 // Webhook defines model for Webhook.
 type Webhook struct {
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// ApiVersion The version its bodies are written in; shown by GET /webhooks/{id}.
+	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
+
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime `json:"createdAt"`
 
 	// DisabledReason Why the service or the operator disabled it.
@@ -1003,18 +1087,18 @@ type Webhook struct {
 	// Events Empty means every event.
 	Events []EventType `json:"events"`
 
-	// FailingSince Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// FailingSince RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	FailingSince *DateTime          `json:"failingSince,omitempty"`
 	Id           openapi_types.UUID `json:"id"`
 
 	// OrganisationId Operator API only.
 	OrganisationId *openapi_types.UUID `json:"organisationId,omitempty"`
 
-	// UpdatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// UpdatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	UpdatedAt DateTime `json:"updatedAt"`
 	Url       string   `json:"url"`
 }
@@ -1023,19 +1107,19 @@ type Webhook struct {
 type WebhookDelivery struct {
 	Attempts int `json:"attempts"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime `json:"createdAt"`
 
-	// DeliveredAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// DeliveredAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	DeliveredAt *DateTime `json:"deliveredAt,omitempty"`
 
-	// EventAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// EventAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	EventAt DateTime `json:"eventAt"`
 
 	// Id The webhook-id header of every attempt.
@@ -1045,9 +1129,9 @@ type WebhookDelivery struct {
 	// LastStatusCode The endpoint's last HTTP status; absent when it gave none (a timeout, a refused connection).
 	LastStatusCode *int `json:"lastStatusCode,omitempty"`
 
-	// NextAttemptAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// NextAttemptAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	NextAttemptAt *DateTime `json:"nextAttemptAt,omitempty"`
 
 	// ResourceId The batch's, the payment's or the approval's id.
@@ -1062,6 +1146,9 @@ type WebhookDeliveryStatus string
 
 // WebhookInput defines model for WebhookInput.
 type WebhookInput struct {
+	// ApiVersion The version its bodies are written in (docs/versioning.md), set at creation: default the organisation's. Ignored on PUT. Unknown is a 400 on ApiVersion.
+	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
+
 	// Enabled A new endpoint starts enabled; on PUT, absent keeps the state.
 	Enabled *bool `json:"enabled,omitempty"`
 
@@ -1074,9 +1161,12 @@ type WebhookInput struct {
 
 // WebhookWithSecret defines model for WebhookWithSecret.
 type WebhookWithSecret struct {
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// ApiVersion The version its bodies are written in; shown by GET /webhooks/{id}.
+	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
+
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime `json:"createdAt"`
 
 	// DisabledReason Why the service or the operator disabled it.
@@ -1086,9 +1176,9 @@ type WebhookWithSecret struct {
 	// Events Empty means every event.
 	Events []EventType `json:"events"`
 
-	// FailingSince Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// FailingSince RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	FailingSince *DateTime          `json:"failingSince,omitempty"`
 	Id           openapi_types.UUID `json:"id"`
 
@@ -1098,15 +1188,15 @@ type WebhookWithSecret struct {
 	// Secret The signing secret: whsec_ and the base64 of 32 random bytes. Shown only here.
 	Secret string `json:"secret"`
 
-	// UpdatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// UpdatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	UpdatedAt DateTime `json:"updatedAt"`
 	Url       string   `json:"url"`
 }
 
-// After defines model for After.
-type After = string
+// Cursor defines model for Cursor.
+type Cursor = string
 
 // ID defines model for ID.
 type ID = string
@@ -1114,11 +1204,11 @@ type ID = string
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
+// Limit defines model for Limit.
+type Limit = int
+
 // MsisdnPath defines model for MsisdnPath.
 type MsisdnPath = string
-
-// Skip defines model for Skip.
-type Skip = int
 
 // Take defines model for Take.
 type Take = int
@@ -1213,11 +1303,11 @@ type AdminListAuditParams struct {
 	// Action Only this action's entries (e.g. batch.submitted; docs/api.md section 7 lists them).
 	Action *string `form:"action,omitempty" json:"action,omitempty"`
 
-	// After The nextCursor of the previous page; absent for the first page. Anything else is a 400 on After.
-	After *After `form:"after,omitempty" json:"after,omitempty"`
+	// Cursor The nextCursor of the previous page, with the same filters; absent for the first page. Anything else is a 400 on Cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
-	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+	// Limit Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Limit.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // RegisterMemberJSONBody defines parameters for RegisterMember.
@@ -1262,15 +1352,18 @@ type ListNotificationsParams struct {
 
 // ListOrganisationsParams defines parameters for ListOrganisations.
 type ListOrganisationsParams struct {
-	// After The nextCursor of the previous page; absent for the first page. Anything else is a 400 on After.
-	After *After `form:"after,omitempty" json:"after,omitempty"`
+	// Cursor The nextCursor of the previous page, with the same filters; absent for the first page. Anything else is a 400 on Cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
-	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+	// Limit Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Limit.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // CreateOrganisationJSONBody defines parameters for CreateOrganisation.
 type CreateOrganisationJSONBody struct {
+	// ApiVersion The organisation's default version (docs/versioning.md); default the first, 2026-11-01. Unknown is a 400 on ApiVersion.
+	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
+
 	// Currency ISO 4217 code; default KES.
 	Currency *string `json:"currency,omitempty"`
 
@@ -1278,6 +1371,9 @@ type CreateOrganisationJSONBody struct {
 	Name               *string `json:"name,omitempty"`
 	ReferralsEnabled   *bool   `json:"referralsEnabled,omitempty"`
 	ReversalPeriodDays *int    `json:"reversalPeriodDays,omitempty"`
+
+	// Sandbox A sandbox organisation (docs/sandbox.md): its keys start dak_test_, its money stays in a ledger scope of its own, and the /sandbox calls are its. Set at creation only.
+	Sandbox *bool `json:"sandbox,omitempty"`
 }
 
 // CreateOrganisationParams defines parameters for CreateOrganisation.
@@ -1351,6 +1447,9 @@ type CreateApiKeyParams struct {
 
 // UpdateSettingsJSONBody defines parameters for UpdateSettings.
 type UpdateSettingsJSONBody struct {
+	// ApiVersion The organisation's default version (docs/versioning.md); absent leaves it. Unknown is a 400 on ApiVersion.
+	ApiVersion *ApiVersion `json:"apiVersion,omitempty"`
+
 	// ApprovalThreshold An amount (0 up, at most two decimals): a submit of a batch whose paymentsAmount + referralsAmount is at or above it waits for an approval; 0 means every batch. null turns approval off (the default); absent leaves it.
 	//
 	// Examples: 5000
@@ -1375,11 +1474,11 @@ type AdminDisableWebhookJSONBody struct {
 type ListApprovalsParams struct {
 	Status *ApprovalStatus `form:"status,omitempty" json:"status,omitempty"`
 
-	// Skip Items to skip, 0 or more (default 0); a bad value is a 400 on Skip.
-	Skip *Skip `form:"skip,omitempty" json:"skip,omitempty"`
+	// Cursor The nextCursor of the previous page, with the same filters; absent for the first page. Anything else is a 400 on Cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
-	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+	// Limit Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Limit.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // ApproveApprovalParams defines parameters for ApproveApproval.
@@ -1422,11 +1521,11 @@ type RejectApprovalParams struct {
 
 // ListAuditParams defines parameters for ListAudit.
 type ListAuditParams struct {
-	// After The nextCursor of the previous page; absent for the first page. Anything else is a 400 on After.
-	After *After `form:"after,omitempty" json:"after,omitempty"`
+	// Cursor The nextCursor of the previous page, with the same filters; absent for the first page. Anything else is a 400 on Cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
-	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+	// Limit Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Limit.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // GetTokenJSONBody defines parameters for GetToken.
@@ -1440,11 +1539,11 @@ type ListBatchesParams struct {
 	StatusCode *BatchStatus `form:"statusCode,omitempty" json:"statusCode,omitempty"`
 	ExternalId *string      `form:"externalId,omitempty" json:"externalId,omitempty"`
 
-	// Skip Items to skip, 0 or more (default 0); a bad value is a 400 on Skip.
-	Skip *Skip `form:"skip,omitempty" json:"skip,omitempty"`
+	// Cursor The nextCursor of the previous page, with the same filters; absent for the first page. Anything else is a 400 on Cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
-	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+	// Limit Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Limit.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // CreateBatchParams defines parameters for CreateBatch.
@@ -1489,11 +1588,11 @@ type CancelBatchParams struct {
 type ListPaymentsParams struct {
 	StatusCode *PaymentStatus `form:"statusCode,omitempty" json:"statusCode,omitempty"`
 
-	// Skip Items to skip, 0 or more (default 0); a bad value is a 400 on Skip.
-	Skip *Skip `form:"skip,omitempty" json:"skip,omitempty"`
+	// Cursor The nextCursor of the previous page, with the same filters; absent for the first page. Anything else is a 400 on Cursor.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
-	// Take Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Take.
-	Take *Take `form:"take,omitempty" json:"take,omitempty"`
+	// Limit Items to return, 1 to 1000 (default 1000); a bad value is a 400 on Limit.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // AddPaymentsParams defines parameters for AddPayments.
@@ -1537,8 +1636,96 @@ type SubmitBatchParams struct {
 // Healthz200JSONResponseBodyStatus defines parameters for Healthz.
 type Healthz200JSONResponseBodyStatus string
 
+// OpenapiParams defines parameters for Openapi.
+type OpenapiParams struct {
+	// Version The version whose document to serve (docs/versioning.md); absent: the first, 2026-11-01. Unknown is a 400 on Version.
+	Version *ApiVersion `form:"version,omitempty" json:"version,omitempty"`
+}
+
 // Readyz200JSONResponseBodyStatus defines parameters for Readyz.
 type Readyz200JSONResponseBodyStatus string
+
+// ExpireSandboxBatchParams defines parameters for ExpireSandboxBatch.
+type ExpireSandboxBatchParams struct {
+	// IdempotencyKey Makes the request safe to retry (docs/idempotency.md). The first
+	// request with a key runs and its answer, 4xx included, is kept for 24
+	// hours; the same key with the same request (method, path, body) gets
+	// that answer again, byte for byte, with `Idempotent-Replayed: true`,
+	// and runs nothing. The same key with another request is 422
+	// `idempotency_key_reused`; while the first still runs, 409
+	// `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
+	// Keys are the organisation's own; the operator API's are the operator's.
+	// A submit's replay is rebuilt from the batch: its payments as they
+	// are at the replay. An answer that shows a secret once (an API key,
+	// a webhook's signing secret) is replayed with it: the answer is kept
+	// in the transaction of the work, encrypted with a key only the
+	// Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+	// 400 on `Idempotency-Key`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SandboxDepositJSONBody defines parameters for SandboxDeposit.
+type SandboxDepositJSONBody struct {
+	// AccountId A payout account of the organisation; default, its default account.
+	AccountId *openapi_types.UUID `json:"accountId,omitempty"`
+
+	// Amount Required; 0.01 to 1,000,000,000,000.00.
+	//
+	// Examples: 150.5
+	Amount *AmountIn `json:"amount,omitempty"`
+
+	// Currency Required: the organisation's currency.
+	//
+	// Examples: KES
+	Currency  *string `json:"currency,omitempty"`
+	Reference *string `json:"reference,omitempty"`
+}
+
+// SandboxDepositParams defines parameters for SandboxDeposit.
+type SandboxDepositParams struct {
+	// IdempotencyKey Makes the request safe to retry (docs/idempotency.md). The first
+	// request with a key runs and its answer, 4xx included, is kept for 24
+	// hours; the same key with the same request (method, path, body) gets
+	// that answer again, byte for byte, with `Idempotent-Replayed: true`,
+	// and runs nothing. The same key with another request is 422
+	// `idempotency_key_reused`; while the first still runs, 409
+	// `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
+	// Keys are the organisation's own; the operator API's are the operator's.
+	// A submit's replay is rebuilt from the batch: its payments as they
+	// are at the replay. An answer that shows a secret once (an API key,
+	// a webhook's signing secret) is replayed with it: the answer is kept
+	// in the transaction of the work, encrypted with a key only the
+	// Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+	// 400 on `Idempotency-Key`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RegisterSandboxMemberJSONBody defines parameters for RegisterSandboxMember.
+type RegisterSandboxMemberJSONBody struct {
+	// Msisdn Digits only, country code first, no leading zero or +, 8 to 15 digits, valid for its country.
+	//
+	// Examples: 254712345678
+	Msisdn *Msisdn `json:"msisdn,omitempty"`
+}
+
+// RegisterSandboxMemberParams defines parameters for RegisterSandboxMember.
+type RegisterSandboxMemberParams struct {
+	// IdempotencyKey Makes the request safe to retry (docs/idempotency.md). The first
+	// request with a key runs and its answer, 4xx included, is kept for 24
+	// hours; the same key with the same request (method, path, body) gets
+	// that answer again, byte for byte, with `Idempotent-Replayed: true`,
+	// and runs nothing. The same key with another request is 422
+	// `idempotency_key_reused`; while the first still runs, 409
+	// `idempotency_in_progress`. A 5xx is not kept: a retry runs again.
+	// Keys are the organisation's own; the operator API's are the operator's.
+	// A submit's replay is rebuilt from the batch: its payments as they
+	// are at the replay. An answer that shows a secret once (an API key,
+	// a webhook's signing secret) is replayed with it: the answer is kept
+	// in the transaction of the work, encrypted with a key only the
+	// Idempotency-Key derives. 1 to 255 printable ASCII characters, else a
+	// 400 on `Idempotency-Key`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
 
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
 type ListWebhookDeliveriesParams struct {
@@ -1620,6 +1807,12 @@ type UpdateBatchJSONRequestBody = BatchDetails
 
 // AddPaymentsJSONRequestBody defines body for AddPayments for application/json ContentType.
 type AddPaymentsJSONRequestBody = AddPayments
+
+// SandboxDepositJSONRequestBody defines body for SandboxDeposit for application/json ContentType.
+type SandboxDepositJSONRequestBody SandboxDepositJSONBody
+
+// RegisterSandboxMemberJSONRequestBody defines body for RegisterSandboxMember for application/json ContentType.
+type RegisterSandboxMemberJSONRequestBody RegisterSandboxMemberJSONBody
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = WebhookInput
@@ -2046,7 +2239,7 @@ type ClientInterface interface {
 	//
 	// Every payment is validated; all failures come back in one 400 array
 	// (with `index`, the payment's position) and nothing is stored unless
-	// all pass. `clearExisting: true` deletes the batch's payments and adds
+	// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 	// the new list in one transaction. At most 100,000 payments per request
 	// and 1,000,000 non-deleted payments per batch (400 on Payments past
 	// either). `externalId`, when given, is unique among the organisation's
@@ -2064,7 +2257,7 @@ type ClientInterface interface {
 	//
 	// Every payment is validated; all failures come back in one 400 array
 	// (with `index`, the payment's position) and nothing is stored unless
-	// all pass. `clearExisting: true` deletes the batch's payments and adds
+	// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 	// the new list in one transaction. At most 100,000 payments per request
 	// and 1,000,000 non-deleted payments per batch (400 on Payments past
 	// either). `externalId`, when given, is unique among the organisation's
@@ -2127,13 +2320,15 @@ type ClientInterface interface {
 
 	// MemberExists Whether an msisdn is a member of the service
 	//
+	// To a sandbox organisation, whether the msisdn is a member of the sandbox (docs/sandbox.md).
+	//
 	// Corresponds with GET /members/{msisdn}/exists (the `MemberExists` operationId).
 	MemberExists(ctx context.Context, msisdn MsisdnPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Openapi This document
 	//
 	// Corresponds with GET /openapi.yaml (the `Openapi` operationId).
-	Openapi(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Openapi(ctx context.Context, params *OpenapiParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PaymentStatusCodes The payment status codes
 	//
@@ -2156,6 +2351,74 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExpireSandboxBatch End an OPEN batch's reversal period now
+	//
+	// A sandbox organisation only (docs/sandbox.md). What the reversal
+	// worker does when the period ends, now: every PENDING leg of the
+	// batch returns from the holding account to the batch's float
+	// (REVERSE) and becomes CANCELLED, but a leg to a member of this
+	// sandbox settles instead; the batch, left with nothing pending,
+	// closes. The webhook events are those of a reversal. No body.
+	//
+	// Corresponds with POST /sandbox/batches/{id}/expire (the `ExpireSandboxBatch` operationId).
+	ExpireSandboxBatch(ctx context.Context, id ID, params *ExpireSandboxBatchParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxDepositWithBody Top up the sandbox's float (its own funding → float)
+	//
+	// A sandbox organisation only (docs/sandbox.md). A DEPOSIT transfer
+	// from the sandbox's own funding account into a payout account of
+	// the organisation (the default one unless accountId names another),
+	// as the operator's deposit is live.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandbox/deposits (the `SandboxDeposit` operationId).
+	SandboxDepositWithBody(ctx context.Context, params *SandboxDepositParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxDeposit Top up the sandbox's float (its own funding → float)
+	//
+	// A sandbox organisation only (docs/sandbox.md). A DEPOSIT transfer
+	// from the sandbox's own funding account into a payout account of
+	// the organisation (the default one unless accountId names another),
+	// as the operator's deposit is live.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandbox/deposits (the `SandboxDeposit` operationId).
+	SandboxDeposit(ctx context.Context, params *SandboxDepositParams, body SandboxDepositJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RegisterSandboxMemberWithBody Register a payee in the sandbox; settles what the sandbox holds for it
+	//
+	// A sandbox organisation only (docs/sandbox.md). 201 with the new
+	// member of this sandbox: in the same transaction every PENDING leg
+	// of this organisation's batches to the msisdn settles into the
+	// sandbox's wallet of the payee (SETTLE), with its webhook events,
+	// and each batch left with nothing pending closes; later submits of
+	// this organisation pay the payee at once. It makes nobody a member
+	// of the service or of another sandbox. An msisdn registered in this
+	// sandbox already is 200 with it, unchanged.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandbox/members (the `RegisterSandboxMember` operationId).
+	RegisterSandboxMemberWithBody(ctx context.Context, params *RegisterSandboxMemberParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RegisterSandboxMember Register a payee in the sandbox; settles what the sandbox holds for it
+	//
+	// A sandbox organisation only (docs/sandbox.md). 201 with the new
+	// member of this sandbox: in the same transaction every PENDING leg
+	// of this organisation's batches to the msisdn settles into the
+	// sandbox's wallet of the payee (SETTLE), with its webhook events,
+	// and each batch left with nothing pending closes; later submits of
+	// this organisation pay the payee at once. It makes nobody a member
+	// of the service or of another sandbox. An msisdn registered in this
+	// sandbox already is 200 with it, unchanged.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandbox/members (the `RegisterSandboxMember` operationId).
+	RegisterSandboxMember(ctx context.Context, params *RegisterSandboxMemberParams, body RegisterSandboxMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhooks The organisation's webhook endpoints, oldest first
 	//
@@ -2992,7 +3255,7 @@ func (c *Client) ListPayments(ctx context.Context, id ID, params *ListPaymentsPa
 //
 // Every payment is validated; all failures come back in one 400 array
 // (with `index`, the payment's position) and nothing is stored unless
-// all pass. `clearExisting: true` deletes the batch's payments and adds
+// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 // the new list in one transaction. At most 100,000 payments per request
 // and 1,000,000 non-deleted payments per batch (400 on Payments past
 // either). `externalId`, when given, is unique among the organisation's
@@ -3020,7 +3283,7 @@ func (c *Client) AddPaymentsWithBody(ctx context.Context, id ID, params *AddPaym
 //
 // Every payment is validated; all failures come back in one 400 array
 // (with `index`, the payment's position) and nothing is stored unless
-// all pass. `clearExisting: true` deletes the batch's payments and adds
+// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 // the new list in one transaction. At most 100,000 payments per request
 // and 1,000,000 non-deleted payments per batch (400 on Payments past
 // either). `externalId`, when given, is unique among the organisation's
@@ -3123,6 +3386,8 @@ func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 
 // MemberExists Whether an msisdn is a member of the service
 //
+// To a sandbox organisation, whether the msisdn is a member of the sandbox (docs/sandbox.md).
+//
 // Corresponds with GET /members/{msisdn}/exists (the `MemberExists` operationId).
 func (c *Client) MemberExists(ctx context.Context, msisdn MsisdnPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewMemberExistsRequest(c.Server, msisdn)
@@ -3139,8 +3404,8 @@ func (c *Client) MemberExists(ctx context.Context, msisdn MsisdnPath, reqEditors
 // Openapi This document
 //
 // Corresponds with GET /openapi.yaml (the `Openapi` operationId).
-func (c *Client) Openapi(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewOpenapiRequest(c.Server)
+func (c *Client) Openapi(ctx context.Context, params *OpenapiParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOpenapiRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3203,6 +3468,124 @@ func (c *Client) GetPayment(ctx context.Context, id ID, reqEditors ...RequestEdi
 // Corresponds with GET /readyz (the `Readyz` operationId).
 func (c *Client) Readyz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReadyzRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExpireSandboxBatch End an OPEN batch's reversal period now
+//
+// A sandbox organisation only (docs/sandbox.md). What the reversal
+// worker does when the period ends, now: every PENDING leg of the
+// batch returns from the holding account to the batch's float
+// (REVERSE) and becomes CANCELLED, but a leg to a member of this
+// sandbox settles instead; the batch, left with nothing pending,
+// closes. The webhook events are those of a reversal. No body.
+//
+// Corresponds with POST /sandbox/batches/{id}/expire (the `ExpireSandboxBatch` operationId).
+func (c *Client) ExpireSandboxBatch(ctx context.Context, id ID, params *ExpireSandboxBatchParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExpireSandboxBatchRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxDepositWithBody Top up the sandbox's float (its own funding → float)
+//
+// A sandbox organisation only (docs/sandbox.md). A DEPOSIT transfer
+// from the sandbox's own funding account into a payout account of
+// the organisation (the default one unless accountId names another),
+// as the operator's deposit is live.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandbox/deposits (the `SandboxDeposit` operationId).
+func (c *Client) SandboxDepositWithBody(ctx context.Context, params *SandboxDepositParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxDepositRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxDeposit Top up the sandbox's float (its own funding → float)
+//
+// A sandbox organisation only (docs/sandbox.md). A DEPOSIT transfer
+// from the sandbox's own funding account into a payout account of
+// the organisation (the default one unless accountId names another),
+// as the operator's deposit is live.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandbox/deposits (the `SandboxDeposit` operationId).
+func (c *Client) SandboxDeposit(ctx context.Context, params *SandboxDepositParams, body SandboxDepositJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxDepositRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RegisterSandboxMemberWithBody Register a payee in the sandbox; settles what the sandbox holds for it
+//
+// A sandbox organisation only (docs/sandbox.md). 201 with the new
+// member of this sandbox: in the same transaction every PENDING leg
+// of this organisation's batches to the msisdn settles into the
+// sandbox's wallet of the payee (SETTLE), with its webhook events,
+// and each batch left with nothing pending closes; later submits of
+// this organisation pay the payee at once. It makes nobody a member
+// of the service or of another sandbox. An msisdn registered in this
+// sandbox already is 200 with it, unchanged.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandbox/members (the `RegisterSandboxMember` operationId).
+func (c *Client) RegisterSandboxMemberWithBody(ctx context.Context, params *RegisterSandboxMemberParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRegisterSandboxMemberRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RegisterSandboxMember Register a payee in the sandbox; settles what the sandbox holds for it
+//
+// A sandbox organisation only (docs/sandbox.md). 201 with the new
+// member of this sandbox: in the same transaction every PENDING leg
+// of this organisation's batches to the msisdn settles into the
+// sandbox's wallet of the payee (SETTLE), with its webhook events,
+// and each batch left with nothing pending closes; later submits of
+// this organisation pay the payee at once. It makes nobody a member
+// of the service or of another sandbox. An msisdn registered in this
+// sandbox already is 200 with it, unchanged.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandbox/members (the `RegisterSandboxMember` operationId).
+func (c *Client) RegisterSandboxMember(ctx context.Context, params *RegisterSandboxMemberParams, body RegisterSandboxMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRegisterSandboxMemberRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3566,9 +3949,9 @@ func NewAdminListAuditRequest(server string, params *AdminListAuditParams) (*htt
 
 		}
 
-		if params.After != nil {
+		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3578,9 +3961,9 @@ func NewAdminListAuditRequest(server string, params *AdminListAuditParams) (*htt
 
 		}
 
-		if params.Take != nil {
+		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3802,9 +4185,9 @@ func NewListOrganisationsRequest(server string, params *ListOrganisationsParams)
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
-		if params.After != nil {
+		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3814,9 +4197,9 @@ func NewListOrganisationsRequest(server string, params *ListOrganisationsParams)
 
 		}
 
-		if params.Take != nil {
+		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4275,9 +4658,9 @@ func NewListApprovalsRequest(server string, params *ListApprovalsParams) (*http.
 
 		}
 
-		if params.Skip != nil {
+		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "skip", *params.Skip, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4287,9 +4670,9 @@ func NewListApprovalsRequest(server string, params *ListApprovalsParams) (*http.
 
 		}
 
-		if params.Take != nil {
+		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4499,9 +4882,9 @@ func NewListAuditRequest(server string, params *ListAuditParams) (*http.Request,
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
-		if params.After != nil {
+		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4511,9 +4894,9 @@ func NewListAuditRequest(server string, params *ListAuditParams) (*http.Request,
 
 		}
 
-		if params.Take != nil {
+		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4629,9 +5012,9 @@ func NewListBatchesRequest(server string, params *ListBatchesParams) (*http.Requ
 
 		}
 
-		if params.Skip != nil {
+		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "skip", *params.Skip, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4641,9 +5024,9 @@ func NewListBatchesRequest(server string, params *ListBatchesParams) (*http.Requ
 
 		}
 
-		if params.Take != nil {
+		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4926,9 +5309,9 @@ func NewListPaymentsRequest(server string, id ID, params *ListPaymentsParams) (*
 
 		}
 
-		if params.Skip != nil {
+		if params.Cursor != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "skip", *params.Skip, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4938,9 +5321,9 @@ func NewListPaymentsRequest(server string, id ID, params *ListPaymentsParams) (*
 
 		}
 
-		if params.Take != nil {
+		if params.Limit != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5171,7 +5554,7 @@ func NewMemberExistsRequest(server string, msisdn MsisdnPath) (*http.Request, er
 }
 
 // NewOpenapiRequest constructs an http.Request for the Openapi method
-func NewOpenapiRequest(server string) (*http.Request, error) {
+func NewOpenapiRequest(server string, params *OpenapiParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -5187,6 +5570,33 @@ func NewOpenapiRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Version != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "version", *params.Version, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -5314,6 +5724,165 @@ func NewReadyzRequest(server string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExpireSandboxBatchRequest constructs an http.Request for the ExpireSandboxBatch method
+func NewExpireSandboxBatchRequest(server string, id ID, params *ExpireSandboxBatchParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandbox/batches/%s/expire", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewSandboxDepositRequest calls the generic SandboxDeposit builder with application/json body
+func NewSandboxDepositRequest(server string, params *SandboxDepositParams, body SandboxDepositJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSandboxDepositRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewSandboxDepositRequestWithBody constructs an http.Request for the SandboxDeposit method, with any body, and a specified content type
+func NewSandboxDepositRequestWithBody(server string, params *SandboxDepositParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandbox/deposits")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewRegisterSandboxMemberRequest calls the generic RegisterSandboxMember builder with application/json body
+func NewRegisterSandboxMemberRequest(server string, params *RegisterSandboxMemberParams, body RegisterSandboxMemberJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRegisterSandboxMemberRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewRegisterSandboxMemberRequestWithBody constructs an http.Request for the RegisterSandboxMember method, with any body, and a specified content type
+func NewRegisterSandboxMemberRequestWithBody(server string, params *RegisterSandboxMemberParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandbox/members")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -6053,7 +6622,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Every payment is validated; all failures come back in one 400 array
 	// (with `index`, the payment's position) and nothing is stored unless
-	// all pass. `clearExisting: true` deletes the batch's payments and adds
+	// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 	// the new list in one transaction. At most 100,000 payments per request
 	// and 1,000,000 non-deleted payments per batch (400 on Payments past
 	// either). `externalId`, when given, is unique among the organisation's
@@ -6071,7 +6640,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Every payment is validated; all failures come back in one 400 array
 	// (with `index`, the payment's position) and nothing is stored unless
-	// all pass. `clearExisting: true` deletes the batch's payments and adds
+	// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 	// the new list in one transaction. At most 100,000 payments per request
 	// and 1,000,000 non-deleted payments per batch (400 on Payments past
 	// either). `externalId`, when given, is unique among the organisation's
@@ -6140,6 +6709,8 @@ type ClientWithResponsesInterface interface {
 
 	// MemberExistsWithResponse Whether an msisdn is a member of the service
 	//
+	// To a sandbox organisation, whether the msisdn is a member of the sandbox (docs/sandbox.md).
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /members/{msisdn}/exists (the `MemberExists` operationId).
@@ -6150,7 +6721,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi.yaml (the `Openapi` operationId).
-	OpenapiWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OpenapiResponse, error)
+	OpenapiWithResponse(ctx context.Context, params *OpenapiParams, reqEditors ...RequestEditorFn) (*OpenapiResponse, error)
 
 	// PaymentStatusCodesWithResponse The payment status codes
 	//
@@ -6181,6 +6752,76 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /readyz (the `Readyz` operationId).
 	ReadyzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadyzResponse, error)
+
+	// ExpireSandboxBatchWithResponse End an OPEN batch's reversal period now
+	//
+	// A sandbox organisation only (docs/sandbox.md). What the reversal
+	// worker does when the period ends, now: every PENDING leg of the
+	// batch returns from the holding account to the batch's float
+	// (REVERSE) and becomes CANCELLED, but a leg to a member of this
+	// sandbox settles instead; the batch, left with nothing pending,
+	// closes. The webhook events are those of a reversal. No body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/batches/{id}/expire (the `ExpireSandboxBatch` operationId).
+	ExpireSandboxBatchWithResponse(ctx context.Context, id ID, params *ExpireSandboxBatchParams, reqEditors ...RequestEditorFn) (*ExpireSandboxBatchResponse, error)
+
+	// SandboxDepositWithBodyWithResponse Top up the sandbox's float (its own funding → float)
+	//
+	// A sandbox organisation only (docs/sandbox.md). A DEPOSIT transfer
+	// from the sandbox's own funding account into a payout account of
+	// the organisation (the default one unless accountId names another),
+	// as the operator's deposit is live.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/deposits (the `SandboxDeposit` operationId).
+	SandboxDepositWithBodyWithResponse(ctx context.Context, params *SandboxDepositParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxDepositResponse, error)
+
+	// SandboxDepositWithResponse Top up the sandbox's float (its own funding → float)
+	//
+	// A sandbox organisation only (docs/sandbox.md). A DEPOSIT transfer
+	// from the sandbox's own funding account into a payout account of
+	// the organisation (the default one unless accountId names another),
+	// as the operator's deposit is live.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/deposits (the `SandboxDeposit` operationId).
+	SandboxDepositWithResponse(ctx context.Context, params *SandboxDepositParams, body SandboxDepositJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxDepositResponse, error)
+
+	// RegisterSandboxMemberWithBodyWithResponse Register a payee in the sandbox; settles what the sandbox holds for it
+	//
+	// A sandbox organisation only (docs/sandbox.md). 201 with the new
+	// member of this sandbox: in the same transaction every PENDING leg
+	// of this organisation's batches to the msisdn settles into the
+	// sandbox's wallet of the payee (SETTLE), with its webhook events,
+	// and each batch left with nothing pending closes; later submits of
+	// this organisation pay the payee at once. It makes nobody a member
+	// of the service or of another sandbox. An msisdn registered in this
+	// sandbox already is 200 with it, unchanged.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/members (the `RegisterSandboxMember` operationId).
+	RegisterSandboxMemberWithBodyWithResponse(ctx context.Context, params *RegisterSandboxMemberParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RegisterSandboxMemberResponse, error)
+
+	// RegisterSandboxMemberWithResponse Register a payee in the sandbox; settles what the sandbox holds for it
+	//
+	// A sandbox organisation only (docs/sandbox.md). 201 with the new
+	// member of this sandbox: in the same transaction every PENDING leg
+	// of this organisation's batches to the msisdn settles into the
+	// sandbox's wallet of the payee (SETTLE), with its webhook events,
+	// and each batch left with nothing pending closes; later submits of
+	// this organisation pay the payee at once. It makes nobody a member
+	// of the service or of another sandbox. An msisdn registered in this
+	// sandbox already is 200 with it, unchanged.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/members (the `RegisterSandboxMember` operationId).
+	RegisterSandboxMemberWithResponse(ctx context.Context, params *RegisterSandboxMemberParams, body RegisterSandboxMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*RegisterSandboxMemberResponse, error)
 
 	// ListWebhooksWithResponse The organisation's webhook endpoints, oldest first
 	//
@@ -6468,9 +7109,9 @@ type DepositResponse struct {
 		// Examples: 150
 		Amount Amount `json:"amount"`
 
-		// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+		// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 		//
-		// Examples: 2026-11-22T10:15:30.1234560
+		// Examples: 2026-11-22T10:15:30.1234560Z
 		CreatedAt DateTime           `json:"createdAt"`
 		Id        openapi_types.UUID `json:"id"`
 		Reference *string            `json:"reference,omitempty"`
@@ -6524,9 +7165,9 @@ func (r DepositResponse) GetJSON201() *struct {
 	// Examples: 150
 	Amount Amount `json:"amount"`
 
-	// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 	//
-	// Examples: 2026-11-22T10:15:30.1234560
+	// Examples: 2026-11-22T10:15:30.1234560Z
 	CreatedAt DateTime           `json:"createdAt"`
 	Id        openapi_types.UUID `json:"id"`
 	Reference *string            `json:"reference,omitempty"`
@@ -7211,9 +7852,9 @@ type StatementResponse struct {
 			OrganisationName string                                 `json:"organisationName"`
 			PaymentId        openapi_types.UUID                     `json:"paymentId"`
 
-			// SettledAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+			// SettledAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 			//
-			// Examples: 2026-11-22T10:15:30.1234560
+			// Examples: 2026-11-22T10:15:30.1234560Z
 			SettledAt DateTime `json:"settledAt"`
 		} `json:"entries"`
 		Msisdn string `json:"msisdn"`
@@ -7262,9 +7903,9 @@ func (r StatementResponse) GetJSON200() *struct {
 		OrganisationName string                                 `json:"organisationName"`
 		PaymentId        openapi_types.UUID                     `json:"paymentId"`
 
-		// SettledAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+		// SettledAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 		//
-		// Examples: 2026-11-22T10:15:30.1234560
+		// Examples: 2026-11-22T10:15:30.1234560Z
 		SettledAt DateTime `json:"settledAt"`
 	} `json:"entries"`
 	Msisdn string `json:"msisdn"`
@@ -8762,7 +9403,7 @@ type ListApprovalsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *[]Approval
+	JSON200 *ApprovalPage
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -8792,7 +9433,7 @@ type ListApprovalsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListApprovalsResponse) GetJSON200() *[]Approval {
+func (r ListApprovalsResponse) GetJSON200() *ApprovalPage {
 	return r.JSON200
 }
 
@@ -9710,7 +10351,7 @@ type ListBatchesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *[]Batch
+	JSON200 *BatchPage
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -9740,7 +10381,7 @@ type ListBatchesResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListBatchesResponse) GetJSON200() *[]Batch {
+func (r ListBatchesResponse) GetJSON200() *BatchPage {
 	return r.JSON200
 }
 
@@ -10664,7 +11305,7 @@ type ListPaymentsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *[]Payment
+	JSON200 *PaymentPage
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -10698,7 +11339,7 @@ type ListPaymentsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListPaymentsResponse) GetJSON200() *[]Payment {
+func (r ListPaymentsResponse) GetJSON200() *PaymentPage {
 	return r.JSON200
 }
 
@@ -11512,18 +12153,32 @@ type OpenapiResponse200Headers struct {
 	XRequestId string
 }
 
+// OpenapiResponse400Headers the declared response headers of an HTTP 400 response for Openapi
+type OpenapiResponse400Headers struct {
+	XRequestId string
+}
+
 type OpenapiResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// YAML200 the response for an HTTP 200 `application/yaml` response
 	YAML200 *map[string]interface{}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *OpenapiResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *OpenapiResponse400Headers
 }
 
 // GetYAML200 returns the response for an HTTP 200 `application/yaml` response
 func (r OpenapiResponse) GetYAML200() *map[string]interface{} {
 	return r.YAML200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OpenapiResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetBody returns the raw response body bytes
@@ -12033,6 +12688,639 @@ func (r ReadyzResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ReadyzResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ExpireSandboxBatchResponse200Headers the declared response headers of an HTTP 200 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse200Headers struct {
+	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
+	XRequestId         string
+}
+
+// ExpireSandboxBatchResponse400Headers the declared response headers of an HTTP 400 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse400Headers struct {
+	XRequestId string
+}
+
+// ExpireSandboxBatchResponse401Headers the declared response headers of an HTTP 401 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      string
+}
+
+// ExpireSandboxBatchResponse403Headers the declared response headers of an HTTP 403 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse403Headers struct {
+	XRequestId string
+}
+
+// ExpireSandboxBatchResponse404Headers the declared response headers of an HTTP 404 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse404Headers struct {
+	XRequestId string
+}
+
+// ExpireSandboxBatchResponse409Headers the declared response headers of an HTTP 409 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse409Headers struct {
+	XRequestId string
+}
+
+// ExpireSandboxBatchResponse413Headers the declared response headers of an HTTP 413 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse413Headers struct {
+	XRequestId string
+}
+
+// ExpireSandboxBatchResponse422Headers the declared response headers of an HTTP 422 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse422Headers struct {
+	XRequestId string
+}
+
+// ExpireSandboxBatchResponse429Headers the declared response headers of an HTTP 429 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      int
+	XRequestId      string
+}
+
+// ExpireSandboxBatchResponse500Headers the declared response headers of an HTTP 500 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse500Headers struct {
+	XRequestId string
+}
+
+// ExpireSandboxBatchResponse503Headers the declared response headers of an HTTP 503 response for ExpireSandboxBatch
+type ExpireSandboxBatchResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type ExpireSandboxBatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Batch
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *InvalidStateOrIdempotencyConflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ExpireSandboxBatchResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ExpireSandboxBatchResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ExpireSandboxBatchResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ExpireSandboxBatchResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ExpireSandboxBatchResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ExpireSandboxBatchResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *ExpireSandboxBatchResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ExpireSandboxBatchResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ExpireSandboxBatchResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ExpireSandboxBatchResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExpireSandboxBatchResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExpireSandboxBatchResponse) GetJSON200() *Batch {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ExpireSandboxBatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExpireSandboxBatchResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ExpireSandboxBatchResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ExpireSandboxBatchResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r ExpireSandboxBatchResponse) GetApplicationproblemJSON409() *InvalidStateOrIdempotencyConflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ExpireSandboxBatchResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ExpireSandboxBatchResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ExpireSandboxBatchResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ExpireSandboxBatchResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ExpireSandboxBatchResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ExpireSandboxBatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExpireSandboxBatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExpireSandboxBatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExpireSandboxBatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SandboxDepositResponse201Headers the declared response headers of an HTTP 201 response for SandboxDeposit
+type SandboxDepositResponse201Headers struct {
+	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
+	XRequestId         string
+}
+
+// SandboxDepositResponse400Headers the declared response headers of an HTTP 400 response for SandboxDeposit
+type SandboxDepositResponse400Headers struct {
+	XRequestId string
+}
+
+// SandboxDepositResponse401Headers the declared response headers of an HTTP 401 response for SandboxDeposit
+type SandboxDepositResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      string
+}
+
+// SandboxDepositResponse403Headers the declared response headers of an HTTP 403 response for SandboxDeposit
+type SandboxDepositResponse403Headers struct {
+	XRequestId string
+}
+
+// SandboxDepositResponse404Headers the declared response headers of an HTTP 404 response for SandboxDeposit
+type SandboxDepositResponse404Headers struct {
+	XRequestId string
+}
+
+// SandboxDepositResponse409Headers the declared response headers of an HTTP 409 response for SandboxDeposit
+type SandboxDepositResponse409Headers struct {
+	XRequestId string
+}
+
+// SandboxDepositResponse413Headers the declared response headers of an HTTP 413 response for SandboxDeposit
+type SandboxDepositResponse413Headers struct {
+	XRequestId string
+}
+
+// SandboxDepositResponse422Headers the declared response headers of an HTTP 422 response for SandboxDeposit
+type SandboxDepositResponse422Headers struct {
+	XRequestId string
+}
+
+// SandboxDepositResponse429Headers the declared response headers of an HTTP 429 response for SandboxDeposit
+type SandboxDepositResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      int
+	XRequestId      string
+}
+
+// SandboxDepositResponse500Headers the declared response headers of an HTTP 500 response for SandboxDeposit
+type SandboxDepositResponse500Headers struct {
+	XRequestId string
+}
+
+// SandboxDepositResponse503Headers the declared response headers of an HTTP 503 response for SandboxDeposit
+type SandboxDepositResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type SandboxDepositResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		AccountId openapi_types.UUID `json:"accountId"`
+
+		// Amount An exact decimal amount with two decimals, e.g. 150.00. Read it as a decimal or integer minor units, never as a binary float.
+		//
+		// Examples: 150
+		Amount Amount `json:"amount"`
+
+		// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
+		//
+		// Examples: 2026-11-22T10:15:30.1234560Z
+		CreatedAt DateTime           `json:"createdAt"`
+		Id        openapi_types.UUID `json:"id"`
+		Reference *string            `json:"reference,omitempty"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *IdempotencyConflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxDepositResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *SandboxDepositResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SandboxDepositResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *SandboxDepositResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *SandboxDepositResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SandboxDepositResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *SandboxDepositResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *SandboxDepositResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxDepositResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *SandboxDepositResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxDepositResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r SandboxDepositResponse) GetJSON201() *struct {
+	AccountId openapi_types.UUID `json:"accountId"`
+
+	// Amount An exact decimal amount with two decimals, e.g. 150.00. Read it as a decimal or integer minor units, never as a binary float.
+	//
+	// Examples: 150
+	Amount Amount `json:"amount"`
+
+	// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
+	//
+	// Examples: 2026-11-22T10:15:30.1234560Z
+	CreatedAt DateTime           `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+	Reference *string            `json:"reference,omitempty"`
+} {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SandboxDepositResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SandboxDepositResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SandboxDepositResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r SandboxDepositResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r SandboxDepositResponse) GetApplicationproblemJSON409() *IdempotencyConflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SandboxDepositResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r SandboxDepositResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r SandboxDepositResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SandboxDepositResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r SandboxDepositResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r SandboxDepositResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SandboxDepositResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SandboxDepositResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SandboxDepositResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RegisterSandboxMemberResponse200Headers the declared response headers of an HTTP 200 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse200Headers struct {
+	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
+	XRequestId         string
+}
+
+// RegisterSandboxMemberResponse201Headers the declared response headers of an HTTP 201 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse201Headers struct {
+	IdempotentReplayed *string
+	RateLimit          *string
+	RateLimitPolicy    *string
+	XRequestId         string
+}
+
+// RegisterSandboxMemberResponse400Headers the declared response headers of an HTTP 400 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse400Headers struct {
+	XRequestId string
+}
+
+// RegisterSandboxMemberResponse401Headers the declared response headers of an HTTP 401 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestId      string
+}
+
+// RegisterSandboxMemberResponse403Headers the declared response headers of an HTTP 403 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse403Headers struct {
+	XRequestId string
+}
+
+// RegisterSandboxMemberResponse404Headers the declared response headers of an HTTP 404 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse404Headers struct {
+	XRequestId string
+}
+
+// RegisterSandboxMemberResponse409Headers the declared response headers of an HTTP 409 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse409Headers struct {
+	XRequestId string
+}
+
+// RegisterSandboxMemberResponse413Headers the declared response headers of an HTTP 413 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse413Headers struct {
+	XRequestId string
+}
+
+// RegisterSandboxMemberResponse422Headers the declared response headers of an HTTP 422 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse422Headers struct {
+	XRequestId string
+}
+
+// RegisterSandboxMemberResponse429Headers the declared response headers of an HTTP 429 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      int
+	XRequestId      string
+}
+
+// RegisterSandboxMemberResponse500Headers the declared response headers of an HTTP 500 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse500Headers struct {
+	XRequestId string
+}
+
+// RegisterSandboxMemberResponse503Headers the declared response headers of an HTTP 503 response for RegisterSandboxMember
+type RegisterSandboxMemberResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type RegisterSandboxMemberResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SandboxMember
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *SandboxMember
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *IdempotencyConflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *PayloadTooLarge
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *IdempotencyKeyReused
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *TooManyRequests
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RegisterSandboxMemberResponse200Headers
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *RegisterSandboxMemberResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RegisterSandboxMemberResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RegisterSandboxMemberResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RegisterSandboxMemberResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *RegisterSandboxMemberResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RegisterSandboxMemberResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *RegisterSandboxMemberResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *RegisterSandboxMemberResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RegisterSandboxMemberResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *RegisterSandboxMemberResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RegisterSandboxMemberResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RegisterSandboxMemberResponse) GetJSON200() *SandboxMember {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r RegisterSandboxMemberResponse) GetJSON201() *SandboxMember {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RegisterSandboxMemberResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RegisterSandboxMemberResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RegisterSandboxMemberResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RegisterSandboxMemberResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r RegisterSandboxMemberResponse) GetApplicationproblemJSON409() *IdempotencyConflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r RegisterSandboxMemberResponse) GetApplicationproblemJSON413() *PayloadTooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r RegisterSandboxMemberResponse) GetApplicationproblemJSON422() *IdempotencyKeyReused {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r RegisterSandboxMemberResponse) GetApplicationproblemJSON429() *TooManyRequests {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RegisterSandboxMemberResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RegisterSandboxMemberResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RegisterSandboxMemberResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RegisterSandboxMemberResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RegisterSandboxMemberResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RegisterSandboxMemberResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -13623,7 +14911,7 @@ func (c *ClientWithResponses) ListPaymentsWithResponse(ctx context.Context, id I
 //
 // Every payment is validated; all failures come back in one 400 array
 // (with `index`, the payment's position) and nothing is stored unless
-// all pass. `clearExisting: true` deletes the batch's payments and adds
+// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 // the new list in one transaction. At most 100,000 payments per request
 // and 1,000,000 non-deleted payments per batch (400 on Payments past
 // either). `externalId`, when given, is unique among the organisation's
@@ -13647,7 +14935,7 @@ func (c *ClientWithResponses) AddPaymentsWithBodyWithResponse(ctx context.Contex
 //
 // Every payment is validated; all failures come back in one 400 array
 // (with `index`, the payment's position) and nothing is stored unless
-// all pass. `clearExisting: true` deletes the batch's payments and adds
+// all pass. `clearExisting: true` (default false) deletes the batch's payments and adds
 // the new list in one transaction. At most 100,000 payments per request
 // and 1,000,000 non-deleted payments per batch (400 on Payments past
 // either). `externalId`, when given, is unique among the organisation's
@@ -13740,6 +15028,8 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 
 // MemberExistsWithResponse Whether an msisdn is a member of the service
 //
+// To a sandbox organisation, whether the msisdn is a member of the sandbox (docs/sandbox.md).
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /members/{msisdn}/exists (the `MemberExists` operationId).
@@ -13756,8 +15046,8 @@ func (c *ClientWithResponses) MemberExistsWithResponse(ctx context.Context, msis
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi.yaml (the `Openapi` operationId).
-func (c *ClientWithResponses) OpenapiWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OpenapiResponse, error) {
-	rsp, err := c.Openapi(ctx, reqEditors...)
+func (c *ClientWithResponses) OpenapiWithResponse(ctx context.Context, params *OpenapiParams, reqEditors ...RequestEditorFn) (*OpenapiResponse, error) {
+	rsp, err := c.Openapi(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -13816,6 +15106,106 @@ func (c *ClientWithResponses) ReadyzWithResponse(ctx context.Context, reqEditors
 		return nil, err
 	}
 	return ParseReadyzResponse(rsp)
+}
+
+// ExpireSandboxBatchWithResponse End an OPEN batch's reversal period now
+//
+// A sandbox organisation only (docs/sandbox.md). What the reversal
+// worker does when the period ends, now: every PENDING leg of the
+// batch returns from the holding account to the batch's float
+// (REVERSE) and becomes CANCELLED, but a leg to a member of this
+// sandbox settles instead; the batch, left with nothing pending,
+// closes. The webhook events are those of a reversal. No body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/batches/{id}/expire (the `ExpireSandboxBatch` operationId).
+func (c *ClientWithResponses) ExpireSandboxBatchWithResponse(ctx context.Context, id ID, params *ExpireSandboxBatchParams, reqEditors ...RequestEditorFn) (*ExpireSandboxBatchResponse, error) {
+	rsp, err := c.ExpireSandboxBatch(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExpireSandboxBatchResponse(rsp)
+}
+
+// SandboxDepositWithBodyWithResponse Top up the sandbox's float (its own funding → float)
+//
+// A sandbox organisation only (docs/sandbox.md). A DEPOSIT transfer
+// from the sandbox's own funding account into a payout account of
+// the organisation (the default one unless accountId names another),
+// as the operator's deposit is live.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/deposits (the `SandboxDeposit` operationId).
+func (c *ClientWithResponses) SandboxDepositWithBodyWithResponse(ctx context.Context, params *SandboxDepositParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxDepositResponse, error) {
+	rsp, err := c.SandboxDepositWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxDepositResponse(rsp)
+}
+
+// SandboxDepositWithResponse Top up the sandbox's float (its own funding → float)
+//
+// A sandbox organisation only (docs/sandbox.md). A DEPOSIT transfer
+// from the sandbox's own funding account into a payout account of
+// the organisation (the default one unless accountId names another),
+// as the operator's deposit is live.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/deposits (the `SandboxDeposit` operationId).
+func (c *ClientWithResponses) SandboxDepositWithResponse(ctx context.Context, params *SandboxDepositParams, body SandboxDepositJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxDepositResponse, error) {
+	rsp, err := c.SandboxDeposit(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxDepositResponse(rsp)
+}
+
+// RegisterSandboxMemberWithBodyWithResponse Register a payee in the sandbox; settles what the sandbox holds for it
+//
+// A sandbox organisation only (docs/sandbox.md). 201 with the new
+// member of this sandbox: in the same transaction every PENDING leg
+// of this organisation's batches to the msisdn settles into the
+// sandbox's wallet of the payee (SETTLE), with its webhook events,
+// and each batch left with nothing pending closes; later submits of
+// this organisation pay the payee at once. It makes nobody a member
+// of the service or of another sandbox. An msisdn registered in this
+// sandbox already is 200 with it, unchanged.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/members (the `RegisterSandboxMember` operationId).
+func (c *ClientWithResponses) RegisterSandboxMemberWithBodyWithResponse(ctx context.Context, params *RegisterSandboxMemberParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RegisterSandboxMemberResponse, error) {
+	rsp, err := c.RegisterSandboxMemberWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRegisterSandboxMemberResponse(rsp)
+}
+
+// RegisterSandboxMemberWithResponse Register a payee in the sandbox; settles what the sandbox holds for it
+//
+// A sandbox organisation only (docs/sandbox.md). 201 with the new
+// member of this sandbox: in the same transaction every PENDING leg
+// of this organisation's batches to the msisdn settles into the
+// sandbox's wallet of the payee (SETTLE), with its webhook events,
+// and each batch left with nothing pending closes; later submits of
+// this organisation pay the payee at once. It makes nobody a member
+// of the service or of another sandbox. An msisdn registered in this
+// sandbox already is 200 with it, unchanged.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/members (the `RegisterSandboxMember` operationId).
+func (c *ClientWithResponses) RegisterSandboxMemberWithResponse(ctx context.Context, params *RegisterSandboxMemberParams, body RegisterSandboxMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*RegisterSandboxMemberResponse, error) {
+	rsp, err := c.RegisterSandboxMember(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRegisterSandboxMemberResponse(rsp)
 }
 
 // ListWebhooksWithResponse The organisation's webhook endpoints, oldest first
@@ -14164,9 +15554,9 @@ func ParseDepositResponse(rsp *http.Response) (*DepositResponse, error) {
 			// Examples: 150
 			Amount Amount `json:"amount"`
 
-			// CreatedAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+			// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 			//
-			// Examples: 2026-11-22T10:15:30.1234560
+			// Examples: 2026-11-22T10:15:30.1234560Z
 			CreatedAt DateTime           `json:"createdAt"`
 			Id        openapi_types.UUID `json:"id"`
 			Reference *string            `json:"reference,omitempty"`
@@ -15193,9 +16583,9 @@ func ParseStatementResponse(rsp *http.Response) (*StatementResponse, error) {
 				OrganisationName string                                 `json:"organisationName"`
 				PaymentId        openapi_types.UUID                     `json:"paymentId"`
 
-				// SettledAt Always UTC, seven fractional digits and no offset (yyyy-mm-ddThh:mm:ss.fffffff). Not RFC 3339: there is no offset, and the time is UTC.
+				// SettledAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
 				//
-				// Examples: 2026-11-22T10:15:30.1234560
+				// Examples: 2026-11-22T10:15:30.1234560Z
 				SettledAt DateTime `json:"settledAt"`
 			} `json:"entries"`
 			Msisdn string `json:"msisdn"`
@@ -17230,7 +18620,7 @@ func ParseListApprovalsResponse(rsp *http.Response) (*ListApprovalsResponse, err
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest []Approval
+		var dest ApprovalPage
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -18520,7 +19910,7 @@ func ParseListBatchesResponse(rsp *http.Response) (*ListBatchesResponse, error) 
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest []Batch
+		var dest BatchPage
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -19817,7 +21207,7 @@ func ParseListPaymentsResponse(rsp *http.Response) (*ListPaymentsResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest []Payment
+		var dest PaymentPage
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -21036,6 +22426,13 @@ func ParseOpenapiResponse(rsp *http.Response) (*OpenapiResponse, error) {
 		}
 		response.YAML200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	}
 
 	switch {
@@ -21049,6 +22446,16 @@ func ParseOpenapiResponse(rsp *http.Response) (*OpenapiResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers OpenapiResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
 	}
 
 	return response, nil
@@ -21669,6 +23076,853 @@ func ParseReadyzResponse(rsp *http.Response) (*ReadyzResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 503:
 		var headers ReadyzResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseExpireSandboxBatchResponse parses an HTTP response from a ExpireSandboxBatchWithResponse call
+func ParseExpireSandboxBatchResponse(rsp *http.Response) (*ExpireSandboxBatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExpireSandboxBatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Batch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest InvalidStateOrIdempotencyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ExpireSandboxBatchResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ExpireSandboxBatchResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ExpireSandboxBatchResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ExpireSandboxBatchResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ExpireSandboxBatchResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers ExpireSandboxBatchResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers ExpireSandboxBatchResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers ExpireSandboxBatchResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ExpireSandboxBatchResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ExpireSandboxBatchResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ExpireSandboxBatchResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSandboxDepositResponse parses an HTTP response from a SandboxDepositWithResponse call
+func ParseSandboxDepositResponse(rsp *http.Response) (*SandboxDepositResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SandboxDepositResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			AccountId openapi_types.UUID `json:"accountId"`
+
+			// Amount An exact decimal amount with two decimals, e.g. 150.00. Read it as a decimal or integer minor units, never as a binary float.
+			//
+			// Examples: 150
+			Amount Amount `json:"amount"`
+
+			// CreatedAt RFC 3339 in UTC with Z and seven fractional digits (yyyy-mm-ddThh:mm:ss.fffffffZ).
+			//
+			// Examples: 2026-11-22T10:15:30.1234560Z
+			CreatedAt DateTime           `json:"createdAt"`
+			Id        openapi_types.UUID `json:"id"`
+			Reference *string            `json:"reference,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxDepositResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers SandboxDepositResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers SandboxDepositResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers SandboxDepositResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers SandboxDepositResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers SandboxDepositResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers SandboxDepositResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers SandboxDepositResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxDepositResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers SandboxDepositResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxDepositResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRegisterSandboxMemberResponse parses an HTTP response from a RegisterSandboxMemberWithResponse call
+func ParseRegisterSandboxMemberResponse(rsp *http.Response) (*RegisterSandboxMemberResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RegisterSandboxMemberResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SandboxMember
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest SandboxMember
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest IdempotencyKeyReused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RegisterSandboxMemberResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 201:
+		var headers RegisterSandboxMemberResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers RegisterSandboxMemberResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers RegisterSandboxMemberResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RegisterSandboxMemberResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers RegisterSandboxMemberResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers RegisterSandboxMemberResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers RegisterSandboxMemberResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers RegisterSandboxMemberResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers RegisterSandboxMemberResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers RegisterSandboxMemberResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RegisterSandboxMemberResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

@@ -1,5 +1,7 @@
-// Package client is a Go client of the Disburse API. Its types and calls
-// (client.gen.go) are generated from the service's openapi.yaml; this file
+// Package client is a Go client of the Disburse API, in its newest
+// version (Version, sent on every request; docs/versioning.md). Its types
+// and calls (client.gen.go) are generated from that version's document,
+// httpapi/openapi-2026-12-01.yaml; this file
 // adds what a generator cannot: an API key exchanged for access tokens and
 // renewed before they expire, retries of safe requests, and an
 // Idempotency-Key on every unsafe one. Amounts are wire.Amount (integer
@@ -18,6 +20,10 @@ import (
 	"sync"
 	"time"
 )
+
+// Version is the version of the API this client is written for, which it
+// names in every request's Disburse-Version.
+const Version = "2026-12-01"
 
 // API is the generated client with the credentials and retries of New.
 type API struct {
@@ -81,6 +87,7 @@ type doer struct {
 
 // Do implements HttpRequestDoer.
 func (d *doer) Do(req *http.Request) (*http.Response, error) {
+	req.Header.Set("Disburse-Version", Version)
 	if req.URL.Path == "/authentication/getToken" {
 		return d.opts.HTTPClient.Do(req)
 	}
@@ -177,6 +184,7 @@ func (d *doer) accessToken(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	req.Header.Set("Disburse-Version", Version)
 	res, err := d.opts.HTTPClient.Do(req.WithContext(ctx))
 	if err != nil {
 		return "", fmt.Errorf("getToken: %w", err)

@@ -21,11 +21,11 @@ import (
 
 // stampInputs are what client.gen.go is made from, as client/generate.go
 // stamps them.
-var stampInputs = []string{"../httpapi/openapi.yaml", "oapi-codegen.yaml", "client.gen.go", "../go.mod:github.com/oapi-codegen/oapi-codegen/v2"}
+var stampInputs = []string{"../httpapi/openapi-2026-12-01.yaml", "oapi-codegen.yaml", "client.gen.go", "../go.mod:github.com/oapi-codegen/oapi-codegen/v2"}
 
 // TestGeneratedCodeIsCurrent fails when client.gen.go, or what it is made
 // from, changed since go generate stamped it; in the long suite, also when
-// it is not what oapi-codegen makes of openapi.yaml today.
+// it is not what oapi-codegen makes of openapi-2026-12-01.yaml today.
 func TestGeneratedCodeIsCurrent(t *testing.T) {
 	stamped, err := stamp.Of(stampInputs...)
 	if err != nil {
@@ -46,7 +46,7 @@ func TestGeneratedCodeIsCurrent(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), config, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", "tool", "oapi-codegen", "-config", filepath.Join(dir, "config.yaml"), "../httpapi/openapi.yaml")
+	cmd := exec.Command("go", "tool", "oapi-codegen", "-config", filepath.Join(dir, "config.yaml"), "../httpapi/openapi-2026-12-01.yaml")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("oapi-codegen: %v\n%s", err, msg)
 	}
@@ -199,5 +199,30 @@ func TestWrongKey(t *testing.T) {
 	_, err := api.ListAccountsWithResponse(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "401 unauthorized") {
 		t.Errorf("err = %v, want a 401 unauthorized", err)
+	}
+}
+
+// TestVersionPinned: every request names the newest version, and the
+// answers are read in it (a page, date-times with Z).
+func TestVersionPinned(t *testing.T) {
+	srv := start(t)
+	rec := &recorder{}
+	api, _ := client.New(srv.URL, srv.APIKey, client.Options{HTTPClient: &http.Client{Transport: rec}})
+	if _, err := api.CreateBatchWithResponse(t.Context(), nil, client.NewBatch{Name: "pinned"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := api.ListBatchesWithResponse(t.Context(), &client.ListBatchesParams{})
+	if err != nil || res.JSON200 == nil || len(res.JSON200.Data) != 1 || res.JSON200.HasMore {
+		t.Fatalf("list: %v %d %s", err, res.StatusCode(), res.Body)
+	}
+	if res.HTTPResponse.Header.Get("Disburse-Version") != client.Version || !strings.Contains(string(res.Body), `Z"`) {
+		t.Errorf("answer in %q: %s", res.HTTPResponse.Header.Get("Disburse-Version"), res.Body)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for _, r := range rec.requests {
+		if got := r.Header.Get("Disburse-Version"); got != client.Version {
+			t.Errorf("%s %s: Disburse-Version %q, want %q", r.Method, r.URL.Path, got, client.Version)
+		}
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 )
 
 // access is who may call a route: a column of the route table, so that
@@ -20,19 +20,19 @@ const (
 
 	// An organisation's access token whose role permits the named one:
 	// holding it, or admin; every role reads.
-	viewer   = access(disburse.RoleViewer)
-	maker    = access(disburse.RoleMaker)
-	approver = access(disburse.RoleApprover) // approving or rejecting a submit
-	orgAdmin = access(disburse.RoleAdmin)
+	viewer   = access(auth.RoleViewer)
+	maker    = access(auth.RoleMaker)
+	approver = access(auth.RoleApprover) // approving or rejecting a submit
+	orgAdmin = access(auth.RoleAdmin)
 )
 
 // role is the organisation role a route needs, or false for a route
 // that takes no access token.
-func (a access) role() (disburse.Role, bool) {
+func (a access) role() (auth.Role, bool) {
 	if a == anyone || a == operator {
 		return "", false
 	}
-	return disburse.ParseRole(string(a))
+	return auth.ParseRole(string(a))
 }
 
 // known reports whether a is one of the accesses above.
@@ -57,7 +57,7 @@ func routeAccess(routes []route) map[string]access {
 
 // need is the role the route serving r needs. A route that reaches s.org
 // without a role in the table is a bug, answered as internal.
-func (s *server) need(r *http.Request) (disburse.Role, error) {
+func (s *server) need(r *http.Request) (auth.Role, error) {
 	if role, ok := s.access[r.Pattern].role(); ok {
 		return role, nil
 	}

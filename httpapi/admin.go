@@ -4,6 +4,9 @@ import (
 	"net/http"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/lists"
+	"github.com/disburse/disburse/organisations"
 )
 
 // The operator API (docs/api.md section 7): for the service's operator, never
@@ -14,22 +17,29 @@ func (s *server) createOrganisation(w http.ResponseWriter, r *http.Request) erro
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	org, accounts, err := s.svc.CreateOrganisation(r.Context(), disburse.NewOrganisation{
+	org, accounts, err := organisations.Create(r.Context(), s.svc, organisations.NewOrganisation{
 		Name: req.Name, Currency: req.Currency, ReferralsEnabled: req.ReferralsEnabled, ReversalPeriodDays: req.ReversalPeriodDays,
+		APIVersion: req.APIVersion,
+		Sandbox:    req.Sandbox,
 	})
+
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Location", "/admin/organisations/"+org.ID)
+	// Without apiVersion in any version: the answer is the one its
+	// Idempotency-Key replays, which is rendered without the request.
 	return writeJSON(w, http.StatusCreated, toOrganisation(org, accounts))
 }
 
 func (s *server) getOrganisation(w http.ResponseWriter, r *http.Request) error {
-	org, accounts, err := s.svc.Organisation(r.Context(), r.PathValue("id"))
+	org, accounts, err := organisations.Get(r.Context(), s.svc, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, toOrganisation(org, accounts))
+	j := toOrganisation(org, accounts)
+	j.APIVersion = withAPIVersion(r, org.APIVersion)
+	return writeJSON(w, http.StatusOK, j)
 }
 
 func (s *server) updateSettings(w http.ResponseWriter, r *http.Request) error {
@@ -41,11 +51,13 @@ func (s *server) updateSettings(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	org, accounts, err := s.svc.UpdateSettings(r.Context(), r.PathValue("id"), in)
+	org, accounts, err := organisations.UpdateSettings(r.Context(), s.svc, r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, toOrganisation(org, accounts))
+	j := toOrganisation(org, accounts)
+	j.APIVersion = withAPIVersion(r, org.APIVersion)
+	return writeJSON(w, http.StatusOK, j)
 }
 
 func (s *server) createAccount(w http.ResponseWriter, r *http.Request) error {
@@ -53,7 +65,7 @@ func (s *server) createAccount(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	a, err := s.svc.CreateAccount(r.Context(), r.PathValue("id"), req.Name)
+	a, err := organisations.CreateAccount(r.Context(), s.svc, r.PathValue("id"), req.Name)
 	if err != nil {
 		return err
 	}
@@ -68,7 +80,7 @@ func (s *server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeOptional(r, &req); err != nil {
 		return err
 	}
-	key, _, err := s.svc.CreateAPIKeyBy(r.Context(), disburse.ActorOf(r.Context()), r.PathValue("id"), disburse.Role(req.Role))
+	key, _, err := s.auth.CreateAPIKeyBy(r.Context(), disburse.ActorOf(r.Context()), r.PathValue("id"), auth.Role(req.Role))
 	if err != nil {
 		return err
 	}
@@ -76,7 +88,7 @@ func (s *server) createAPIKey(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) revokeAPIKey(w http.ResponseWriter, r *http.Request) error {
-	if err := s.svc.RevokeAPIKey(r.Context(), r.PathValue("id")); err != nil {
+	if err := s.auth.RevokeAPIKey(r.Context(), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -122,7 +134,7 @@ func (s *server) statement(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) notifications(w http.ResponseWriter, r *http.Request) error {
-	list, err := s.svc.Notifications(r.Context(), r.URL.Query().Get("recipient"))
+	list, err := lists.Notifications(r.Context(), s.svc, r.URL.Query().Get("recipient"))
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/approvals"
 	"github.com/disburse/disburse/idempotency"
 )
 
@@ -66,15 +67,27 @@ func approvalRequested(a disburse.Approval) (idempotency.Answer, bool) {
 
 func (s *server) listApprovals(w http.ResponseWriter, r *http.Request, orgID string) error {
 	q := r.URL.Query()
-	list, err := s.svc.Approvals(r.Context(), orgID, disburse.ApprovalQuery{Status: q.Get("status"), Skip: q.Get("skip"), Take: q.Get("take")})
+	aq := approvals.Query{Status: q.Get("status"), Skip: q.Get("skip"), Take: q.Get("take")}
+	k, err := keysetOf(r, "approvals", aq.Status)
 	if err != nil {
 		return err
+	}
+	if k != nil {
+		lq := k.query(disburse.ListQuery{})
+		aq.Skip, aq.Take, aq.Keyset, aq.After = lq.Skip, lq.Take, lq.Keyset, lq.After
+	}
+	list, err := approvals.List(r.Context(), s.svc.Store, orgID, aq)
+	if err != nil {
+		return err
+	}
+	if k != nil {
+		return writePage(w, k, list, func(a disburse.Approval) string { return a.ID }, toApproval)
 	}
 	return writeJSON(w, http.StatusOK, toList(list, toApproval))
 }
 
 func (s *server) getApproval(w http.ResponseWriter, r *http.Request, orgID string) error {
-	a, err := s.svc.Approval(r.Context(), orgID, r.PathValue("id"))
+	a, err := approvals.Get(r.Context(), s.svc.Store, orgID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -153,6 +166,6 @@ func decisionComment(r *http.Request) (string, error) {
 }
 
 // ApprovalEvent is the body of an approval's event.
-func (WebhookRenderer) ApprovalEvent(t disburse.EventType, at time.Time, a disburse.Approval) ([]byte, error) {
-	return json.Marshal(eventJSON{Type: t, Timestamp: dateTime(at), Data: toApproval(a)})
+func (WebhookRenderer) ApprovalEvent(version string, t disburse.EventType, at time.Time, a disburse.Approval) ([]byte, error) {
+	return inVersion(version)(json.Marshal(eventJSON{Type: t, Timestamp: dateTime(at), Data: toApproval(a)}))
 }

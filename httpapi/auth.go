@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 )
 
 // bearerToken returns the token of an "Authorization: Bearer <token>" header.
@@ -33,12 +34,13 @@ func (s *server) org(h orgHandlerFunc) handlerFunc {
 		}
 		token, ok := bearerToken(r)
 		if !ok {
-			return disburse.ErrUnauthorized
+			return auth.ErrUnauthorized
 		}
 		c, err := s.authenticate(w, r, token)
 		if err != nil {
 			return err
 		}
+		adoptOrganisation(r, c.APIVersion)
 		if err := c.Roles.Permit(need); err != nil {
 			return err
 		}
@@ -49,13 +51,13 @@ func (s *server) org(h orgHandlerFunc) handlerFunc {
 // authenticate is the organisation token's check, with its budgets: a
 // token that fails spends the client address's budget, one that passes
 // its organisation's (ratelimit.go), whatever its role.
-func (s *server) authenticate(w http.ResponseWriter, r *http.Request, token string) (disburse.Caller, error) {
-	c, err := s.svc.Authenticate(r.Context(), token)
+func (s *server) authenticate(w http.ResponseWriter, r *http.Request, token string) (auth.Caller, error) {
+	c, err := s.auth.Authenticate(r.Context(), token)
 	if disburse.ErrorCode(err) == disburse.CodeUnauthorized {
 		s.tokenFailed(w, r, token)
 	}
 	if err != nil {
-		return disburse.Caller{}, err
+		return auth.Caller{}, err
 	}
 	return c, s.tokenPassed(w, r, token, c.OrganisationID)
 }
@@ -67,7 +69,7 @@ func (s *server) admin(h handlerFunc) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		token, ok := bearerToken(r)
 		if !ok {
-			return disburse.ErrUnauthorized
+			return auth.ErrUnauthorized
 		}
 		actor, err := s.operators.Authenticate(r.Context(), token)
 		if disburse.ErrorCode(err) == disburse.CodeUnauthorized {
@@ -86,14 +88,14 @@ func (s *server) getToken(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	token, ttl, err := s.svc.IssueToken(r.Context(), req.APIKey)
+	token, ttl, err := s.auth.IssueToken(r.Context(), req.APIKey)
 	if err != nil {
 		return err
 	}
 	// The new token's organisation, noted now, lets its first request
 	// spend the organisation's budget rather than wait on the address's,
 	// which this getToken has just spent (ratelimit.go).
-	if c, err := s.svc.Authenticate(r.Context(), token); err == nil {
+	if c, err := s.auth.Authenticate(r.Context(), token); err == nil {
 		s.limits.orgs.remember(token, c.OrganisationID)
 	}
 	return writeJSON(w, http.StatusOK, tokenJSON{AccessToken: token, TokenType: "Bearer", ExpiresIn: int64(ttl / time.Second)})

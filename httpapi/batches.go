@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/lists"
 )
 
 // The batch routes (docs/api.md section 4). Path ids and query values go to
@@ -25,9 +26,20 @@ func (s *server) createBatch(w http.ResponseWriter, r *http.Request, orgID strin
 }
 
 func (s *server) listBatches(w http.ResponseWriter, r *http.Request, orgID string) error {
-	list, err := s.svc.Batches(r.Context(), orgID, listQuery(r))
+	q := listQuery(r)
+	k, err := keysetOf(r, "batches", q.StatusCode, q.ExternalID)
 	if err != nil {
 		return err
+	}
+	if k != nil {
+		q = k.query(q)
+	}
+	list, err := lists.Batches(r.Context(), s.svc, orgID, q)
+	if err != nil {
+		return err
+	}
+	if k != nil {
+		return writePage(w, k, list, func(b disburse.Batch) string { return b.ID }, toBatch)
 	}
 	return writeJSON(w, http.StatusOK, toList(list, toBatch))
 }
@@ -56,9 +68,20 @@ func (s *server) updateBatch(w http.ResponseWriter, r *http.Request, orgID strin
 }
 
 func (s *server) listPayments(w http.ResponseWriter, r *http.Request, orgID string) error {
-	list, err := s.svc.BatchPayments(r.Context(), orgID, r.PathValue("id"), listQuery(r))
+	q := listQuery(r)
+	k, err := keysetOf(r, "payments", r.PathValue("id"), q.StatusCode)
 	if err != nil {
 		return err
+	}
+	if k != nil {
+		q = k.query(q)
+	}
+	list, err := lists.Payments(r.Context(), s.svc, orgID, r.PathValue("id"), q)
+	if err != nil {
+		return err
+	}
+	if k != nil {
+		return writePage(w, k, list, func(p disburse.Payment) string { return p.ID }, toPayment)
 	}
 	return writeJSON(w, http.StatusOK, toPayments(list))
 }
@@ -68,6 +91,9 @@ func (s *server) addPayments(w http.ResponseWriter, r *http.Request, orgID strin
 	var in disburse.AddPaymentsInput
 	if err := decode(r, &in); err != nil {
 		return err
+	}
+	if _, wrong := in.WrongTypes[disburse.FieldClearExisting]; since20261201(r) && in.ClearExisting == nil && !wrong {
+		in.ClearExisting = new(bool) // optional in 2026-12-01, default false (docs/versioning.md)
 	}
 	b, added, err := s.svc.AddPayments(r.Context(), orgID, r.PathValue("id"), in)
 	if err != nil {

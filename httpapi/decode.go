@@ -15,8 +15,10 @@ import (
 // decode is the one way a handler reads a JSON body into dst, a pointer to
 // a struct that names its members in `json` tags (docs/api.md section 2).
 // It reads the body as a stream, once, payments arrays included.
-// Content-Type is not checked and unknown members are ignored, so clients
-// are not refused for what does not matter. What does matter:
+// Content-Type is not checked and, in the first version, unknown members
+// are ignored, so clients are not refused for what does not matter; in
+// 2026-12-01 they are a 400 naming them (docs/versioning.md), before any
+// other check. What does matter:
 //   - a body past the size limit is a 413 payload_too_large;
 //   - a body that is not one JSON value (empty, malformed, trailing data),
 //     or not an object, is a 400 array with the one failure on Body;
@@ -29,7 +31,7 @@ import (
 // decode reports them itself. Validation of the values is the domain's.
 func decode(r *http.Request, dst any) error {
 	dec := jsontext.NewDecoder(r.Body, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	wrong, err := readBody(dec, dst)
+	wrong, err := readBody(dec, dst, since20261201(r))
 	if err != nil {
 		return bodyError(r, err)
 	}
@@ -55,10 +57,10 @@ var errNotOneValue = errors.New("the body has more after its JSON value")
 
 // readBody reads the one JSON value of the body into dst. wrong are the
 // wrong types that decode reports: those dst has no WrongTypes field for.
-func readBody(dec *jsontext.Decoder, dst any) (wrong []disburse.FieldError, err error) {
+func readBody(dec *jsontext.Decoder, dst any, strict bool) (wrong []disburse.FieldError, err error) {
 	switch dec.PeekKind() {
 	case '{':
-		wrong, err = decodeInto(dec, dst)
+		wrong, err = decodeInto(dec, dst, strict)
 	case 'n':
 		_, err = dec.ReadValue() // null: an empty object, as encoding/json has it
 	default:

@@ -11,6 +11,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/apiversion"
+	"github.com/disburse/disburse/internal/text"
 )
 
 // A body is read into a struct member by member: each value is checked
@@ -133,16 +135,25 @@ func (p *structPlan) field(name []byte) *fieldPlan {
 type reader struct {
 	dec *jsontext.Decoder
 	buf []byte
+	// strict refuses members the struct does not name (version
+	// 2026-12-01, docs/versioning.md): each is kept in unknown, with the
+	// position of its list element, if any, in index (-1 for none).
+	strict  bool
+	unknown []disburse.FieldError
+	index   int
 }
 
 // decodeInto reads the object at the decoder into dst, a pointer to a
 // struct. wrong are the wrong types of a struct without a WrongTypes
 // field, in the struct's field order, for decode to report.
-func decodeInto(dec *jsontext.Decoder, dst any) ([]disburse.FieldError, error) {
+func decodeInto(dec *jsontext.Decoder, dst any, strict bool) ([]disburse.FieldError, error) {
 	v := reflect.ValueOf(dst).Elem()
 	p := planOf(v.Type())
-	rd := reader{dec: dec}
+	rd := reader{dec: dec, strict: strict, index: -1}
 	w, err := rd.object(p, v)
+	if err == nil && len(rd.unknown) > 0 {
+		err = &disburse.Error{Code: disburse.CodeInvalid, Message: "the body has members this version does not know", Fields: rd.unknown}
+	}
 	if err != nil || p.wrongTypes >= 0 {
 		return nil, err
 	}
@@ -154,7 +165,7 @@ func (p *structPlan) failures(w disburse.WrongTypes) []disburse.FieldError {
 	var out []disburse.FieldError
 	for _, f := range p.fields {
 		if t, ok := w[f.field]; ok {
-			out = append(out, disburse.FieldError{FieldName: string(f.field), FieldValue: disburse.ShortValue(t.Value), ErrorMessage: t.Message})
+			out = append(out, disburse.FieldError{FieldName: string(f.field), FieldValue: text.Short(t.Value), ErrorMessage: t.Message})
 		}
 	}
 	return out
@@ -188,7 +199,7 @@ func (rd *reader) object(p *structPlan, v reflect.Value) (disburse.WrongTypes, e
 		}
 		f := p.field(n)
 		if f == nil {
-			if err := rd.dec.SkipValue(); err != nil {
+			if err := rd.skipUnknown(n); err != nil {
 				return nil, err
 			}
 			continue
@@ -350,7 +361,10 @@ func (rd *reader) list(f *fieldPlan, fv reflect.Value) error {
 		elem.SetZero()
 		switch rd.dec.PeekKind() {
 		case '{':
-			if _, err := rd.object(f.elements, elem); err != nil {
+			rd.index = i
+			_, err := rd.object(f.elements, elem)
+			rd.index = -1
+			if err != nil {
 				return err
 			}
 		case 'n': // null: an empty element, as encoding/json has it
@@ -368,4 +382,25 @@ func (rd *reader) list(f *fieldPlan, fv reflect.Value) error {
 	}
 	_, err := rd.dec.ReadToken() // ']'
 	return err
+}
+
+// skipUnknown skips the value of a member named name that the struct does
+// not name; a strict reader keeps it as a failure.
+func (rd *reader) skipUnknown(name []byte) error {
+	if !rd.strict {
+		return rd.dec.SkipValue()
+	}
+	shownName := string(name) // name lasts until the next read
+	v, err := rd.dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	failure := disburse.FieldError{FieldName: shownName, FieldValue: text.Short(valueText(v)),
+		ErrorMessage: fmt.Sprintf("%q is not a member of this body in version %s (docs/versioning.md)", shownName, apiversion.V20261201)}
+	if rd.index >= 0 {
+		i := rd.index
+		failure.Index = &i
+	}
+	rd.unknown = append(rd.unknown, failure)
+	return nil
 }

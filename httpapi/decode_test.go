@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
 )
 
 // decodeBody runs decode on body as a handler would see it: capped at limit.
@@ -44,7 +45,7 @@ func passedOn(dst any) error {
 	case *disburse.AddPaymentsInput:
 		add(*d, d.WrongTypes, nil)
 		for i, p := range d.Payments {
-			if t, ok := p.WrongTypes[disburse.FieldPayments]; ok {
+			if t, ok := p.WrongTypes[disburse.Field("Payments")]; ok {
 				fields = append(fields, disburse.FieldError{FieldName: "Payments", FieldValue: t.Value, ErrorMessage: t.Message, Index: &i})
 			}
 			add(p, p.WrongTypes, &i)
@@ -158,7 +159,7 @@ func newWebhook() any  { return new(webhookRequest) }
 // TestSettingsApprovalThreshold: absent leaves the threshold, null turns
 // approval off, a number sets it (docs/api.md section 4.3).
 func TestSettingsApprovalThreshold(t *testing.T) {
-	for body, want := range map[string]*disburse.ThresholdSetting{
+	for body, want := range map[string]*organisations.ThresholdSetting{
 		`{"referralsEnabled":true}`:                        nil,
 		`{"approvalThreshold":null}`:                       {Off: true},
 		`{"approvalThreshold":0}`:                          {Amount: "0"},
@@ -221,7 +222,7 @@ func TestDecodeMoneyAsText(t *testing.T) {
 		t.Fatal(err)
 	}
 	wrong := func(value, message string, null bool) disburse.WrongTypes {
-		return disburse.WrongTypes{disburse.FieldAmount: {Value: value, Message: message, Null: null}}
+		return disburse.WrongTypes{disburse.Field("Amount"): {Value: value, Message: message, Null: null}}
 	}
 	want := disburse.AddPaymentsInput{ClearExisting: new(bool), Payments: []disburse.PaymentInput{
 		{Msisdn: "254712345678", Amount: "150.00", Firstname: "Amina", Lastname: "B", ExternalID: "e1", ReferralAmount: "5.5", ReferralMsisdn: "447911123456"},

@@ -46,7 +46,7 @@ type auditHarness struct {
 func startAudit(t *testing.T, open opener) auditHarness {
 	t.Helper()
 	store := open(t)
-	h := serveStore(t, store, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), OperatorStore: store})
+	h := serveStore(t, store, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), AuthStore: store.Auth(), OperatorStore: store})
 	h.hooks.Config.AllowPrivate = true
 	ops := operators.New(store, "").WithClock(h.clock.Now)
 	_, token, err := ops.CreateToken(t.Context(), disburse.CommandLine, "ops")
@@ -86,6 +86,8 @@ func testE2EAuditActions(t *testing.T, store opener) {
 	account := o.Accounts[0].ID
 	var keyID, keyPrefix, token, batchID, paymentID, hookID, key2 string
 	apiKey := func() AuditActor { return AuditActor{Type: "apiKey", ID: ptr(keyID), Name: keyPrefix} }
+	var sandboxID, sandboxKey, sandboxPrefix, sandboxToken string
+	sandboxActor := func() AuditActor { return AuditActor{Type: "apiKey", ID: ptr(sandboxKey), Name: sandboxPrefix} }
 	orgID := ptr(o.ID)
 	// Each step does one thing and says the entry it must leave: its
 	// subject (from the step), and the details it must hold (a subset).
@@ -175,6 +177,25 @@ func testE2EAuditActions(t *testing.T, store opener) {
 			}
 			return key2
 		}, func() AuditActor { return bootstrap }, orgID, ``},
+		{"sandbox.member.registered", func() string {
+			sb := ok[Organisation](t, h.do("POST", "/admin/organisations", h.token, `{"name":"Sandboxed","sandbox":true}`), 201)
+			sandboxID = sb.ID
+			k := ok[struct {
+				ID     string `json:"id"`
+				APIKey string `json:"apiKey"`
+			}](t, h.do("POST", "/admin/organisations/"+sb.ID+"/apiKeys", h.token, nil), 201)
+			sandboxKey, sandboxPrefix, sandboxToken = k.ID, k.APIKey[:len("dak_test_")+6], h.harness.token(k.APIKey)
+			ok[map[string]any](t, h.do("POST", "/sandbox/members", sandboxToken, `{"msisdn":"254712345009"}`), 201)
+			return "254712345009"
+		}, sandboxActor, &sandboxID, `{"pendingLegsSettled":0}`},
+		{"sandbox.batch.expired", func() string {
+			ok[Transfer](t, h.do("POST", "/sandbox/deposits", sandboxToken, `{"amount":10,"currency":"KES"}`), 201)
+			b := ok[Batch](t, h.do("POST", "/batches", sandboxToken, `{"name":"Test"}`), 201)
+			ok[Batch](t, h.do("POST", "/batches/"+b.ID+"/payments", sandboxToken, `{"clearExisting":false,"payments":[`+pay("254712345008", "3")+`]}`), 200)
+			ok[Batch](t, h.do("POST", "/batches/"+b.ID+"/submit", sandboxToken, nil), 200)
+			ok[Batch](t, h.do("POST", "/sandbox/batches/"+b.ID+"/expire", sandboxToken, nil), 200)
+			return b.ID
+		}, sandboxActor, &sandboxID, `{"paymentsChanged":1}`},
 	}
 	seen := map[string]bool{"operatorToken.created": true, "organisation.created": true}
 	if e := h.newest(); e.Action != "organisation.created" || !cmp.Equal(e.Actor, ops) || e.Subject != o.ID {

@@ -30,7 +30,7 @@ func edgeServer(t *testing.T, trusted string) (string, *logs.Buffer) {
 	svc := disburse.NewService(store)
 	svc.Log = slog.New(slog.DiscardHandler)
 	logged := &logs.Buffer{}
-	api := httpapi.New(svc, httpapi.Config{IdempotencyStore: store.Idempotency(), Log: slog.New(slog.NewTextHandler(logged, nil)),
+	api := httpapi.New(svc, httpapi.Config{IdempotencyStore: store.Idempotency(), AuthStore: store.Auth(), Log: slog.New(slog.NewTextHandler(logged, nil)),
 		RateLimits: httpapi.RateLimits{Address: ratelimit.Policy{Name: "address", Quota: 2, Window: time.Minute}}})
 	srv := httptest.NewServer(httpapi.Edge(api, proxies))
 	t.Cleanup(srv.Close)
@@ -99,13 +99,15 @@ func TestE2ETrustedProxies(t *testing.T) {
 // through both layers of middleware. The 431 for headers past
 // MaxHeaderBytes is written by net/http before any handler runs, so it
 // carries none (docs/api.md section 2 says so).
-func TestE2ERequestIDOnEveryAnswer(t *testing.T) {
-	store := openSQLite(t)
+func TestE2ERequestIDOnEveryAnswer(t *testing.T) { eachStore(t, testE2ERequestIDOnEveryAnswer) }
+
+func testE2ERequestIDOnEveryAnswer(t *testing.T, open opener) {
+	store := open(t)
 	svc := disburse.NewService(store)
 	svc.Log = slog.New(slog.DiscardHandler)
 	office := backoffice.NewService(store)
-	api := httpapi.New(svc, httpapi.Config{IdempotencyStore: store.Idempotency(), Log: slog.New(slog.DiscardHandler),
-		Portal: portal.New(svc, office, portal.Config{})})
+	api := httpapi.New(svc, httpapi.Config{IdempotencyStore: store.Idempotency(), AuthStore: store.Auth(), Log: slog.New(slog.DiscardHandler),
+		Portal: portal.New(svc, office, portal.Config{AuthStore: store.Auth()})})
 	srv := httptest.NewUnstartedServer(httpapi.Edge(api, clientaddr.Proxies{}))
 	srv.Config.MaxHeaderBytes = 4096
 	srv.Start()

@@ -177,7 +177,7 @@ func TestE2EExportStopsWhenClientHangsUp(t *testing.T) {
 		}
 		counting := readCountingStore{featureStore: store, reads: new(atomic.Int64), holdAfter: new(atomic.Int64), held: make(chan struct{})}
 		counting.holdAfter.Store(1 << 40)
-		h := serveStore(t, counting, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), Log: slog.New(handler)})
+		h := serveStore(t, counting, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), AuthStore: store.Auth(), Log: slog.New(handler)})
 		a := h.createOrg("Acme", false, "")
 		b := h.createBatch(a, "long")
 		var ps []string
@@ -244,7 +244,7 @@ func TestE2EExportToASlowClient(t *testing.T) {
 	testenv.SkipUnlessLong(t)
 	eachStore(t, func(t *testing.T, open opener) {
 		store := open(t)
-		h := serveStore(t, store, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency()})
+		h := serveStore(t, store, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), AuthStore: store.Auth()})
 		a := h.createOrg("Acme", false, "")
 		b := h.createBatch(a, "large")
 		const n = 100_000
@@ -264,7 +264,7 @@ func TestE2EExportToASlowClient(t *testing.T) {
 		}
 		svc := disburse.NewService(store)
 		svc.Clock, svc.Log = h.clock.Now, e2eLogger()
-		strict := &http.Server{Handler: httpapi.New(svc, httpapi.Config{IdempotencyStore: store.Idempotency(), Log: e2eLogger()}),
+		strict := &http.Server{Handler: httpapi.New(svc, httpapi.Config{IdempotencyStore: store.Idempotency(), AuthStore: store.Auth(), Log: e2eLogger()}),
 			ReadHeaderTimeout: 10 * time.Second, WriteTimeout: time.Second}
 		go strict.Serve(ln)
 		t.Cleanup(func() { strict.Close() })

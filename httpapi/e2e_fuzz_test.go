@@ -40,7 +40,7 @@ func FuzzAddPayments(f *testing.F) {
 	svc := disburse.NewService(store)
 	svc.Log = slog.New(slog.DiscardHandler)
 	h := httpapi.New(svc, httpapi.Config{AdminToken: adminToken, MaxBodyBytes: 4096, Log: slog.New(slog.DiscardHandler),
-		Webhooks: webhooks.New(store.Webhooks(), svc), IdempotencyStore: store.Idempotency()})
+		Webhooks: webhooks.New(store.Webhooks(), svc), IdempotencyStore: store.Idempotency(), AuthStore: store.Auth()})
 	call := func(method, path, token string, body []byte) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(method, path, bytes.NewReader(body))
 		r.Header.Set("Authorization", "Bearer "+token)

@@ -65,7 +65,7 @@ func TestClientHangUpIs499(t *testing.T) {
 		}
 		reg := prometheus.NewRegistry()
 		hs := hangingStore{featureStore: store, hang: new(atomic.Bool), entered: make(chan struct{}), once: new(sync.Once)}
-		h := serveStore(t, hs, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(),
+		h := serveStore(t, hs, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), AuthStore: store.Auth(),
 			Log: slog.New(handler), Metrics: httpapi.NewMetrics(reg)})
 		o := h.createOrg("Hang Ltd", false, "")
 

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/postgres/pgtest"
@@ -43,6 +44,7 @@ type featureStore interface {
 	disburse.Store
 	Webhooks() webhooks.Store
 	Idempotency() idempotency.Store
+	Auth() auth.Store
 }
 
 // eachStore runs test on every store (docs/api.md section 9: both pass the
@@ -71,6 +73,7 @@ type harness struct {
 	svc   *disburse.Service
 	hooks *webhooks.Service
 	keys  *idempotency.Keys // svc's, on keyStore
+	auth  *auth.Service     // the server's keys and tokens, on its AuthStore
 	clock *clock
 	// client checks every exchange against openapi.yaml (e2e_openapi_test.go).
 	client *http.Client
@@ -112,9 +115,12 @@ func startOn(t *testing.T, open opener, cfg httpapi.Config) *harness {
 }
 
 // serveStore is startOn with the store open already: one a test wraps,
-// its Idempotency-Key store in cfg.
+// its Idempotency-Key store in cfg, and its auth store there or the store's.
 func serveStore(t *testing.T, store featureStore, cfg httpapi.Config) *harness {
 	t.Helper()
+	if cfg.AuthStore == nil {
+		cfg.AuthStore = store.Auth()
+	}
 	c := &clock{now: time.Date(2026, 11, 22, 10, 15, 30, 123456000, time.UTC)}
 	svc := disburse.NewService(store)
 	svc.Clock = c.Now
@@ -135,7 +141,7 @@ func serveStore(t *testing.T, store featureStore, cfg httpapi.Config) *harness {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	h := &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, hooks: hooks, clock: c,
-		keys: idempotency.New(svc, cfg.IdempotencyStore), keyStore: cfg.IdempotencyStore,
+		keys: idempotency.New(svc, cfg.IdempotencyStore), keyStore: cfg.IdempotencyStore, auth: auth.New(cfg.AuthStore, svc),
 		client: &http.Client{Transport: validatingTransport{t}}}
 	t.Cleanup(func() {
 		if cfg.AdminToken == adminToken && !t.Failed() {
@@ -185,6 +191,12 @@ func (h *harness) do(method, path, token string, body any) response {
 // send is do with the whole Authorization header ("" for none).
 func (h *harness) send(method, path, authorization string, body any) response {
 	h.t.Helper()
+	return h.sendWith(method, path, authorization, body, nil)
+}
+
+// sendWith is send with header's headers too.
+func (h *harness) sendWith(method, path, authorization string, body any, header http.Header) response {
+	h.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -205,6 +217,9 @@ func (h *harness) send(method, path, authorization string, body any) response {
 	}
 	if authorization != "" {
 		req.Header.Set("Authorization", authorization)
+	}
+	for name, values := range header {
+		req.Header[name] = values
 	}
 	res, err := h.client.Do(req)
 	if err != nil {
@@ -435,6 +450,7 @@ type Organisation struct {
 	ReversalPeriodSeconds int64       `json:"reversalPeriodSeconds"`
 	ApprovalThreshold     json.Number `json:"approvalThreshold"`
 	Accounts              []Account   `json:"accounts"`
+	Sandbox               bool        `json:"sandbox"`
 }
 
 type Statement struct {

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/webhooks"
@@ -44,7 +45,7 @@ func startFaulty(t *testing.T, open opener) (*harness, *faultyStore) {
 	t.Helper()
 	store := open(t)
 	faulty := &faultyStore{featureStore: store}
-	cfg := httpapi.Config{AdminToken: adminToken, IdempotencyLease: idemLease, IdempotencyStore: faulty.Idempotency()}
+	cfg := httpapi.Config{AdminToken: adminToken, IdempotencyLease: idemLease, IdempotencyStore: faulty.Idempotency(), AuthStore: faulty.Auth()}
 	return serveStore(t, faulty, cfg), faulty
 }
 
@@ -235,7 +236,7 @@ func testE2EIdempotencyInFlightAndCrashes(t *testing.T, store opener) {
 	// from commits nothing: its key could replay nothing.
 	keyPath := "/admin/organisations/" + a.ID + "/apiKeys"
 	bare := h.claimAs(idempotency.OperatorScope, "POST", keyPath, "apikey-bare", "")
-	if _, _, err := h.keys.Claimed(bare).CreateAPIKey(t.Context(), a.ID); err == nil {
+	if _, _, err := h.auth.Claimed(bare).CreateAPIKey(t.Context(), a.ID); err == nil {
 		t.Error("a claim without a way to answer committed its work")
 	}
 
@@ -304,6 +305,23 @@ func (h faultyHooks) Write(ctx context.Context, fn func(webhooks.Tx) error) erro
 		return err
 	}
 	return h.Store.Write(ctx, fn)
+}
+
+// Auth hands over the keys' and tokens' port, its writes counted and
+// failed as the store's own are.
+func (f *faultyStore) Auth() auth.Store { return faultyAuth{f.featureStore.Auth(), f} }
+
+// faultyAuth is the keys' and tokens' port of a faultyStore.
+type faultyAuth struct {
+	auth.Store
+	f *faultyStore
+}
+
+func (a faultyAuth) Write(ctx context.Context, fn func(auth.Tx) error) error {
+	if err := a.f.refuse(); err != nil {
+		return err
+	}
+	return a.Store.Write(ctx, fn)
 }
 
 // Idempotency hands over the Idempotency-Key store, its writes counted
@@ -431,10 +449,10 @@ func startReplica(t *testing.T, h *harness) *harness {
 }
 
 // startServerOf serves h's database from another server with cfg, and
-// h's Idempotency-Key store.
+// h's Idempotency-Key and auth stores.
 func startServerOf(t *testing.T, h *harness, cfg httpapi.Config) *harness {
 	t.Helper()
-	cfg.IdempotencyStore = h.keyStore
+	cfg.IdempotencyStore, cfg.AuthStore = h.keyStore, h.auth.Store
 	svc := disburse.NewService(h.svc.Store)
 	svc.Clock, svc.Log, svc.PageSize = h.clock.Now, e2eLogger(), 3
 	hooks := webhooks.New(h.hooks.Store, svc)
@@ -449,7 +467,7 @@ func startServerOf(t *testing.T, h *harness, cfg httpapi.Config) *harness {
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return &harness{t: t, base: "http://" + ln.Addr().String(), svc: svc, hooks: hooks, clock: h.clock,
-		keys: idempotency.New(svc, h.keyStore), keyStore: h.keyStore,
+		keys: idempotency.New(svc, h.keyStore), keyStore: h.keyStore, auth: auth.New(h.auth.Store, svc),
 		client: &http.Client{Transport: validatingTransport{t}}}
 }
 

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/disburse/disburse/internal/apiversion"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
@@ -26,15 +28,30 @@ import (
 // invalid must be refused (4xx). So the document cannot drift from the
 // server without a test failing.
 
-// apiDocument is openapi.yaml, loaded and checked once.
-var apiDocument = sync.OnceValues(func() (*apiSpec, error) {
+// apiDocument is openapi.yaml, loaded and checked once; the exchanges of
+// version 2026-12-01 (its answers say so in Disburse-Version) are checked
+// against that version's document, openapi-2026-12-01.yaml.
+var apiDocument = sync.OnceValues(func() (*apiSpec, error) { return loadDocument("openapi.yaml") })
+
+var apiDocument20261201 = sync.OnceValues(func() (*apiSpec, error) { return loadDocument("openapi-2026-12-01.yaml") })
+
+// documentOf is the document of the exchange's version: its answer's
+// Disburse-Version, else the one its request named, else the first.
+func documentOf(req *http.Request, res *http.Response) (*apiSpec, error) {
+	if cmp.Or(res.Header.Get("Disburse-Version"), req.Header.Get("Disburse-Version")) == apiversion.V20261201 {
+		return apiDocument20261201()
+	}
+	return apiDocument()
+}
+
+func loadDocument(file string) (*apiSpec, error) {
 	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromFile("openapi.yaml")
+	doc, err := loader.LoadFromFile(file)
 	if err != nil {
 		return nil, err
 	}
 	if err := doc.Validate(loader.Context); err != nil {
-		return nil, fmt.Errorf("openapi.yaml is not a valid document: %w", err)
+		return nil, fmt.Errorf("%s is not a valid document: %w", file, err)
 	}
 	// The document's server is "/": match the test server's any host.
 	doc.Servers = nil
@@ -43,7 +60,7 @@ var apiDocument = sync.OnceValues(func() (*apiSpec, error) {
 		return nil, err
 	}
 	return &apiSpec{doc: doc, router: router}, nil
-})
+}
 
 type apiSpec struct {
 	doc    *openapi3.T
@@ -97,11 +114,16 @@ func readAll(body io.ReadCloser) ([]byte, error) {
 // checkExchange is the check itself: nil when the request and its answer
 // are what openapi.yaml says.
 func checkExchange(req *http.Request, reqBody []byte, res *http.Response, resBody []byte) error {
-	spec, err := apiDocument()
+	spec, err := documentOf(req, res)
 	if err != nil {
 		return err
 	}
 	ctx := context.Background()
+	if named := req.Header.Get("Disburse-Version"); named != "" && !apiversion.Known(named) {
+		// Any path answers an unknown version with the BadRequest
+		// response, declared once in components.
+		return checkUnrouted(ctx, spec, req, res, resBody, http.StatusBadRequest, "BadRequest")
+	}
 	probe := req.Clone(ctx)
 	probe.Body = io.NopCloser(bytes.NewReader(reqBody))
 	if len(reqBody) > 0 && probe.Header.Get("Content-Type") == "" {

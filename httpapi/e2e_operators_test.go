@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/secrets"
 )
 
 type OrganisationSummary struct {
@@ -87,7 +88,7 @@ func testE2EOperatorLists(t *testing.T, store opener) {
 		t.Errorf("keys %+v", keys)
 	}
 	if strings.Contains(string(r.body), made[0].key) || strings.Contains(string(r.body), second.APIKey) ||
-		strings.Contains(string(r.body), disburse.HashSecret(second.APIKey)) {
+		strings.Contains(string(r.body), secrets.Hash(second.APIKey)) {
 		t.Errorf("the list shows a secret or its hash: %s", r.body)
 	}
 	problem(t, h.do("GET", "/admin/organisations/"+disburse.NewID()+"/apiKeys", h.token, nil), 404, "not_found")

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/internal/ratelimit"
 	"github.com/disburse/disburse/sqlstore"
@@ -114,8 +115,10 @@ disburse_rate_limited_total{limit="organisation"} 1
 // TestE2EOrganisationBudgetIsShared: every access token of an
 // organisation spends the one organisation budget, so more tokens from
 // one API key buy no more requests; membership checks likewise.
-func TestE2EOrganisationBudgetIsShared(t *testing.T) {
-	setup := startDefaultOn(t, openSQLite)
+func TestE2EOrganisationBudgetIsShared(t *testing.T) { eachStore(t, testE2EOrganisationBudgetIsShared) }
+
+func testE2EOrganisationBudgetIsShared(t *testing.T, open opener) {
+	setup := startDefaultOn(t, open)
 	a := setup.createOrg("Acme", false, "")
 	b := setup.createOrg("Other", false, "")
 	h := startServerOf(t, setup, httpapi.Config{AdminToken: adminToken, RateLimits: httpapi.RateLimits{
@@ -156,14 +159,23 @@ type countingStore struct {
 	lookups atomic.Int64
 }
 
-func (s *countingStore) TokenByHash(ctx context.Context, hash string) (disburse.Token, error) {
-	s.lookups.Add(1)
-	return s.Store.TokenByHash(ctx, hash)
+// Auth is the store's auth.Store, its lookups counted.
+func (s *countingStore) Auth() auth.Store { return countingAuth{s.Store.Auth(), s} }
+
+// countingAuth is a countingStore's auth.Store.
+type countingAuth struct {
+	auth.Store
+	s *countingStore
 }
 
-func (s *countingStore) TokenAndBatch(ctx context.Context, hash, id string) (disburse.Token, disburse.Batch, error) {
-	s.lookups.Add(1)
-	return s.Store.TokenAndBatch(ctx, hash, id)
+func (a countingAuth) TokenByHash(ctx context.Context, hash string) (auth.Token, error) {
+	a.s.lookups.Add(1)
+	return a.Store.TokenByHash(ctx, hash)
+}
+
+func (a countingAuth) TokenAndBatch(ctx context.Context, hash, id string) (auth.Token, disburse.Batch, error) {
+	a.s.lookups.Add(1)
+	return a.Store.TokenAndBatch(ctx, hash, id)
 }
 
 // TestE2EMadeUpTokensSpendTheAddress: a bearer token that fails spends the
@@ -171,8 +183,12 @@ func (s *countingStore) TokenAndBatch(ctx context.Context, hash, id string) (dis
 // refused with 429 before the database is asked; a known good token keeps
 // its organisation's budget.
 func TestE2EMadeUpTokensSpendTheAddress(t *testing.T) {
-	store := &countingStore{Store: openSQLite(t)}
-	h := serveStore(t, store, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), RateLimits: httpapi.RateLimits{
+	eachStore(t, testE2EMadeUpTokensSpendTheAddress)
+}
+
+func testE2EMadeUpTokensSpendTheAddress(t *testing.T, open opener) {
+	store := &countingStore{Store: open(t)}
+	h := serveStore(t, store, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), AuthStore: store.Auth(), RateLimits: httpapi.RateLimits{
 		Address:      ratelimit.Policy{Name: "address", Quota: 3, Window: time.Minute},
 		Organisation: ratelimit.Policy{Name: "organisation", Quota: 100, Window: time.Minute},
 	}})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/httpapi"
 )
 
@@ -21,8 +22,8 @@ func TestE2ERoleOfEveryRoute(t *testing.T) { eachStore(t, testE2ERoleOfEveryRout
 func testE2ERoleOfEveryRoute(t *testing.T, store opener) {
 	h := startDefaultOn(t, store)
 	o := h.createOrg("Roles", false, "")
-	tokens := map[disburse.Role]string{}
-	for _, role := range disburse.AllRoles() {
+	tokens := map[auth.Role]string{}
+	for _, role := range auth.AllRoles() {
 		tokens[role] = h.token(h.createKey(o.ID, string(role)))
 	}
 	counted := map[string]int{}
@@ -47,15 +48,15 @@ func testE2ERoleOfEveryRoute(t *testing.T, store opener) {
 					t.Errorf("with the operator's token: %d %s", r.status, r.body)
 				}
 			default:
-				need, ok := disburse.ParseRole(rt.Access)
+				need, ok := auth.ParseRole(rt.Access)
 				if !ok {
 					t.Fatalf("access %q: the route table names no role for this route", rt.Access)
 				}
 				problem(t, h.do(rt.Method, path, "", body), 401, "unauthorized")
 				problem(t, h.do(rt.Method, path, adminToken, body), 401, "unauthorized") // an operator token is no access token
-				for _, role := range disburse.AllRoles() {
+				for _, role := range auth.AllRoles() {
 					r := h.do(rt.Method, path, tokens[role], body)
-					if disburse.RolesOf(role).Permits(need) {
+					if auth.RolesOf(role).Permits(need) {
 						if r.status == 401 || r.status == 403 {
 							t.Errorf("%s, which the route permits: %d %s", role, r.status, r.body)
 						}

@@ -68,7 +68,8 @@ func startWebhooksOn(t *testing.T, open opener) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := httpapi.Config{AdminToken: adminToken, Log: e2eLogger(), Webhooks: hooks, IdempotencyStore: store.Idempotency()}
+	cfg := httpapi.Config{AdminToken: adminToken, Log: e2eLogger(), Webhooks: hooks, IdempotencyStore: store.Idempotency(), AuthStore: store.Auth(),
+		OperatorStore: store}
 	srv := &http.Server{Handler: httpapi.New(svc, cfg), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

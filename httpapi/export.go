@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/export"
 	"github.com/disburse/disburse/internal/csvpayments"
 )
 
@@ -15,7 +16,7 @@ import (
 func (s *server) exportPayments(w http.ResponseWriter, r *http.Request, orgID string) error {
 	id := r.PathValue("id")
 	err := csvpayments.ServeResults(w, r, "payments-"+id+".csv", func(visit func([]disburse.Payment) error) error {
-		return s.svc.ExportPayments(r.Context(), orgID, id, visit)
+		return export.Payments(r.Context(), s.svc, orgID, id, visit)
 	})
 	if errors.Is(err, csvpayments.ErrCutShort) {
 		s.log.ErrorContext(r.Context(), "export cut short", "request_id", requestIDFrom(r.Context()), "route", s.route(r), "err", err)

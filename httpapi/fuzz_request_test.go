@@ -185,7 +185,7 @@ func newFuzzTarget(f *testing.F, name string, open func(testing.TB) *sqlstore.St
 		return []netip.Addr{netip.MustParseAddr("93.184.215.5")}, nil
 	}
 	h := httpapi.New(svc, httpapi.Config{AdminToken: adminToken, MaxBodyBytes: 8192, Log: slog.New(slog.DiscardHandler),
-		Webhooks: hooks, IdempotencyStore: store.Idempotency()})
+		Webhooks: hooks, IdempotencyStore: store.Idempotency(), AuthStore: store.Auth()})
 	call := func(method, path, token string, body string, into any) {
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+token)

@@ -83,6 +83,7 @@ func (s *server) idempotent(w http.ResponseWriter, r *http.Request, scope string
 	}
 	claimed := *s
 	claimed.svc = s.keys.Claimed(claim)
+	claimed.auth = s.auth.Claimed(claim)
 	if s.hooks != nil {
 		claimed.hooks = s.hooks.Claimed(claim)
 	}

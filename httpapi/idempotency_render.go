@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/webhooks"
 )
@@ -45,12 +46,9 @@ var answerRenderers = map[string]func(idempotency.Written) (idempotency.Answer, 
 	},
 	"POST /approvals/{id}/approve": renderDecision,
 	"POST /approvals/{id}/reject":  renderDecision,
-	"POST /batches/{id}/cancel": func(w idempotency.Written) (idempotency.Answer, bool) {
-		if w.Batch == nil {
-			return idempotency.Answer{}, false
-		}
-		return jsonAnswer(http.StatusOK, toBatch(*w.Batch))
-	},
+	"POST /batches/{id}/cancel":    renderBatch,
+	// An expire ends with the batch CLOSED: the last batch written.
+	"POST /sandbox/batches/{id}/expire": renderBatch,
 	"POST /webhooks": func(w idempotency.Written) (idempotency.Answer, bool) {
 		e, ok := w.Feature.(webhooks.Endpoint)
 		if !ok {
@@ -80,10 +78,11 @@ var answerRenderers = map[string]func(idempotency.Written) (idempotency.Answer, 
 		return jsonAnswer(http.StatusOK, toAdminWebhook(e))
 	},
 	"POST /admin/organisations/{id}/apiKeys": func(w idempotency.Written) (idempotency.Answer, bool) {
-		if w.APIKey == nil || w.APIKey.Secret == "" {
+		k, ok := w.Feature.(auth.APIKey)
+		if !ok || k.Secret == "" {
 			return idempotency.Answer{}, false
 		}
-		return jsonAnswer(http.StatusCreated, toAPIKey(*w.APIKey))
+		return jsonAnswer(http.StatusCreated, toAPIKey(k))
 	},
 	"POST /admin/organisations": func(w idempotency.Written) (idempotency.Answer, bool) {
 		if w.Organisation == nil {
@@ -103,11 +102,13 @@ var answerRenderers = map[string]func(idempotency.Written) (idempotency.Answer, 
 		}
 		return jsonAnswer(http.StatusCreated, toAccount(w.Accounts[0]))
 	},
-	"POST /admin/accounts/{id}/deposits": func(w idempotency.Written) (idempotency.Answer, bool) {
-		if len(w.Transfers) != 1 {
+	"POST /admin/accounts/{id}/deposits": renderDeposit,
+	"POST /sandbox/deposits":             renderDeposit,
+	"POST /sandbox/members": func(w idempotency.Written) (idempotency.Answer, bool) {
+		if w.SandboxMember == nil {
 			return idempotency.Answer{}, false
 		}
-		return jsonAnswer(http.StatusCreated, toTransfer(w.Transfers[0]))
+		return jsonAnswer(memberStatus(w.SandboxMember.Created), toSandboxMember(*w.SandboxMember))
 	},
 	"POST /admin/members": func(w idempotency.Written) (idempotency.Answer, bool) {
 		if w.Member == nil {
@@ -115,6 +116,22 @@ var answerRenderers = map[string]func(idempotency.Written) (idempotency.Answer, 
 		}
 		return jsonAnswer(memberStatus(!w.MemberExisted), toMember(*w.Member))
 	},
+}
+
+// renderBatch answers 200 with the batch the request wrote last.
+func renderBatch(w idempotency.Written) (idempotency.Answer, bool) {
+	if w.Batch == nil {
+		return idempotency.Answer{}, false
+	}
+	return jsonAnswer(http.StatusOK, toBatch(*w.Batch))
+}
+
+// renderDeposit answers 201 with a deposit's one transfer.
+func renderDeposit(w idempotency.Written) (idempotency.Answer, bool) {
+	if len(w.Transfers) != 1 {
+		return idempotency.Answer{}, false
+	}
+	return jsonAnswer(http.StatusCreated, toTransfer(w.Transfers[0]))
 }
 
 // renderDecision is an approval's decision's answer, from the approval
@@ -184,7 +201,7 @@ func toTransfer(t disburse.Transfer) transferJSON {
 
 // toAPIKey is an API key's answer, its one showing in clear (the
 // handler's and its renderer's).
-func toAPIKey(k disburse.APIKey) apiKeyJSON {
+func toAPIKey(k auth.APIKey) apiKeyJSON {
 	return apiKeyJSON{ID: k.ID, APIKey: k.Secret}
 }
 

@@ -143,14 +143,18 @@ type organisationJSON struct {
 	// ApprovalThreshold is left out while approval is off (docs/api.md
 	// section 4.3), as every absent value is.
 	ApprovalThreshold *disburse.Money `json:"approvalThreshold,omitempty"`
-	Accounts          []accountJSON   `json:"accounts"`
+	// APIVersion, shown in version 2026-12-01's answers alone
+	// (withAPIVersion), is its default version (docs/versioning.md).
+	APIVersion string        `json:"apiVersion,omitempty"`
+	Accounts   []accountJSON `json:"accounts"`
+	Sandbox    bool          `json:"sandbox,omitempty"` // docs/sandbox.md; absent for a live organisation
 }
 
 func toOrganisation(o disburse.Organisation, accounts []disburse.Account) organisationJSON {
 	return organisationJSON{
 		ID: o.ID, Name: o.Name, Currency: o.Currency, ReferralsEnabled: o.ReferralsEnabled,
 		ReversalPeriodSeconds: int64(o.ReversalPeriod / time.Second), ApprovalThreshold: o.ApprovalThreshold,
-		Accounts: toList(accounts, toAccount),
+		Accounts: toList(accounts, toAccount), Sandbox: o.Sandbox,
 	}
 }
 

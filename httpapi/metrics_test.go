@@ -23,7 +23,7 @@ func TestMetricsLabelsAreBounded(t *testing.T) {
 	svc.Log = slog.New(slog.DiscardHandler)
 	reg := prometheus.NewRegistry()
 	srv := httptest.NewServer(httpapi.New(svc, httpapi.Config{Metrics: httpapi.NewMetrics(reg), Log: slog.New(slog.DiscardHandler),
-		IdempotencyStore: store.Idempotency()}))
+		IdempotencyStore: store.Idempotency(), AuthStore: store.Auth()}))
 	defer srv.Close()
 	for _, r := range []struct{ method, path string }{
 		{"GET", "/healthz"}, {"GET", "/healthz"},

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/idempotency"
 )
 
@@ -28,10 +29,13 @@ func (s pingStore) Ping(context.Context) error { return s.err }
 // noKeys is an Idempotency-Key store the routes tested here never reach.
 type noKeys struct{ idempotency.Store }
 
+// noAuth is an auth store the routes tested here never reach.
+type noAuth struct{ auth.Store }
+
 func newTestHandler(t *testing.T, pingErr error, logs *bytes.Buffer) http.Handler {
 	t.Helper()
 	svc := disburse.NewService(pingStore{err: pingErr})
-	return New(svc, Config{AdminToken: "admin", MaxBodyBytes: 100, Log: slog.New(slog.NewTextHandler(logs, nil)), IdempotencyStore: noKeys{}})
+	return New(svc, Config{AdminToken: "admin", MaxBodyBytes: 100, Log: slog.New(slog.NewTextHandler(logs, nil)), IdempotencyStore: noKeys{}, AuthStore: noAuth{}})
 }
 
 func serve(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
@@ -126,7 +130,7 @@ func TestPanicIsInternal(t *testing.T) {
 // answers anything but 401 with WWW-Authenticate (no store needed to tell).
 func TestAuthFailures(t *testing.T) {
 	h := newTestHandler(t, nil, new(bytes.Buffer))
-	noAdmin := New(disburse.NewService(pingStore{}), Config{IdempotencyStore: noKeys{}})
+	noAdmin := New(disburse.NewService(pingStore{}), Config{IdempotencyStore: noKeys{}, AuthStore: noAuth{}})
 	for _, rt := range (&server{}).routes() {
 		path := strings.NewReplacer("{id}", disburse.NewID(), "{msisdn}", "254712345678").Replace(rt.path)
 		public := rt.path == "/healthz" || rt.path == "/readyz" || rt.path == "/openapi.yaml" || rt.path == "/authentication/getToken"

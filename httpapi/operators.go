@@ -3,14 +3,17 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/operators"
 )
 
 // The operator's lists and the audit log's two readers (docs/api.md
 // section 7): lists in pages, newest first, {"<items>": [...],
-// "nextCursor": "..." or null}.
+// "nextCursor": "..." or null}; in version 2026-12-01 the pages of every
+// list, {"data", "hasMore", "nextCursor"} (writeCursorPage).
 
 type actorJSON struct {
 	Type string  `json:"type"`
@@ -58,6 +61,7 @@ type organisationSummaryJSON struct {
 	ReversalPeriodSeconds int64           `json:"reversalPeriodSeconds"`
 	ApprovalThreshold     *disburse.Money `json:"approvalThreshold,omitempty"`
 	CreatedAt             dateTime        `json:"createdAt"`
+	Sandbox               bool            `json:"sandbox,omitempty"` // docs/sandbox.md; absent for a live organisation
 }
 
 type organisationsPageJSON struct {
@@ -68,20 +72,21 @@ type organisationsPageJSON struct {
 func toOrganisationSummary(o disburse.Organisation) organisationSummaryJSON {
 	s := toOrganisation(o, nil)
 	return organisationSummaryJSON{ID: s.ID, Name: s.Name, Currency: s.Currency, ReferralsEnabled: s.ReferralsEnabled,
-		ReversalPeriodSeconds: s.ReversalPeriodSeconds, ApprovalThreshold: s.ApprovalThreshold, CreatedAt: dateTime(o.CreatedAt)}
+		ReversalPeriodSeconds: s.ReversalPeriodSeconds, ApprovalThreshold: s.ApprovalThreshold, CreatedAt: dateTime(o.CreatedAt),
+		Sandbox: o.Sandbox}
 }
 
 // apiKeyInfoJSON is a key as the operator's list shows it: never its
 // secret (not kept) nor its hash.
 type apiKeyInfoJSON struct {
-	ID        string        `json:"id"`
-	Prefix    string        `json:"prefix"`
-	Role      disburse.Role `json:"role"`
-	CreatedAt dateTime      `json:"createdAt"`
-	RevokedAt dateTime      `json:"revokedAt,omitzero"`
+	ID        string    `json:"id"`
+	Prefix    string    `json:"prefix"`
+	Role      auth.Role `json:"role"`
+	CreatedAt dateTime  `json:"createdAt"`
+	RevokedAt dateTime  `json:"revokedAt,omitzero"`
 }
 
-func toAPIKeyInfo(k disburse.APIKey) apiKeyInfoJSON {
+func toAPIKeyInfo(k auth.APIKey) apiKeyInfoJSON {
 	return apiKeyInfoJSON{ID: k.ID, Prefix: k.Prefix, Role: k.Role, CreatedAt: dateTime(k.CreatedAt), RevokedAt: dateTime(k.RevokedAt)}
 }
 
@@ -94,28 +99,61 @@ func pageQuery(r *http.Request) operators.PageQuery {
 // adminAudit is the whole log, narrowed by organisation and action.
 func (s *server) adminAudit(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	p, err := s.operators.Audit(r.Context(), q.Get("organisationId"), q.Get("action"), pageQuery(r))
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, auditPageJSON{Entries: toList(p.Items, toAuditEntry), NextCursor: orNull(p.NextCursor)})
+	org, action := q.Get("organisationId"), q.Get("action")
+	return writeCursorPage(w, r, []string{"audit", org, action},
+		func(pq operators.PageQuery) (operators.Page[disburse.AuditEntry], error) {
+			return s.operators.Audit(r.Context(), org, action, pq)
+		}, toAuditEntry, auditPage)
 }
 
 // orgAudit is the organisation's own entries alone.
 func (s *server) orgAudit(w http.ResponseWriter, r *http.Request, orgID string) error {
-	p, err := s.operators.Audit(r.Context(), orgID, "", pageQuery(r))
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, auditPageJSON{Entries: toList(p.Items, toAuditEntry), NextCursor: orNull(p.NextCursor)})
+	return writeCursorPage(w, r, []string{"audit", orgID},
+		func(pq operators.PageQuery) (operators.Page[disburse.AuditEntry], error) {
+			return s.operators.Audit(r.Context(), orgID, "", pq)
+		}, toAuditEntry, auditPage)
 }
 
 func (s *server) listOrganisations(w http.ResponseWriter, r *http.Request) error {
-	p, err := s.operators.Organisations(r.Context(), pageQuery(r))
+	return writeCursorPage(w, r, []string{"organisations"}, func(pq operators.PageQuery) (operators.Page[disburse.Organisation], error) {
+		return s.operators.Organisations(r.Context(), pq)
+	}, toOrganisationSummary, func(items []organisationSummaryJSON, next *string) any {
+		return organisationsPageJSON{Organisations: items, NextCursor: next}
+	})
+}
+
+func auditPage(items []auditEntryJSON, next *string) any {
+	return auditPageJSON{Entries: items, NextCursor: next}
+}
+
+// writeCursorPage answers a page of one of the operator's reads, which
+// page by key in every version: by after and take into first's shape in
+// the first version, by cursor and limit into {data, hasMore,
+// nextCursor} in 2026-12-01 (docs/versioning.md).
+func writeCursorPage[T, J any](w http.ResponseWriter, r *http.Request, scope []string, read func(operators.PageQuery) (operators.Page[T], error),
+	convert func(T) J, first func([]J, *string) any) error {
+	k, err := keysetOf(r, scope...)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, organisationsPageJSON{Organisations: toList(p.Items, toOrganisationSummary), NextCursor: orNull(p.NextCursor)})
+	pq := pageQuery(r)
+	if k != nil {
+		pq = operators.PageQuery{After: k.after, Take: strconv.Itoa(k.limit)}
+	}
+	p, err := read(pq)
+	if err != nil {
+		return err
+	}
+	items := toList(p.Items, convert)
+	if k == nil {
+		return writeJSON(w, http.StatusOK, first(items, orNull(p.NextCursor)))
+	}
+	page := pageJSON[J]{Data: items, HasMore: p.NextCursor != ""}
+	if page.HasMore {
+		next := k.cursor(p.NextCursor)
+		page.NextCursor = &next
+	}
+	return writeJSON(w, http.StatusOK, page)
 }
 
 func (s *server) listAPIKeys(w http.ResponseWriter, r *http.Request) error {

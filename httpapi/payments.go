@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
 )
 
 // The payment, member and account routes of the organisation API (docs/api.md section 5).
@@ -31,9 +32,9 @@ func (s *server) deletePayment(w http.ResponseWriter, r *http.Request, orgID str
 
 // memberExists is open to every organisation: membership is what decides
 // whether a payment settles at once, so a payer may ask before paying.
-func (s *server) memberExists(w http.ResponseWriter, r *http.Request, _ string) error {
+func (s *server) memberExists(w http.ResponseWriter, r *http.Request, orgID string) error {
 	msisdn := r.PathValue("msisdn")
-	exists, err := s.svc.MemberExists(r.Context(), msisdn)
+	exists, err := s.svc.MemberExists(r.Context(), orgID, msisdn)
 	if err != nil {
 		return err
 	}
@@ -41,7 +42,7 @@ func (s *server) memberExists(w http.ResponseWriter, r *http.Request, _ string) 
 }
 
 func (s *server) listAccounts(w http.ResponseWriter, r *http.Request, orgID string) error {
-	accounts, err := s.svc.Accounts(r.Context(), orgID)
+	accounts, err := organisations.Accounts(r.Context(), s.svc, orgID)
 	if err != nil {
 		return err
 	}

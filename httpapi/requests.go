@@ -1,6 +1,9 @@
 package httpapi
 
-import "github.com/disburse/disburse"
+import (
+	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
+)
 
 // The request bodies that have no input type in the domain. The
 // organisation API's bodies are decoded straight into the domain's inputs
@@ -18,6 +21,8 @@ type organisationRequest struct {
 	Currency           string `json:"currency"`
 	ReferralsEnabled   bool   `json:"referralsEnabled"`
 	ReversalPeriodDays *int64 `json:"reversalPeriodDays"`
+	APIVersion         string `json:"apiVersion"`
+	Sandbox            bool   `json:"sandbox"`
 }
 
 // settingsRequest keeps its wrong types: a null approvalThreshold is one
@@ -27,21 +32,25 @@ type settingsRequest struct {
 	ReversalPeriodDays    *int64              `json:"reversalPeriodDays"`
 	ReversalPeriodSeconds *int64              `json:"reversalPeriodSeconds"`
 	ApprovalThreshold     disburse.Number     `json:"approvalThreshold"`
+	APIVersion            string              `json:"apiVersion"` // empty: left as it is
 	WrongTypes            disburse.WrongTypes `json:"-"`
 }
 
 // settings is the domain's change: an approvalThreshold absent leaves the
 // threshold, null turns approval off, a number sets it. Any other wrong
 // type is a 400, as decode answers it for the operator's bodies.
-func (req *settingsRequest) settings() (disburse.Settings, error) {
-	in := disburse.Settings{ReferralsEnabled: req.ReferralsEnabled, ReversalPeriodDays: req.ReversalPeriodDays, ReversalPeriodSeconds: req.ReversalPeriodSeconds}
+func (req *settingsRequest) settings() (organisations.Settings, error) {
+	in := organisations.Settings{ReferralsEnabled: req.ReferralsEnabled, ReversalPeriodDays: req.ReversalPeriodDays, ReversalPeriodSeconds: req.ReversalPeriodSeconds}
+	if req.APIVersion != "" {
+		in.APIVersion = &req.APIVersion
+	}
 	const field = disburse.Field("ApprovalThreshold")
 	switch t, wrong := req.WrongTypes[field]; {
 	case wrong && t.Null:
-		in.ApprovalThreshold = &disburse.ThresholdSetting{Off: true}
+		in.ApprovalThreshold = &organisations.ThresholdSetting{Off: true}
 		delete(req.WrongTypes, field)
 	case !wrong && req.ApprovalThreshold != "":
-		in.ApprovalThreshold = &disburse.ThresholdSetting{Amount: req.ApprovalThreshold}
+		in.ApprovalThreshold = &organisations.ThresholdSetting{Amount: req.ApprovalThreshold}
 	}
 	return in, wrongTypesError(req, req.WrongTypes)
 }

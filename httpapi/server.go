@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/internal/ratelimit"
 	"github.com/disburse/disburse/internal/reqroute"
@@ -45,6 +46,13 @@ type Config struct {
 	// its Idempotency-Key (its claim renewed while it runs); 0 means
 	// idempotency.DefaultLease.
 	IdempotencyLease time.Duration
+	// AuthStore keeps the API keys and access tokens, on the database of
+	// the service's store (sqlstore.Store.Auth). Required: every
+	// organisation route authenticates through it, so New panics without it.
+	AuthStore auth.Store
+	// TokenTTL is how long an access token lives; 0 means
+	// auth.DefaultTokenTTL.
+	TokenTTL time.Duration
 	// IdempotencyStore keeps the Idempotency-Keys, on the database of the
 	// service's store (sqlstore.Store.Idempotency). Required: every POST
 	// but getToken takes a key, so New panics without it.
@@ -74,6 +82,7 @@ type Config struct {
 type server struct {
 	svc       *disburse.Service
 	operators *operators.Service
+	auth      *auth.Service
 	maxBody   int64
 	log       *slog.Logger
 	spoolDir  string
@@ -93,9 +102,16 @@ func New(svc *disburse.Service, cfg Config) http.Handler {
 	if cfg.IdempotencyStore == nil {
 		panic("httpapi: Config.IdempotencyStore is nil")
 	}
+	if cfg.AuthStore == nil {
+		panic("httpapi: Config.AuthStore is nil")
+	}
 	s := &server{svc: svc, operators: operators.New(cfg.OperatorStore, cfg.AdminToken).WithClock(svc.Clock), maxBody: cfg.MaxBodyBytes, log: cfg.Log, spoolDir: cfg.SpoolDir,
 		idempotencyLease: cfg.IdempotencyLease, keys: idempotency.New(svc, cfg.IdempotencyStore),
 		limits: newLimiters(cfg.RateLimits, cfg.Addresses), metrics: cfg.Metrics, hooks: cfg.Webhooks}
+	s.auth = auth.New(cfg.AuthStore, svc)
+	if cfg.TokenTTL > 0 {
+		s.auth.TokenTTL = cfg.TokenTTL
+	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
 	}
@@ -111,6 +127,7 @@ func New(svc *disburse.Service, cfg Config) http.Handler {
 	api := chain(s.problemsForUnrouted(s.mux),
 		s.noteRoute,     // first, so that a request refused by what follows has its route
 		s.recoverPanics, // inside the log, outside everything that might panic
+		s.withVersion,   // before anything is read: an unknown version changes nothing
 		s.rateLimit,     // before the body is read or the database asked
 		s.limitBody,
 	)
@@ -211,6 +228,12 @@ func (s *server) routes() []route {
 		{"GET", "/approvals/{id}", viewer, s.org(s.getApproval)},
 		{"POST", "/approvals/{id}/approve", approver, s.org(s.orgIdempotent(replayKept, (*server).approve))},
 		{"POST", "/approvals/{id}/reject", approver, s.org(s.orgIdempotent(replayKept, (*server).reject))},
+
+		// A sandbox organisation's own calls (sandbox.go, docs/sandbox.md):
+		// a live organisation's token finds none of them.
+		{"POST", "/sandbox/members", maker, s.org(s.orgIdempotent(replayKept, (*server).registerSandboxMember))},
+		{"POST", "/sandbox/batches/{id}/expire", maker, s.org(s.orgIdempotent(replayKept, (*server).expireSandboxBatch))},
+		{"POST", "/sandbox/deposits", orgAdmin, s.org(s.orgIdempotent(replayKept, (*server).sandboxDeposit))},
 
 		{"POST", "/admin/organisations", operator, s.admin(s.adminIdempotent((*server).createOrganisation))},
 		{"GET", "/admin/organisations", operator, s.admin(s.listOrganisations)},

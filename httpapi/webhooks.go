@@ -17,10 +17,13 @@ type webhookRequest struct {
 	URL     string   `json:"url"`
 	Events  []string `json:"events"`
 	Enabled *bool    `json:"enabled"`
+	// APIVersion is the version of the endpoint's bodies, set at its
+	// creation (docs/versioning.md); a PUT ignores it.
+	APIVersion string `json:"apiVersion"`
 }
 
 func (req webhookRequest) input() webhooks.Input {
-	return webhooks.Input{URL: req.URL, Events: req.Events, Enabled: req.Enabled}
+	return webhooks.Input{URL: req.URL, Events: req.Events, Enabled: req.Enabled, APIVersion: req.APIVersion}
 }
 
 type webhookJSON struct {
@@ -29,6 +32,7 @@ type webhookJSON struct {
 	URL            string               `json:"url"`
 	Events         []disburse.EventType `json:"events"`
 	Enabled        bool                 `json:"enabled"`
+	APIVersion     string               `json:"apiVersion,omitempty"` // as organisationJSON's
 	DisabledReason string               `json:"disabledReason,omitempty"`
 	Secret         string               `json:"secret,omitempty"`
 	FailingSince   dateTime             `json:"failingSince,omitzero"`
@@ -89,7 +93,11 @@ func (s *server) createWebhook(w http.ResponseWriter, r *http.Request, orgID str
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	e, err := s.hooks.Create(r.Context(), orgID, req.input())
+	in := req.input()
+	if in.APIVersion == "" {
+		in.APIVersion = organisationDefault(r)
+	}
+	e, err := s.hooks.Create(r.Context(), orgID, in)
 	if err != nil {
 		return err
 	}
@@ -110,7 +118,9 @@ func (s *server) getWebhook(w http.ResponseWriter, r *http.Request, orgID string
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, toWebhook(e))
+	j := toWebhook(e)
+	j.APIVersion = withAPIVersion(r, e.APIVersion)
+	return writeJSON(w, http.StatusOK, j)
 }
 
 func (s *server) updateWebhook(w http.ResponseWriter, r *http.Request, orgID string) error {
@@ -195,11 +205,11 @@ type eventJSON struct {
 }
 
 // BatchEvent is the body of a batch's event.
-func (WebhookRenderer) BatchEvent(t disburse.EventType, at time.Time, b disburse.Batch) ([]byte, error) {
-	return json.Marshal(eventJSON{Type: t, Timestamp: dateTime(at), Data: toBatch(b)})
+func (WebhookRenderer) BatchEvent(version string, t disburse.EventType, at time.Time, b disburse.Batch) ([]byte, error) {
+	return inVersion(version)(json.Marshal(eventJSON{Type: t, Timestamp: dateTime(at), Data: toBatch(b)}))
 }
 
 // PaymentEvent is the body of a payment's event.
-func (WebhookRenderer) PaymentEvent(t disburse.EventType, at time.Time, p disburse.Payment) ([]byte, error) {
-	return json.Marshal(eventJSON{Type: t, Timestamp: dateTime(at), Data: toPayment(p)})
+func (WebhookRenderer) PaymentEvent(version string, t disburse.EventType, at time.Time, p disburse.Payment) ([]byte, error) {
+	return inVersion(version)(json.Marshal(eventJSON{Type: t, Timestamp: dateTime(at), Data: toPayment(p)}))
 }

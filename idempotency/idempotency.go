@@ -113,14 +113,17 @@ type Written struct {
 	// msisdn was a member already (MemberExisted), the one read back.
 	Member        *disburse.Member
 	MemberExisted bool
-	// APIKey is the key issued, with its Secret in clear: the answer,
-	// which is sealed, is the one place it is kept.
-	APIKey *disburse.APIKey
 	// Approval is the approval requested or decided, the last written.
 	Approval *disburse.Approval
+	// SandboxMember is a sandbox's payee registered (docs/sandbox.md): the
+	// one inserted, with how many payments it settled, or the one read
+	// back when it was registered already.
+	SandboxMember *disburse.SandboxRegistration
 	// Feature is what the use case of a package beside the domain wrote
 	// through its own transaction port (Claim.Keep), for that package's
-	// renderers: the webhooks package's endpoint or delivery.
+	// renderers: the webhooks package's endpoint or delivery, package auth's
+	// API key (with its Secret in clear: the answer, which is sealed, is
+	// the one place it is kept).
 	Feature any
 }
 
@@ -524,6 +527,32 @@ func (w *writtenTx) Members(ctx context.Context, msisdns []string) (map[string]d
 	return ms, err
 }
 
+func (w *writtenTx) InsertSandboxMember(ctx context.Context, m disburse.SandboxMember) (bool, error) {
+	created, err := w.Tx.InsertSandboxMember(ctx, m)
+	if err == nil {
+		w.written.SandboxMember = &disburse.SandboxRegistration{Member: m, Created: created}
+	}
+	return created, err
+}
+
+// SandboxMember notes the member read back after an insert found it registered.
+func (w *writtenTx) SandboxMember(ctx context.Context, organisationID, msisdn string) (disburse.SandboxMember, error) {
+	m, err := w.Tx.SandboxMember(ctx, organisationID, msisdn)
+	if err == nil && w.written.SandboxMember != nil {
+		w.written.SandboxMember.Member = m
+	}
+	return m, err
+}
+
+// LockSandboxLegsTo notes how many payments the registration settles.
+func (w *writtenTx) LockSandboxLegsTo(ctx context.Context, organisationID, msisdn string) ([]disburse.Payment, error) {
+	legs, err := w.Tx.LockSandboxLegsTo(ctx, organisationID, msisdn)
+	if err == nil && w.written.SandboxMember != nil {
+		w.written.SandboxMember.Settled = disburse.PaymentsPendingTo(legs, msisdn)
+	}
+	return legs, err
+}
+
 func (w *writtenTx) InsertApproval(ctx context.Context, a disburse.Approval) error {
 	err := w.Tx.InsertApproval(ctx, a)
 	if err == nil {
@@ -536,14 +565,6 @@ func (w *writtenTx) UpdateApproval(ctx context.Context, a disburse.Approval) err
 	err := w.Tx.UpdateApproval(ctx, a)
 	if err == nil {
 		w.written.Approval = &a
-	}
-	return err
-}
-
-func (w *writtenTx) InsertAPIKey(ctx context.Context, k disburse.APIKey) error {
-	err := w.Tx.InsertAPIKey(ctx, k)
-	if err == nil {
-		w.written.APIKey = &k
 	}
 	return err
 }

@@ -2,6 +2,7 @@ package notifications
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/disburse/disburse"
@@ -37,18 +38,23 @@ func (s *Service) Deliver(ctx context.Context, n Notifier, owner string, p Polic
 		return 0, err
 	}
 	bg := context.WithoutCancel(ctx)
-	leases := fanout.NewLeases(p.Lease, s.now, func(ids []string, now, until time.Time) error {
-		err := s.Store.Write(bg, func(tx Tx) error { return tx.ExtendNotificationLeases(bg, owner, ids, now, until) })
+	leases := fanout.NewLeases(p.Lease, s.now, func(ids []string, now, until time.Time) ([]string, error) {
+		var renewed []string
+		err := s.Store.Write(bg, func(tx Tx) (err error) {
+			renewed, err = tx.ExtendNotificationLeases(bg, owner, ids, now, until)
+			return err
+		})
 		if err != nil {
 			s.Log.WarnContext(ctx, "notification leases not renewed", "err", err, "owner", owner)
 		}
-		return err
+		return renewed, err
 	})
 	defer leases.Start()()
 	slots := fanout.NewSlots(p.Concurrency, 0)
+	unwritten := fanout.NewUnwritten(p.Concurrency)
 	turn := fanout.NewPace(p.Rate)
 	return fanout.Dispatch(ctx, slots, poll, func(int, []string) (int, func() (int, error), error) {
-		return s.claim(ctx, n, owner, p, claimRoom{slots, turn, leases})
+		return s.claim(ctx, n, owner, p, claimRoom{slots, unwritten, turn, leases})
 	})
 }
 
@@ -57,11 +63,13 @@ func (s *Service) Deliver(ctx context.Context, n Notifier, owner string, p Polic
 const poll = 200 * time.Millisecond
 
 // claimRoom is what one claim of Deliver works within: the process's
-// slots, the pace of its sends, and the heartbeat of its leases.
+// slots, its bound on sends whose outcome is not yet written, the pace of
+// its sends, and the heartbeat of its leases.
 type claimRoom struct {
-	slots  *fanout.Slots
-	turn   fanout.Pace
-	leases *fanout.Leases
+	slots     *fanout.Slots
+	unwritten fanout.Unwritten
+	turn      fanout.Pace
+	leases    *fanout.Leases
 }
 
 // claim claims up to p.BatchSize notifications and returns how many and
@@ -83,14 +91,17 @@ func (s *Service) claim(ctx context.Context, n Notifier, owner string, p Policy,
 	// Sends and outcomes are not cut short by shutdown, or a message the
 	// gateway got would be counted as failed and sent again.
 	bg := context.WithoutCancel(ctx)
-	mayStart := func(disburse.Notification) bool {
+	mayStart := func(ctx context.Context, _ disburse.Notification) bool {
 		// Shutting down, or the lease is no longer kept: the rest is
 		// handed back at once rather than at lease expiry.
 		if !room.slots.Wait(ctx, "") {
 			return false
 		}
-		if room.turn.Wait(ctx) && hold.MayStart(s.now()) {
-			return true
+		if room.unwritten.Wait(ctx) {
+			if room.turn.Wait(ctx) && hold.MayStart(s.now()) {
+				return true
+			}
+			room.unwritten.Give()
 		}
 		room.slots.Give("")
 		return false
@@ -115,13 +126,16 @@ func (s *Service) claim(ctx context.Context, n Notifier, owner string, p Policy,
 	}
 	record := func(outcomes, unattempted []disburse.Notification) (bool, error) {
 		written := 0
-		err := s.Store.Write(bg, func(tx Tx) error {
-			var err error
-			if written, err = tx.UpdateNotifications(bg, outcomes); err != nil {
-				return err
-			}
-			return tx.ReleaseNotifications(bg, owner, fanout.IDs(unattempted, idOf))
+		err := hold.Write(fanout.IDs(append(slices.Clip(outcomes), unattempted...), idOf), func() error {
+			return s.Store.Write(bg, func(tx Tx) error {
+				var err error
+				if written, err = tx.UpdateNotifications(bg, outcomes); err != nil {
+					return err
+				}
+				return tx.ReleaseNotifications(bg, owner, fanout.IDs(unattempted, idOf))
+			})
 		})
+		room.unwritten.Written(len(outcomes), fanout.Settled(unattempted, err))
 		if err != nil || written == len(outcomes) {
 			return false, err
 		}
@@ -132,7 +146,7 @@ func (s *Service) claim(ctx context.Context, n Notifier, owner string, p Policy,
 	}
 	return len(claimed), func() (int, error) {
 		defer room.leases.Drop(hold)
-		return fanout.Run(claimed, len(claimed), mayStart, attempt, record)
+		return fanout.Run(ctx, claimed, len(claimed), mayStart, attempt, record)
 	}, nil
 }
 

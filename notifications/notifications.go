@@ -45,8 +45,10 @@ type Tx interface {
 	// taken over by another process (or no longer exists).
 	UpdateNotifications(ctx context.Context, ns []disburse.Notification) (int, error)
 	// ExtendNotificationLeases sets to until the lease of the notifications
-	// ids names that owner holds and whose lease has not ended at now.
-	ExtendNotificationLeases(ctx context.Context, owner string, ids []string, now, until time.Time) error
+	// ids names that owner holds and whose lease has not ended at now, and
+	// returns the ids of those it renewed. A row another transaction has
+	// locked is skipped, not waited for.
+	ExtendNotificationLeases(ctx context.Context, owner string, ids []string, now, until time.Time) ([]string, error)
 	// ReleaseNotifications clears the leases owner holds on the
 	// notifications ids names, so another process can take them at once.
 	ReleaseNotifications(ctx context.Context, owner string, ids []string) error

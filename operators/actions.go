@@ -16,6 +16,8 @@ var Actions = []string{
 	"payment.deleted",
 	"batch.submitted",
 	"batch.cancelled",
+	"sandbox.member.registered",
+	"sandbox.batch.expired",
 	"webhook.created",
 	"webhook.changed",
 	"webhook.secretRotated",

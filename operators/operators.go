@@ -16,6 +16,9 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/internal/secrets"
+	"github.com/disburse/disburse/internal/text"
 )
 
 // Store is the port: transactions over the operator tokens and the reads.
@@ -43,7 +46,7 @@ type Tx interface {
 	// Organisation returns the organisation id, as disburse.Tx does.
 	Organisation(ctx context.Context, id string) (disburse.Organisation, error)
 	// APIKeys lists an organisation's keys, newest first.
-	APIKeys(ctx context.Context, organisationID string) ([]disburse.APIKey, error)
+	APIKeys(ctx context.Context, organisationID string) ([]auth.APIKey, error)
 
 	// InsertOperatorToken adds a token; a name a live token holds is
 	// disburse.ErrDuplicate.
@@ -112,19 +115,19 @@ func (s *Service) WithClock(now func() time.Time) *Service {
 
 // Authenticate returns the actor a bearer token names: the bootstrap
 // token, or a live operator token, whose last use it records at most once
-// a minute per process. Anything else is disburse.ErrUnauthorized.
+// a minute per process. Anything else is auth.ErrUnauthorized.
 func (s *Service) Authenticate(ctx context.Context, secret string) (disburse.Actor, error) {
 	if s.bootstrap != "" && sameSecret(secret, s.bootstrap) {
 		return Bootstrap, nil
 	}
 	if !strings.HasPrefix(secret, tokenPrefix) || s.store == nil {
-		return disburse.Actor{}, disburse.ErrUnauthorized
+		return disburse.Actor{}, auth.ErrUnauthorized
 	}
 	t, err := read(ctx, s, func(tx Tx) (Token, error) {
-		return tx.LiveOperatorToken(ctx, "hash", disburse.HashSecret(secret))
+		return tx.LiveOperatorToken(ctx, "hash", secrets.Hash(secret))
 	})
 	if errors.Is(err, disburse.ErrNotFound) {
-		return disburse.Actor{}, disburse.ErrUnauthorized
+		return disburse.Actor{}, auth.ErrUnauthorized
 	}
 	if err != nil {
 		return disburse.Actor{}, err
@@ -169,7 +172,7 @@ func sameSecret(a, b string) bool {
 
 // validName checks a token's name: 1 to 100 characters of text.
 func validName(name string) error {
-	if !disburse.ValidText(name) || strings.TrimSpace(name) != name || name == "" || len([]rune(name)) > 100 || name == Bootstrap.Name {
+	if !text.Valid(name) || strings.TrimSpace(name) != name || name == "" || len([]rune(name)) > 100 || name == Bootstrap.Name {
 		return disburse.Invalid("Name", name, `name is 1 to 100 characters of text, without surrounding spaces, and not "bootstrap"`)
 	}
 	return nil
@@ -181,8 +184,8 @@ func (s *Service) CreateToken(ctx context.Context, actor disburse.Actor, name st
 	if err := validName(name); err != nil {
 		return Token{}, "", err
 	}
-	secret := disburse.NewSecret(tokenPrefix)
-	t := Token{ID: disburse.NewID(), Name: name, Hash: disburse.HashSecret(secret), CreatedAt: s.now()}
+	secret := secrets.New(tokenPrefix)
+	t := Token{ID: disburse.NewID(), Name: name, Hash: secrets.Hash(secret), CreatedAt: s.now()}
 	err := s.store.WriteOperators(ctx, func(tx Tx) error {
 		if err := tx.InsertOperatorToken(ctx, t); err != nil {
 			if errors.Is(err, disburse.ErrDuplicate) {

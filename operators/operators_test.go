@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 )
 
 // TestActionsDocumented: docs/api.md section 7 lists every action, as the
@@ -30,11 +30,11 @@ func TestBootstrapToken(t *testing.T) {
 		t.Errorf("the bootstrap token: %+v, %v", a, err)
 	}
 	for _, token := range []string{"", "adm_bootstrap-token-of-test", "dop_x"} {
-		if _, err := s.Authenticate(t.Context(), token); err != disburse.ErrUnauthorized {
+		if _, err := s.Authenticate(t.Context(), token); err != auth.ErrUnauthorized {
 			t.Errorf("%q: %v, want unauthorized", token, err)
 		}
 	}
-	if _, err := New(nil, "").Authenticate(t.Context(), ""); err != disburse.ErrUnauthorized {
+	if _, err := New(nil, "").Authenticate(t.Context(), ""); err != auth.ErrUnauthorized {
 		t.Errorf("no bootstrap token configured, an empty bearer: %v", err)
 	}
 }

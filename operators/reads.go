@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/internal/text"
 	"github.com/disburse/disburse/internal/txvalue"
 )
 
@@ -70,7 +72,7 @@ func (s *Service) Audit(ctx context.Context, organisationID, action string, q Pa
 	if organisationID != "" && !disburse.ValidID(organisationID) {
 		v.Add(-1, "OrganisationId", organisationID, "organisationId must be an organisation's id")
 	}
-	if !disburse.ValidText(action) || len(action) > 100 {
+	if !text.Valid(action) || len(action) > 100 {
 		v.Add(-1, "Action", action, "action must be text of at most 100 characters")
 	}
 	if err := v.Err(); err != nil {
@@ -95,11 +97,11 @@ func (s *Service) Organisations(ctx context.Context, q PageQuery) (Page[disburse
 
 // APIKeys lists an organisation's API keys, newest first, without their
 // secrets (which are not kept) or hashes.
-func (s *Service) APIKeys(ctx context.Context, organisationID string) ([]disburse.APIKey, error) {
+func (s *Service) APIKeys(ctx context.Context, organisationID string) ([]auth.APIKey, error) {
 	if !disburse.ValidID(organisationID) {
 		return nil, disburse.NotFound("organisation")
 	}
-	keys, err := read(ctx, s, func(tx Tx) ([]disburse.APIKey, error) {
+	keys, err := read(ctx, s, func(tx Tx) ([]auth.APIKey, error) {
 		if _, err := tx.Organisation(ctx, organisationID); err != nil {
 			return nil, disburse.OrNotFound(err, "organisation")
 		}

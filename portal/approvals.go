@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/approvals"
+	"github.com/disburse/disburse/organisations"
 )
 
 // Four-eyes approval in the portal (docs/portal.md, "Approvals"): the
@@ -32,7 +34,7 @@ func (p *portal) confirmPage(w http.ResponseWriter, r *http.Request, action stri
 	if err != nil {
 		return err
 	}
-	pv, err := p.svc.Preview(r.Context(), org, r.PathValue("id"))
+	pv, err := p.office.Preview(r.Context(), org, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -47,7 +49,7 @@ func (p *portal) confirmPage(w http.ResponseWriter, r *http.Request, action stri
 		return p.batchPage(w, r, http.StatusConflict, page{Errors: []string{why}})
 	}
 	verb := map[string]string{"submit": "Submit", "cancel": "Cancel"}[action]
-	o, _, err := p.svc.Organisation(r.Context(), org)
+	o, _, err := organisations.Get(r.Context(), p.svc, org)
 	if err != nil {
 		return err
 	}
@@ -66,14 +68,14 @@ func (p *portal) approvals(w http.ResponseWriter, r *http.Request) error {
 	if _, set := r.URL.Query()["status"]; !set {
 		status = string(disburse.ApprovalPending)
 	}
-	list, err := p.svc.Approvals(r.Context(), org, disburse.ApprovalQuery{Status: status, Take: "100"})
+	list, err := approvals.List(r.Context(), p.svc.Store, org, approvals.Query{Status: status, Take: "100"})
 	if disburse.ErrorCode(err) == disburse.CodeInvalid {
 		return notFound
 	}
 	if err != nil {
 		return err
 	}
-	batches, err := p.svc.ApprovalBatches(r.Context(), org, list)
+	batches, err := approvals.Batches(r.Context(), p.svc.Store, org, list)
 	if err != nil {
 		return err
 	}
@@ -97,11 +99,11 @@ func (p *portal) approvalPage(w http.ResponseWriter, r *http.Request, status int
 	if err != nil {
 		return err
 	}
-	a, err := p.svc.Approval(r.Context(), org, r.PathValue("id"))
+	a, err := approvals.Get(r.Context(), p.svc.Store, org, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	pv, err := p.svc.Preview(r.Context(), org, a.BatchID)
+	pv, err := p.office.Preview(r.Context(), org, a.BatchID)
 	if err != nil {
 		return err
 	}
@@ -181,7 +183,7 @@ func (p *portal) updateApprovalThreshold(w http.ResponseWriter, r *http.Request)
 		return err
 	}
 	form := formValues(r, "approvalThreshold")
-	_, _, err = p.svc.UpdateSettingsBy(r.Context(), actor(r), id, disburse.Settings{ApprovalThreshold: thresholdSetting(r)})
+	_, _, err = organisations.UpdateSettingsBy(r.Context(), p.svc, actor(r), id, organisations.Settings{ApprovalThreshold: thresholdSetting(r)})
 	if field, _, ok := fieldErrors(err); ok {
 		return p.organisationPage(w, r, http.StatusBadRequest, page{Form: form, Field: field})
 	}
@@ -197,10 +199,10 @@ func (p *portal) updateApprovalThreshold(w http.ResponseWriter, r *http.Request)
 
 // thresholdSetting is a form's approval threshold: empty turns approval
 // off; a form without the field leaves the threshold as it is.
-func thresholdSetting(r *http.Request) *disburse.ThresholdSetting {
+func thresholdSetting(r *http.Request) *organisations.ThresholdSetting {
 	if !r.PostForm.Has("approvalThreshold") {
 		return nil
 	}
 	text := strings.TrimSpace(r.PostForm.Get("approvalThreshold"))
-	return &disburse.ThresholdSetting{Off: text == "", Amount: disburse.Number(text)}
+	return &organisations.ThresholdSetting{Off: text == "", Amount: disburse.Number(text)}
 }

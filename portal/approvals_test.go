@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
 )
 
 // TestApprovalsInThePortal: an organisation's user sets the approval
@@ -23,7 +24,7 @@ func TestApprovalsInThePortal(t *testing.T) {
 			expect(t, http.StatusBadRequest, `id="threshold-error"`, "approvalThreshold must be an amount")
 		maker.post(orgPage+"/approvalThreshold", url.Values{"approvalThreshold": {"100"}}).
 			expect(t, http.StatusOK, "a submit of 100 or more waits for another user&#39;s approval", `value="100.00"`)
-		if org, _, _ := w.svc.Organisation(ctx, w.org.ID); org.ApprovalThreshold == nil || *org.ApprovalThreshold != 100_00 {
+		if org, _, _ := organisations.Get(ctx, w.svc, w.org.ID); org.ApprovalThreshold == nil || *org.ApprovalThreshold != 100_00 {
 			t.Fatalf("threshold %v, want 100.00", org.ApprovalThreshold)
 		}
 
@@ -94,8 +95,8 @@ func TestApprovalRejectShortfallAndCancel(t *testing.T) {
 	eachStore(t, func(t *testing.T, open opener) {
 		w := newWorld(t, open)
 		ctx := t.Context()
-		zero := &disburse.ThresholdSetting{Amount: "0"}
-		if _, _, err := w.svc.UpdateSettings(ctx, w.org.ID, disburse.Settings{ApprovalThreshold: zero}); err != nil {
+		zero := &organisations.ThresholdSetting{Amount: "0"}
+		if _, _, err := organisations.UpdateSettings(ctx, w.svc, w.org.ID, organisations.Settings{ApprovalThreshold: zero}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := w.svc.Deposit(ctx, w.orgAccount.ID, "10", "float"); err != nil {
@@ -131,7 +132,7 @@ func TestApprovalRejectShortfallAndCancel(t *testing.T) {
 // float reads Acme's default payout account's balance.
 func (w *world) float(t *testing.T) string {
 	t.Helper()
-	accounts, err := w.svc.Accounts(t.Context(), w.org.ID)
+	accounts, err := organisations.Accounts(t.Context(), w.svc, w.org.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

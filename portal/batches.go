@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -83,7 +84,7 @@ func (p *portal) batchPage(w http.ResponseWriter, r *http.Request, status int, p
 	if err != nil {
 		return err
 	}
-	org, _, err := p.svc.Organisation(r.Context(), b.OrganisationID)
+	org, _, err := organisations.Get(r.Context(), p.svc, b.OrganisationID)
 	if err != nil {
 		return err
 	}

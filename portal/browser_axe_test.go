@@ -307,7 +307,7 @@ func seedAudit(t *testing.T, w *world) (uploadID, draftID string) {
 		disburse.PaymentInput{Msisdn: "447911123456", Amount: "75.50", Firstname: "Baraka"})
 	_, err = w.svc.Submit(ctx, w.org.ID, paid.ID)
 	must(err)
-	_, _, err = w.svc.CreateAPIKey(ctx, w.org.ID)
+	_, _, err = w.keys.CreateAPIKey(ctx, w.org.ID)
 	must(err)
 
 	draft, err := w.svc.CreateBatch(ctx, w.org.ID, disburse.BatchInput{Name: "December draft"})

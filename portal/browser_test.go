@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/disburse/disburse/internal/testenv"
+	"github.com/disburse/disburse/organisations"
 )
 
 // chromium starts Debian's chromium for one test, headless and cut off
@@ -222,7 +223,7 @@ func TestBrowser(t *testing.T) {
 			chromedp.Click(chromedp.CSS(`#save-settings`)),
 			chromedp.WaitVisible(chromedp.CSS(`p.message`)),
 		)
-		org, _, err := w.svc.Organisation(t.Context(), w.org.ID)
+		org, _, err := organisations.Get(t.Context(), w.svc, w.org.ID)
 		if err != nil || org.ReversalPeriod != 14*24*time.Hour || !org.ReferralsEnabled {
 			t.Fatalf("the settings form did not save: %v, referrals %v, %v", org.ReversalPeriod, org.ReferralsEnabled, err)
 		}

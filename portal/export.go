@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/export"
 	"github.com/disburse/disburse/internal/csvpayments"
 )
 
@@ -18,7 +19,7 @@ func (p *portal) exportPayments(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	err = csvpayments.ServeResults(w, r, "payments-"+b.ID+".csv", func(visit func([]disburse.Payment) error) error {
-		return p.svc.ExportPayments(r.Context(), b.OrganisationID, b.ID, visit)
+		return export.Payments(r.Context(), p.svc, b.OrganisationID, b.ID, visit)
 	})
 	if errors.Is(err, csvpayments.ErrCutShort) {
 		p.log.Error("portal: export cut short", "route", r.Pattern, "err", err)

@@ -50,7 +50,7 @@ func TestBatchPageLinksToResults(t *testing.T) {
 		}
 
 		// The API's file for the same batch, byte for byte.
-		_, key, err := w.svc.CreateAPIKey(ctx, w.org.ID)
+		_, key, err := w.keys.CreateAPIKey(ctx, w.org.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/operators"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/portal/backoffice"
 	"github.com/disburse/disburse/postgres/pgtest"
@@ -62,6 +64,7 @@ type world struct {
 	store            *sqlstore.Store
 	svc              *disburse.Service
 	office           *backoffice.Service
+	keys             *auth.Service      // the organisations' API keys
 	ops              *operators.Service // reads the audit log
 	clock            *clock
 	org, other       disburse.Organisation
@@ -93,18 +96,18 @@ func newWorld(t *testing.T, open opener) *world {
 	c := &clock{now: time.Now().UTC()}
 	svc.Clock, office.Clock = c.Now, c.Now
 	office.PasswordCost = testPasswordCost
-	w := &world{store: store, svc: svc, office: office, clock: c, ops: operators.New(store, "")}
+	w := &world{store: store, svc: svc, office: office, keys: auth.New(store.Auth(), svc), clock: c, ops: operators.New(store, "")}
 	var accounts []disburse.Account
 	var err error
-	if w.org, accounts, err = svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Acme Payouts"}); err != nil {
+	if w.org, accounts, err = organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Acme Payouts"}); err != nil {
 		t.Fatal(err)
 	}
 	w.orgAccount = accounts[0]
-	if w.other, _, err = svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Other Org"}); err != nil {
+	if w.other, _, err = organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Other Org"}); err != nil {
 		t.Fatal(err)
 	}
-	mk := func(email string, role backoffice.Role, org string, roles ...disburse.Role) string {
-		_, pw, err := office.CreateUser(ctx, backoffice.NewUser{Email: email, Role: role, OrganisationID: org, Roles: disburse.RolesOf(roles...)})
+	mk := func(email string, role backoffice.Role, org string, roles ...auth.Role) string {
+		_, pw, err := office.CreateUser(ctx, backoffice.NewUser{Email: email, Role: role, OrganisationID: org, Roles: auth.RolesOf(roles...)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,9 +116,9 @@ func newWorld(t *testing.T, open opener) *world {
 	w.operatorPassword = mk(operatorEmail, backoffice.RoleOperator, "")
 	w.userPassword = mk(userEmail, backoffice.RoleOrganisation, w.org.ID)
 	w.otherPassword = mk(otherEmail, backoffice.RoleOrganisation, w.other.ID)
-	w.checkerPassword = mk(checkerEmail, backoffice.RoleOrganisation, w.org.ID, disburse.RoleApprover, disburse.RoleMaker)
-	w.srv = httptest.NewServer(httpapi.New(svc, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), OperatorStore: store,
-		Portal: portal.New(svc, office, portal.Config{Operators: w.ops})}))
+	w.checkerPassword = mk(checkerEmail, backoffice.RoleOrganisation, w.org.ID, auth.RoleApprover, auth.RoleMaker)
+	w.srv = httptest.NewServer(httpapi.New(svc, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), AuthStore: store.Auth(), OperatorStore: store,
+		Portal: portal.New(svc, office, portal.Config{AuthStore: store.Auth(), Operators: w.ops})}))
 	t.Cleanup(w.srv.Close)
 	return w
 }

@@ -61,7 +61,7 @@ func TestLargeBatch(t *testing.T) {
 		timeOpen("10", small)
 		timeOpen("1,000,000", big)
 		// The submit's confirmation counts the payees who are members now
-		// in one statement over the whole batch (Tx.DraftLegs).
+		// in one statement over the whole batch (backoffice.Tx.DraftLegs).
 		start := time.Now()
 		b.get("/portal/batches/"+big+"/submit").expect(t, http.StatusOK, `id="held-count">1,000,000<`)
 		t.Logf("the submit's confirmation of 1,000,000 payments: %v", time.Since(start))

@@ -34,8 +34,8 @@ func TestPortalRequestsLoggedAndCounted(t *testing.T) {
 	log := slog.New(slog.NewJSONHandler(&logged, nil))
 	reg := prometheus.NewRegistry()
 	metrics := httpapi.NewMetrics(reg)
-	srv := httptest.NewServer(httpapi.New(svc, httpapi.Config{IdempotencyStore: store.Idempotency(), Log: log, Metrics: metrics,
-		Portal: portal.New(svc, office, portal.Config{Log: log, RateLimited: metrics.RateLimited,
+	srv := httptest.NewServer(httpapi.New(svc, httpapi.Config{IdempotencyStore: store.Idempotency(), AuthStore: store.Auth(), Log: log, Metrics: metrics,
+		Portal: portal.New(svc, office, portal.Config{Log: log, AuthStore: store.Auth(), RateLimited: metrics.RateLimited,
 			SignInLimits: portal.Limits{PerEmail: rate.Every(time.Hour), EmailBurst: 1, PerClient: rate.Every(time.Hour), ClientBurst: 10}})}))
 	defer srv.Close()
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
 )
 
 // TestOperatorPages walks the operator's other pages: accounts, keys,
@@ -41,7 +42,7 @@ func TestOperatorPages(t *testing.T) {
 		all.expect(t, http.StatusOK, "Acme November", "Other draft")
 		// A list of several organisations' batches shows each amount in its
 		// organisation's currency.
-		ugx, _, err := w.svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Kampala Payouts", Currency: "UGX"})
+		ugx, _, err := organisations.Create(ctx, w.svc, organisations.NewOrganisation{Name: "Kampala Payouts", Currency: "UGX"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +80,7 @@ func TestOperatorPages(t *testing.T) {
 		if strings.Contains(log.body, "member.registered</td>") {
 			t.Error("an organisation user sees the log of members, which belongs to no organisation")
 		}
-		u.get(orgPath).expect(t, http.StatusOK, "the operator sets it")
+		u.get(orgPath).expect(t, http.StatusOK, "the operator sets it", `default API version <code id="api-version">2026-11-01</code>`)
 		if strings.Contains(u.get(orgPath).body, `id="settings"`) {
 			t.Error("an organisation user gets the settings form")
 		}

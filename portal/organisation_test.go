@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/lists"
 )
 
 // upload posts csv as the file of the batch's upload form.
@@ -91,7 +92,7 @@ func TestOrganisationUserPaysFromCSV(t *testing.T) {
 		// The same external id again: the domain's check against the stored payments.
 		b.upload(id, "msisdn,amount,externalId\n254712345678,1,ext-1\n").expect(t, http.StatusBadRequest, "<td>2</td><td>externalId</td>")
 
-		payments, _ := w.svc.BatchPayments(t.Context(), w.org.ID, id, disburse.ListQuery{})
+		payments, _ := lists.Payments(t.Context(), w.svc, w.org.ID, id, disburse.ListQuery{})
 		b.post("/portal/payments/"+payments[2].ID+"/delete", nil).expect(t, http.StatusOK, "Payment to 254722000111 deleted")
 
 		b.post("/portal/batches/"+id+"/submit", nil).expect(t, http.StatusUnprocessableEntity, "The batch needs KES 225.50, the account has KES 0.00, so KES 225.50 more")

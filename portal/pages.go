@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/operators"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -56,7 +58,7 @@ func (p *portal) organisationsPage(w http.ResponseWriter, r *http.Request, statu
 
 func (p *portal) createOrganisation(w http.ResponseWriter, r *http.Request) error {
 	form := formValues(r, "name", "currency", "reversalPeriodDays")
-	in := disburse.NewOrganisation{Name: form["name"], Currency: form["currency"], ReferralsEnabled: r.PostFormValue("referralsEnabled") == "on"}
+	in := organisations.NewOrganisation{Name: form["name"], Currency: form["currency"], ReferralsEnabled: r.PostFormValue("referralsEnabled") == "on"}
 	var field map[string]string
 	if form["reversalPeriodDays"] != "" {
 		n, err := strconv.ParseInt(form["reversalPeriodDays"], 10, 64)
@@ -66,7 +68,7 @@ func (p *portal) createOrganisation(w http.ResponseWriter, r *http.Request) erro
 		in.ReversalPeriodDays = &n
 	}
 	if field == nil {
-		org, _, err := p.svc.CreateOrganisationBy(r.Context(), actor(r), in)
+		org, _, err := organisations.CreateBy(r.Context(), p.svc, actor(r), in)
 		if err == nil {
 			http.Redirect(w, r, "/portal/organisations/"+org.ID, http.StatusSeeOther)
 			return nil
@@ -99,17 +101,17 @@ func (p *portal) organisationPage(w http.ResponseWriter, r *http.Request, status
 	if err != nil {
 		return err
 	}
-	org, accounts, err := p.svc.Organisation(r.Context(), id)
+	org, accounts, err := organisations.Get(r.Context(), p.svc, id)
 	if err != nil {
 		return err
 	}
-	var keys []disburse.APIKey
-	if user(r).Permits(disburse.RoleAdmin) { // the keys are the admin's to see
+	var keys []auth.APIKey
+	if user(r).Permits(auth.RoleAdmin) { // the keys are the admin's to see
 		if keys, err = p.office.APIKeys(r.Context(), id); err != nil {
 			return err
 		}
 	}
-	pg.Title, pg.Organisation, pg.Accounts, pg.Keys, pg.AllRoles = org.Name, org, accounts, keys, disburse.AllRoles()
+	pg.Title, pg.Organisation, pg.Accounts, pg.Keys, pg.AllRoles = org.Name, org, accounts, keys, auth.AllRoles()
 	p.render(w, r, status, "organisation", pg)
 	return nil
 }
@@ -122,8 +124,9 @@ func (p *portal) updateSettings(w http.ResponseWriter, r *http.Request) error {
 		return p.organisationPage(w, r, http.StatusBadRequest, page{Form: form,
 			Field: map[string]string{"ReversalPeriodDays": "the reversal period is a whole number of days, from 1 to 3650"}})
 	}
-	_, _, err := p.svc.UpdateSettingsBy(r.Context(), actor(r), r.PathValue("id"), disburse.Settings{ReferralsEnabled: &referrals,
+	_, _, err := organisations.UpdateSettingsBy(r.Context(), p.svc, actor(r), r.PathValue("id"), organisations.Settings{ReferralsEnabled: &referrals,
 		ReversalPeriodDays: &days, ApprovalThreshold: thresholdSetting(r)})
+
 	if field, _, ok := fieldErrors(err); ok {
 		return p.organisationPage(w, r, http.StatusBadRequest, page{Form: form, Field: field})
 	}
@@ -134,7 +137,7 @@ func (p *portal) updateSettings(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (p *portal) createAccount(w http.ResponseWriter, r *http.Request) error {
-	_, err := p.svc.CreateAccountBy(r.Context(), actor(r), r.PathValue("id"), r.PostFormValue("name"))
+	_, err := organisations.CreateAccountBy(r.Context(), p.svc, actor(r), r.PathValue("id"), r.PostFormValue("name"))
 	if field, _, ok := fieldErrors(err); ok {
 		return p.organisationPage(w, r, http.StatusBadRequest, page{Field: field})
 	}
@@ -170,7 +173,7 @@ func (p *portal) createKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	key, secret, err := p.svc.CreateAPIKeyBy(r.Context(), actor(r), id, disburse.Role(r.PostFormValue("role")))
+	key, secret, err := p.auth.CreateAPIKeyBy(r.Context(), actor(r), id, auth.Role(r.PostFormValue("role")))
 	if field, _, ok := fieldErrors(err); ok {
 		return p.organisationPage(w, r, http.StatusBadRequest, page{Field: field})
 	}
@@ -185,7 +188,7 @@ func (p *portal) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := p.svc.RevokeAPIKeyBy(r.Context(), actor(r), k.ID); err != nil {
+	if err := p.auth.RevokeAPIKeyBy(r.Context(), actor(r), k.ID); err != nil {
 		return err
 	}
 	r.SetPathValue("id", k.OrganisationID)

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/internal/ratelimit"
 	"github.com/disburse/disburse/internal/reqroute"
 	"github.com/disburse/disburse/operators"
@@ -47,6 +48,9 @@ type Config struct {
 	// sign-in spends before the password is checked; cmd/disburse shares
 	// it with the API's address budget. Nil: no such budget.
 	Addresses *ratelimit.Limiter
+	// AuthStore issues and revokes the organisations' API keys
+	// (sqlstore.Store.Auth). Required: New panics without it.
+	AuthStore auth.Store
 	// Operators reads the audit log for its page (operators.New on the
 	// service's store); nil: that page answers 500.
 	Operators *operators.Service
@@ -62,6 +66,7 @@ const SignInLimit = "portal-signin"
 type portal struct {
 	svc       *disburse.Service
 	office    *backoffice.Service
+	auth      *auth.Service
 	operators *operators.Service
 	log       *slog.Logger
 	pages     map[string]*template.Template
@@ -75,7 +80,10 @@ type portal struct {
 // (httpapi.Config.Portal): svc for the payouts, office for the portal's
 // users, sessions, views and uploads.
 func New(svc *disburse.Service, office *backoffice.Service, cfg Config) http.Handler {
-	p := &portal{svc: svc, office: office, operators: cfg.Operators, log: cfg.Log, pages: parsePages(),
+	if cfg.AuthStore == nil {
+		panic("portal: Config.AuthStore is nil")
+	}
+	p := &portal{svc: svc, office: office, auth: auth.New(cfg.AuthStore, svc), operators: cfg.Operators, log: cfg.Log, pages: parsePages(),
 		limiter: newSignInLimiter(cfg.SignInLimits), addresses: cfg.Addresses, limited: cfg.RateLimited}
 	if p.log == nil {
 		p.log = slog.Default()
@@ -107,10 +115,10 @@ const (
 	// A signed-in user: an organisation user whose roles permit the
 	// named one (holding it, or admin; every role reads), and operators,
 	// whose handlers say what they may do (operators look but do not pay).
-	viewer   = access(disburse.RoleViewer)
-	maker    = access(disburse.RoleMaker)
-	approver = access(disburse.RoleApprover) // approving or rejecting a submit
-	orgAdmin = access(disburse.RoleAdmin)
+	viewer   = access(auth.RoleViewer)
+	maker    = access(auth.RoleMaker)
+	approver = access(auth.RoleApprover) // approving or rejecting a submit
+	orgAdmin = access(auth.RoleAdmin)
 )
 
 // guard puts h behind a's checks: a session, then the operator's or the
@@ -124,7 +132,7 @@ func (p *portal) guard(a access, h http.Handler) http.Handler {
 	case operatorOnly:
 		return p.signedIn(p.operator(h))
 	}
-	role, ok := disburse.ParseRole(string(a))
+	role, ok := auth.ParseRole(string(a))
 	if !ok {
 		panic("portal: a route's access is " + strconv.Quote(string(a)) + ": public, operator or a role")
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/operators"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -116,7 +117,7 @@ func TestCrossSiteRequestRefused(t *testing.T) {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Origin", "https://evil.example")
 		b.do(req).expect(t, http.StatusForbidden)
-		org, _, _ := w.svc.Organisation(t.Context(), w.org.ID)
+		org, _, _ := organisations.Get(t.Context(), w.svc, w.org.ID)
 		if org.ReversalPeriod != disburse.DefaultReversalPeriod {
 			t.Errorf("a refused cross-site request changed the reversal period to %v", org.ReversalPeriod)
 		}
@@ -150,7 +151,7 @@ func TestOperatorSettingsAndAudit(t *testing.T) {
 		b.post(path+"/settings", url.Values{"reversalPeriodDays": {"0"}}).expect(t, http.StatusBadRequest, "reversal period must be positive")
 		b.post(path+"/settings", url.Values{"reversalPeriodDays": {"seven"}}).expect(t, http.StatusBadRequest, "whole number of days")
 		b.post(path+"/settings", url.Values{"reversalPeriodDays": {"7"}, "referralsEnabled": {"on"}}).expect(t, http.StatusOK, "Settings saved", "submitted from now on")
-		org, _, _ := w.svc.Organisation(t.Context(), w.org.ID)
+		org, _, _ := organisations.Get(t.Context(), w.svc, w.org.ID)
 		if org.ReversalPeriod != 7*24*time.Hour || !org.ReferralsEnabled {
 			t.Errorf("settings not saved: %v, referrals %v", org.ReversalPeriod, org.ReferralsEnabled)
 		}

@@ -33,7 +33,7 @@ func TestSecureCookieBehindProxy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := httptest.NewServer(httpapi.Edge(portal.New(w.svc, w.office, portal.Config{}), proxies))
+			srv := httptest.NewServer(httpapi.Edge(portal.New(w.svc, w.office, portal.Config{AuthStore: w.store.Auth()}), proxies))
 			defer srv.Close()
 			form := url.Values{"email": {userEmail}, "password": {w.userPassword}}
 			req, _ := http.NewRequest("POST", srv.URL+"/portal/signin", strings.NewReader(form.Encode()))
@@ -67,8 +67,8 @@ func TestSecureCookieBehindProxy(t *testing.T) {
 func TestSignInSpendsAddressBudget(t *testing.T) {
 	w := newWorld(t, openSQLite)
 	addresses := ratelimit.New(ratelimit.Policy{Name: "address", Quota: 3, Window: time.Minute}, nil)
-	srv := httptest.NewServer(httpapi.New(w.svc, httpapi.Config{IdempotencyStore: w.store.Idempotency(), Addresses: addresses,
-		Portal: portal.New(w.svc, w.office, portal.Config{Addresses: addresses})}))
+	srv := httptest.NewServer(httpapi.New(w.svc, httpapi.Config{IdempotencyStore: w.store.Idempotency(), AuthStore: w.store.Auth(), Addresses: addresses,
+		Portal: portal.New(w.svc, w.office, portal.Config{AuthStore: w.store.Auth(), Addresses: addresses})}))
 	defer srv.Close()
 	b := w.browser(t)
 	b.base, b.origin = srv.URL, srv.URL

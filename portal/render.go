@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/internal/csvpayments"
 	"github.com/disburse/disburse/portal/backoffice"
 )
@@ -32,7 +33,7 @@ type page struct {
 	Organisation  disburse.Organisation
 	Organisations []backoffice.OrganisationSummary
 	Accounts      []disburse.Account
-	Keys          []disburse.APIKey
+	Keys          []auth.APIKey
 	NewKey        string
 	Batch         disburse.Batch
 	Batches       []disburse.Batch
@@ -56,7 +57,7 @@ type page struct {
 	Invitations    []backoffice.Invitation // its invitations
 	Invitation     *backoffice.Invitation  // the one just made, or the one a link names
 	InvitationLink string                  // the link of the one just made, shown once
-	AllRoles       []disburse.Role         // the roles a form offers
+	AllRoles       []auth.Role             // the roles a form offers
 	Now            time.Time               // to tell expired invitations
 	// Currency is each organisation's currency by id, for a list of
 	// several organisations' rows; a page of one organisation's reads
@@ -64,7 +65,7 @@ type page struct {
 	Currency map[string]string
 	// Preview is what a submit or a cancel of Batch would do now, for a
 	// confirmation (Confirm: "submit" or "cancel") and an approval's page.
-	Preview  *disburse.Preview
+	Preview  *backoffice.Preview
 	Confirm  string
 	Approval disburse.Approval
 	// Approvals, with their batches by id, for the list of approvals.
@@ -94,9 +95,9 @@ var funcs = template.FuncMap{
 	// can reports whether the user may use what needs the role named:
 	// the server's own check (backoffice.User.Permits), so that a page
 	// shows only the buttons that work.
-	"can": func(u backoffice.User, need string) bool { return u.Permits(disburse.Role(need)) },
+	"can": func(u backoffice.User, need string) bool { return u.Permits(auth.Role(need)) },
 	// roles lists a set of roles for reading.
-	"roles":     func(rs disburse.Roles) string { return strings.ReplaceAll(rs.String(), ",", ", ") },
+	"roles":     func(rs auth.Roles) string { return strings.ReplaceAll(rs.String(), ",", ", ") },
 	"money":     money,
 	"thousands": thousands,
 	// threshold shows an approval threshold, or "" while approval is off.

@@ -9,19 +9,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
 // roleUsers makes a user of Acme holding each role alone, and returns a
 // browser signed in as each.
-func (w *world) roleUsers(t *testing.T) map[disburse.Role]*browser {
+func (w *world) roleUsers(t *testing.T) map[auth.Role]*browser {
 	t.Helper()
-	out := map[disburse.Role]*browser{}
-	for _, role := range disburse.AllRoles() {
+	out := map[auth.Role]*browser{}
+	for _, role := range auth.AllRoles() {
 		email := string(role) + "@acme.example"
 		_, pw, err := w.office.CreateUser(t.Context(), backoffice.NewUser{Email: email, Role: backoffice.RoleOrganisation,
-			OrganisationID: w.org.ID, Roles: disburse.RolesOf(role)})
+			OrganisationID: w.org.ID, Roles: auth.RolesOf(role)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +49,7 @@ func TestEveryRouteByRole(t *testing.T) {
 			if rt.Public || rt.OperatorOnly || rt.Path == "/portal/signout" {
 				continue
 			}
-			need, ok := disburse.ParseRole(rt.Access)
+			need, ok := auth.ParseRole(rt.Access)
 			if !ok {
 				t.Errorf("%s %s: access %q: the route table names no role for it", rt.Method, rt.Path, rt.Access)
 				continue
@@ -60,10 +61,10 @@ func TestEveryRouteByRole(t *testing.T) {
 				}
 				return b.post(path, url.Values{"name": {"x"}, "roles": {"viewer"}, "email": {"someone@acme.example"}})
 			}
-			for _, role := range disburse.AllRoles() {
+			for _, role := range auth.AllRoles() {
 				res := send(users[role])
 				switch {
-				case !disburse.RolesOf(role).Permits(need):
+				case !auth.RolesOf(role).Permits(need):
 					if res.status != http.StatusForbidden || !strings.Contains(res.body, "Not allowed") {
 						t.Errorf("%s %s as %s: %d, want the 403 page", rt.Method, rt.Path, role, res.status)
 					}
@@ -134,13 +135,13 @@ func TestPagesShowWhatTheRoleMayDo(t *testing.T) {
 			Payments: []disburse.PaymentInput{{Msisdn: "254712345678", Amount: "10"}}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := w.svc.CreateAPIKey(ctx, w.org.ID); err != nil {
+		if _, _, err := w.keys.CreateAPIKey(ctx, w.org.ID); err != nil {
 			t.Fatal(err)
 		}
 		pays := []string{`action="/portal/batches/` + b.ID + `/submit"`, `action="/portal/batches/` + b.ID + `/cancel"`,
 			`action="/portal/batches/` + b.ID + `/upload"`, `/delete"`}
 		for role, user := range w.roleUsers(t) {
-			roles := disburse.RolesOf(role)
+			roles := auth.RolesOf(role)
 			org := user.get("/portal/organisations/" + w.org.ID)
 			org.expect(t, http.StatusOK, "Acme Payouts")
 			batch := user.get("/portal/batches/" + b.ID)
@@ -151,13 +152,13 @@ func TestPagesShowWhatTheRoleMayDo(t *testing.T) {
 				"the Users link":        strings.Contains(org.body, `href="/portal/users"`),
 			}
 			want := map[string]bool{
-				"the create-batch form": roles.Permits(disburse.RoleMaker),
-				"the API keys":          roles.Permits(disburse.RoleAdmin),
-				"the Users link":        roles.Permits(disburse.RoleAdmin),
+				"the create-batch form": roles.Permits(auth.RoleMaker),
+				"the API keys":          roles.Permits(auth.RoleAdmin),
+				"the Users link":        roles.Permits(auth.RoleAdmin),
 			}
 			for _, form := range pays {
 				shows[form] = strings.Contains(batch.body, form)
-				want[form] = roles.Permits(disburse.RoleMaker)
+				want[form] = roles.Permits(auth.RoleMaker)
 			}
 			for what := range want {
 				if shows[what] != want[what] {

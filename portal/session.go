@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/internal/clientaddr"
 	"github.com/disburse/disburse/portal/backoffice"
 )
@@ -28,7 +29,7 @@ func user(r *http.Request) backoffice.User {
 func (p *portal) signedIn(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, _ := r.Cookie(cookieName)
-		u, err := backoffice.User{}, error(disburse.ErrUnauthorized)
+		u, err := backoffice.User{}, error(auth.ErrUnauthorized)
 		if c != nil {
 			u, err = p.office.SessionUser(r.Context(), c.Value)
 		}
@@ -66,10 +67,10 @@ func (p *portal) operator(next http.Handler) http.Handler {
 
 // permits refuses, with 403, a user whose roles do not permit need
 // (backoffice.User.Permits: an operator passes, the handler deciding).
-func (p *portal) permits(need disburse.Role, next http.Handler) http.Handler {
+func (p *portal) permits(need auth.Role, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if u := user(r); !u.Permits(need) {
-			p.handle(func(http.ResponseWriter, *http.Request) error { return disburse.Forbidden(need, u.Roles) }).ServeHTTP(w, r)
+			p.handle(func(http.ResponseWriter, *http.Request) error { return auth.Forbidden(need, u.Roles) }).ServeHTTP(w, r)
 			return
 		}
 		next.ServeHTTP(w, r)

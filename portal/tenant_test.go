@@ -1,13 +1,17 @@
 package portal_test
 
 import (
-	"github.com/google/go-cmp/cmp"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/approvals"
+	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal"
 	"github.com/disburse/disburse/portal/backoffice"
 )
@@ -20,7 +24,7 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 	eachStore(t, func(t *testing.T, open opener) {
 		w := newWorld(t, open)
 		ctx := t.Context()
-		key, _, err := w.svc.CreateAPIKey(ctx, w.org.ID)
+		key, _, err := w.keys.CreateAPIKey(ctx, w.org.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,8 +55,8 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A batch waiting for an approval: its page, and the decisions.
-		zero := &disburse.ThresholdSetting{Amount: "0"}
-		if _, _, err := w.svc.UpdateSettings(ctx, w.org.ID, disburse.Settings{ApprovalThreshold: zero}); err != nil {
+		zero := &organisations.ThresholdSetting{Amount: "0"}
+		if _, _, err := organisations.UpdateSettings(ctx, w.svc, w.org.ID, organisations.Settings{ApprovalThreshold: zero}); err != nil {
 			t.Fatal(err)
 		}
 		held, err := w.svc.CreateBatch(ctx, w.org.ID, disburse.BatchInput{Name: "Acme held batch"})
@@ -75,7 +79,7 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inv, _, err := w.office.Invite(ctx, admin, "new@acme.example", disburse.RolesOf(disburse.RoleViewer))
+		inv, _, err := w.office.Invite(ctx, admin, "new@acme.example", auth.RolesOf(auth.RoleViewer))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,10 +144,10 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 		if err != nil || after.Status != disburse.BatchDraft || after.Summary.PaymentsCount != 1 {
 			t.Errorf("Acme's batch changed: %+v, %v", after.Summary, err)
 		}
-		if a, err := w.svc.Approval(ctx, w.org.ID, sub.Approval.ID); err != nil || a.Status != disburse.ApprovalPending {
+		if a, err := approvals.Get(ctx, w.svc.Store, w.org.ID, sub.Approval.ID); err != nil || a.Status != disburse.ApprovalPending {
 			t.Errorf("Acme's approval changed: %+v, %v", a, err)
 		}
-		if org, _, err := w.svc.Organisation(ctx, w.org.ID); err != nil || org.ApprovalThreshold == nil {
+		if org, _, err := organisations.Get(ctx, w.svc, w.org.ID); err != nil || org.ApprovalThreshold == nil {
 			t.Errorf("Acme's approval threshold changed: %v, %v", org.ApprovalThreshold, err)
 		}
 		keys, _ := w.office.APIKeys(ctx, w.org.ID)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/csvpayments"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -67,7 +68,7 @@ func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	o, _, err := p.svc.Organisation(r.Context(), org)
+	o, _, err := organisations.Get(r.Context(), p.svc, org)
 	if err != nil {
 		return err
 	}

@@ -6,8 +6,9 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/internal/clientaddr"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -27,15 +28,15 @@ func (p *portal) usersPage(w http.ResponseWriter, r *http.Request, status int, p
 	if err != nil {
 		return err
 	}
-	pg.Title, pg.Team, pg.Invitations, pg.AllRoles, pg.Now = "Users", team, invitations, disburse.AllRoles(), p.office.Clock()
+	pg.Title, pg.Team, pg.Invitations, pg.AllRoles, pg.Now = "Users", team, invitations, auth.AllRoles(), p.office.Clock()
 	p.render(w, r, status, "users", pg)
 	return nil
 }
 
 // formRoles reads the form's role boxes.
-func formRoles(r *http.Request) (disburse.Roles, error) {
+func formRoles(r *http.Request) (auth.Roles, error) {
 	_ = r.ParseForm()
-	return disburse.ParseRoles("Roles", strings.Join(r.PostForm["roles"], ","))
+	return auth.ParseRoles("Roles", strings.Join(r.PostForm["roles"], ","))
 }
 
 // invite shows the new invitation's link once, for the admin to send.
@@ -87,7 +88,7 @@ func (p *portal) setRoles(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if u.ID == user(r).ID && !roles.Has(disburse.RoleAdmin) {
+	if u.ID == user(r).ID && !roles.Has(auth.RoleAdmin) {
 		// No longer an admin: this page is not theirs any more.
 		http.Redirect(w, r, Prefix, http.StatusSeeOther)
 		return nil
@@ -125,7 +126,7 @@ func (p *portal) invitationForm(w http.ResponseWriter, r *http.Request, status i
 	if err != nil {
 		return err
 	}
-	org, _, err := p.svc.Organisation(r.Context(), inv.OrganisationID)
+	org, _, err := organisations.Get(r.Context(), p.svc, inv.OrganisationID)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/operators"
 	"github.com/disburse/disburse/portal/backoffice"
 )
@@ -75,7 +76,7 @@ func TestUsersPage(t *testing.T) {
 		ctx := t.Context()
 		var u backoffice.User
 		err := w.store.ReadPortal(ctx, func(tx backoffice.Tx) (err error) { u, err = tx.PortalUserByEmail(ctx, "new@acme.example"); return err })
-		if err != nil || u.Roles != disburse.RolesOf(disburse.RoleMaker, disburse.RoleApprover) || u.OrganisationID != w.org.ID {
+		if err != nil || u.Roles != auth.RolesOf(auth.RoleMaker, auth.RoleApprover) || u.OrganisationID != w.org.ID {
 			t.Fatalf("the user the invitation made: %+v %v", u, err)
 		}
 		guest.createBatch("by the new maker")
@@ -166,7 +167,7 @@ func TestOrganisationKeepsAnAdmin(t *testing.T) {
 		admin.post("/portal/users/"+first.ID+"/roles", url.Values{"roles": {"maker"}}).expect(t, http.StatusUnprocessableEntity, "must keep an admin")
 
 		second, _, err := w.office.CreateUser(ctx, backoffice.NewUser{Email: "second@acme.example", Role: backoffice.RoleOrganisation,
-			OrganisationID: w.org.ID, Roles: disburse.RolesOf(disburse.RoleAdmin)})
+			OrganisationID: w.org.ID, Roles: auth.RolesOf(auth.RoleAdmin)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,11 +195,11 @@ func TestOrganisationKeepsAnAdmin(t *testing.T) {
 		if errs[1] == nil {
 			left = second
 		}
-		if _, err := w.office.SetRoles(ctx, left, left.ID, disburse.RolesOf(disburse.RoleMaker)); disburse.ErrorCode(err) != disburse.CodeInvalidState {
+		if _, err := w.office.SetRoles(ctx, left, left.ID, auth.RolesOf(auth.RoleMaker)); disburse.ErrorCode(err) != disburse.CodeInvalidState {
 			t.Errorf("the last admin stepping down: %v", err)
 		}
 		if _, _, err := w.office.Team(ctx, backoffice.User{Role: backoffice.RoleOrganisation, OrganisationID: w.org.ID,
-			Roles: disburse.RolesOf(disburse.RoleMaker)}); disburse.ErrorCode(err) != disburse.CodeForbidden {
+			Roles: auth.RolesOf(auth.RoleMaker)}); disburse.ErrorCode(err) != disburse.CodeForbidden {
 			t.Errorf("a maker reading the team: %v, want forbidden", err)
 		}
 	})

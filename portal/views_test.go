@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -20,7 +21,7 @@ func TestPaymentPageTransfers(t *testing.T) {
 		w := newWorld(t, open)
 		ctx := t.Context()
 		on, days := true, int64(1)
-		if _, _, err := w.svc.UpdateSettings(ctx, w.org.ID, disburse.Settings{ReferralsEnabled: &on, ReversalPeriodDays: &days}); err != nil {
+		if _, _, err := organisations.UpdateSettings(ctx, w.svc, w.org.ID, organisations.Settings{ReferralsEnabled: &on, ReversalPeriodDays: &days}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := w.svc.Deposit(ctx, w.orgAccount.ID, "100", "float"); err != nil {

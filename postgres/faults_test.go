@@ -10,6 +10,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/testenv"
+	"github.com/disburse/disburse/organisations"
 )
 
 // TestFaults drives submits, registrations and cancels through a proxy
@@ -26,7 +27,7 @@ func TestFaults(t *testing.T) {
 	svc, check := disburse.NewService(faulty), disburse.NewService(steady)
 	svc.PageSize = 500 // many pages, so that a fault lands inside the submit
 
-	org, accounts, err := check.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Faults", ReferralsEnabled: true})
+	org, accounts, err := organisations.Create(ctx, check, organisations.NewOrganisation{Name: "Faults", ReferralsEnabled: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func checkConserved(t *testing.T, svc *disburse.Service, orgID string, deposited
 	if err != nil || !r.OK {
 		t.Fatalf("ledger check: %v %v", err, r.Problems)
 	}
-	accounts, err := svc.Accounts(ctx, orgID)
+	accounts, err := organisations.Accounts(ctx, svc, orgID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/internal/faulttest"
+	"github.com/disburse/disburse/organisations"
 )
 
 // TestInDoubtKeySettlesAtOnce cuts the connection at the COMMIT of a
@@ -31,17 +32,17 @@ func TestInDoubtKeySettlesAtOnce(t *testing.T) {
 	ctx := t.Context()
 	p, _, faulty, steady := openBehindProxy(t)
 	check := disburse.NewService(steady)
-	o := faulttest.NewOrg(t, check)
+	o := faulttest.NewOrg(t, check, steady.Auth())
 	org, token, b := o.Org, o.Token, o.Batch
 
 	srv := httptest.NewServer(httpapi.New(disburse.NewService(faulty),
-		httpapi.Config{Log: slog.New(slog.DiscardHandler), IdempotencyStore: faulty.Idempotency()}))
+		httpapi.Config{Log: slog.New(slog.DiscardHandler), IdempotencyStore: faulty.Idempotency(), AuthStore: faulty.Auth()}))
 	defer srv.Close()
 	var ahead atomic.Int64 // how far the second server's clock runs ahead
 	second := disburse.NewService(steady)
 	second.Clock = func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
 	srv2 := httptest.NewServer(httpapi.New(second,
-		httpapi.Config{Log: slog.New(slog.DiscardHandler), IdempotencyStore: steady.Idempotency()}))
+		httpapi.Config{Log: slog.New(slog.DiscardHandler), IdempotencyStore: steady.Idempotency(), AuthStore: steady.Auth()}))
 	defer srv2.Close()
 	sendTo := func(srv *httptest.Server, path, key, body string) (int, http.Header, map[string]any) {
 		t.Helper()
@@ -75,7 +76,7 @@ func TestInDoubtKeySettlesAtOnce(t *testing.T) {
 	if status != 200 || header.Get("Idempotent-Replayed") != "true" || got["statusCode"] != "OPEN" {
 		t.Errorf("retry of a submit that committed: %d %v %v, want its replay", status, header, got)
 	}
-	acc, err := check.Accounts(ctx, org.ID)
+	acc, err := organisations.Accounts(ctx, check, org.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

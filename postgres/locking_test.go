@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlstore"
@@ -159,7 +160,7 @@ func TestErrors(t *testing.T) {
 func TestLockedAccountTakesNewBatches(t *testing.T) {
 	ctx := t.Context()
 	svc := disburse.NewService(pgtest.Open(t))
-	org, accounts, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Busy"})
+	org, accounts, err := organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Busy"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,4 +195,111 @@ func TestLockedAccountTakesNewBatches(t *testing.T) {
 	if err := <-held; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestApplyBalancesLocksInIDOrder: ApplyBalances takes its accounts' row
+// locks in ascending id order within a kind (docs/ledger.md, "Lock
+// order"), whatever order the plan of its UPDATE would visit them in.
+// While another transaction holds the higher wallet, it holds the lower
+// one and waits: two transactions that share accounts then wait in line
+// rather than each on the other.
+func TestApplyBalancesLocksInIDOrder(t *testing.T) {
+	ctx := t.Context()
+	url := pgtest.URL(t)
+	s, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	msisdns := []string{"254712345678", "254733123456"}
+	var wallets map[string]string
+	if err := s.Write(ctx, func(tx disburse.Tx) (err error) {
+		wallets, err = tx.EnsureWallets(ctx, "KES", msisdns, now)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	low, high := min(wallets[msisdns[0]], wallets[msisdns[1]]), max(wallets[msisdns[0]], wallets[msisdns[1]])
+	// An update writes the lower account's row anew, after the higher's in
+	// the table: a scan of the table now meets the higher first.
+	if err := s.Write(ctx, func(tx disburse.Tx) error {
+		return tx.ApplyBalances(ctx, disburse.BalanceChanges{low: 5})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !locksBeforeWaiting(t, s, url, high, disburse.BalanceChanges{low: 1, high: 1}, low) {
+		t.Error("ApplyBalances waited for the higher wallet without holding the lower: it locks out of id order")
+	}
+}
+
+// TestApplyBalancesLocksPayoutFirst: payout accounts come before holding
+// accounts in the lock order, whatever their ids, as a submit and a
+// deposit lock theirs first: with an organisation's holding account held
+// elsewhere, ApplyBalances holds the payout account while it waits.
+func TestApplyBalancesLocksPayoutFirst(t *testing.T) {
+	ctx := t.Context()
+	url := pgtest.URL(t)
+	s, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	org, _, err := organisations.Create(ctx, disburse.NewService(s), organisations.NewOrganisation{Name: "Lock Order Ltd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	holding := org.HoldingAccountID
+	// A payout account made after the holding account: its id is higher.
+	payout := disburse.Account{ID: disburse.NewID(), OrganisationID: org.ID, Kind: disburse.AccountPayout,
+		Name: "Second", Currency: org.Currency, Balance: 0, CreatedAt: now}
+	if holding == "" || payout.ID < holding {
+		t.Fatalf("holding account %q, new payout account %s: want the holding's id lower", holding, payout.ID)
+	}
+	if err := s.Write(ctx, func(tx disburse.Tx) error { return tx.InsertAccount(ctx, payout) }); err != nil {
+		t.Fatal(err)
+	}
+	if !locksBeforeWaiting(t, s, url, holding, disburse.BalanceChanges{holding: 1, payout.ID: 1}, payout.ID) {
+		t.Error("ApplyBalances waited for the holding account without holding the payout account")
+	}
+}
+
+// locksBeforeWaiting holds account held in one transaction, runs
+// ApplyBalances(changes) in another, which waits for it, and reports
+// whether that one holds account probe meanwhile.
+func locksBeforeWaiting(t *testing.T, s *sqlstore.Store, url, held string, changes disburse.BalanceChanges, probe string) bool {
+	t.Helper()
+	ctx := t.Context()
+	locked, release := make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	var holder, applier error
+	wg.Go(func() {
+		holder = s.Write(ctx, func(tx disburse.Tx) error {
+			if _, err := tx.LockAccount(ctx, held); err != nil {
+				return err
+			}
+			close(locked)
+			<-release
+			return nil
+		})
+	})
+	<-locked
+	wg.Go(func() {
+		applier = s.Write(ctx, func(tx disburse.Tx) error { return tx.ApplyBalances(ctx, changes) })
+	})
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	probed := false
+	for deadline := time.Now().Add(5 * time.Second); !probed && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		_, err := conn.Exec(ctx, `SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE NOWAIT`, probe)
+		probed = err != nil
+	}
+	close(release)
+	wg.Wait()
+	if err := errors.Join(holder, applier); err != nil {
+		t.Fatal(err)
+	}
+	return probed
 }

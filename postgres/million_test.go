@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/postgres/pgtest"
 )
 
@@ -22,7 +23,7 @@ func TestMillionRegistrationDuringSubmit(t *testing.T) {
 	}
 	ctx := t.Context()
 	svc := disburse.NewService(pgtest.Open(t))
-	org, accounts, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Million"})
+	org, accounts, err := organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Million"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,6 +62,11 @@ func TestOperatorStore(t *testing.T) {
 	storetest.RunOperators(t, func(t *testing.T) storetest.OperatorStore { return pgtest.OpenSQL(t) })
 }
 
+// TestAuthStore runs the suite of the keys' and tokens' port, auth.Tx.
+func TestAuthStore(t *testing.T) {
+	storetest.RunAuth(t, func(t *testing.T) storetest.AuthStore { return pgtest.OpenSQL(t) })
+}
+
 func openInChunks(t *testing.T) disburse.Store { return openInChunksSQL(t) }
 
 // openInChunksSQL is openInChunks with the store's concrete type.
@@ -80,6 +85,13 @@ func openInChunksSQL(t *testing.T) *sqlstore.Store {
 func TestConcurrency(t *testing.T) {
 	t.Parallel()
 	usecasetest.RunConcurrency(t, pgtest.Open)
+}
+
+// TestSandbox: a sandbox organisation's use cases, beside a live one
+// (docs/sandbox.md).
+func TestSandbox(t *testing.T) {
+	t.Parallel()
+	usecasetest.RunSandbox(t, pgtest.Open)
 }
 
 func TestApprovals(t *testing.T) {

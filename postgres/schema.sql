@@ -12,14 +12,17 @@ CREATE TABLE accounts (
     is_default boolean DEFAULT false NOT NULL,
     msisdn text DEFAULT ''::text NOT NULL,
     created_at bigint NOT NULL,
+    sandbox_organisation_id uuid,
     CONSTRAINT accounts_balance_check CHECK (((balance >= 0) OR (kind = 'FUNDING'::text))),
-    CONSTRAINT accounts_check CHECK (((kind = 'WALLET'::text) = (msisdn <> ''::text))),
+    CONSTRAINT accounts_check CHECK (((kind = ANY (ARRAY['WALLET'::text, 'SANDBOX_WALLET'::text])) = (msisdn <> ''::text))) NOT VALID,
     CONSTRAINT accounts_check1 CHECK (((kind = ANY (ARRAY['PAYOUT'::text, 'HOLDING'::text])) = (organisation_id IS NOT NULL))),
-    CONSTRAINT accounts_kind_check CHECK ((kind = ANY (ARRAY['PAYOUT'::text, 'HOLDING'::text, 'WALLET'::text, 'FUNDING'::text]))),
+    CONSTRAINT accounts_kind_check CHECK ((kind = ANY (ARRAY['PAYOUT'::text, 'HOLDING'::text, 'WALLET'::text, 'FUNDING'::text, 'SANDBOX_WALLET'::text]))) NOT VALID,
     CONSTRAINT accounts_organisation_id_fkey FOREIGN KEY (organisation_id) REFERENCES organisations(id) DEFERRABLE INITIALLY DEFERRED,
     CONSTRAINT accounts_pkey PRIMARY KEY (id)
 );
 CREATE INDEX accounts_organisation ON accounts USING btree (organisation_id, created_at) WHERE (organisation_id IS NOT NULL);
+CREATE UNIQUE INDEX accounts_sandbox_funding ON accounts USING btree (sandbox_organisation_id) WHERE ((kind = 'FUNDING'::text) AND (sandbox_organisation_id IS NOT NULL));
+CREATE UNIQUE INDEX accounts_sandbox_wallet ON accounts USING btree (sandbox_organisation_id, msisdn) WHERE (kind = 'SANDBOX_WALLET'::text);
 CREATE UNIQUE INDEX accounts_wallet ON accounts USING btree (msisdn, currency) WHERE (kind = 'WALLET'::text);
 
 CREATE TABLE api_keys (
@@ -194,6 +197,8 @@ CREATE TABLE organisations (
     holding_account_id uuid,
     created_at bigint NOT NULL,
     approval_threshold bigint,
+    sandbox boolean DEFAULT false NOT NULL,
+    api_version text DEFAULT '2026-11-01'::text NOT NULL,
     CONSTRAINT organisations_approval_threshold_check CHECK ((approval_threshold >= 0)),
     CONSTRAINT organisations_reversal_period_us_check CHECK ((reversal_period_us >= 0)),
     CONSTRAINT organisations_holding_account_id_fkey FOREIGN KEY (holding_account_id) REFERENCES accounts(id) DEFERRABLE INITIALLY DEFERRED,
@@ -312,6 +317,14 @@ CREATE TABLE portal_users (
 );
 CREATE INDEX portal_users_organisation ON portal_users USING btree (organisation_id, email);
 
+CREATE TABLE sandbox_members (
+    organisation_id uuid NOT NULL,
+    msisdn text NOT NULL,
+    registered_at bigint NOT NULL,
+    CONSTRAINT sandbox_members_organisation_id_fkey FOREIGN KEY (organisation_id) REFERENCES organisations(id),
+    CONSTRAINT sandbox_members_pkey PRIMARY KEY (organisation_id, msisdn)
+);
+
 CREATE TABLE tokens (
     hash text NOT NULL,
     api_key_id uuid NOT NULL,
@@ -384,6 +397,7 @@ CREATE TABLE webhook_endpoints (
     failing_since bigint,
     created_at bigint NOT NULL,
     updated_at bigint NOT NULL,
+    api_version text DEFAULT '2026-11-01'::text NOT NULL,
     CONSTRAINT webhook_endpoints_organisation_id_fkey FOREIGN KEY (organisation_id) REFERENCES organisations(id),
     CONSTRAINT webhook_endpoints_pkey PRIMARY KEY (id)
 );

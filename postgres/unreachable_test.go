@@ -17,8 +17,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/internal/testenv"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlstore"
@@ -37,11 +39,12 @@ func TestTerminatedConnectionsAreRetried(t *testing.T) {
 	}
 	defer s.Close()
 	svc := disburse.NewService(s)
-	org, accounts, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Before"})
+	org, accounts, err := organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Before"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, key, err := svc.CreateAPIKey(ctx, org.ID)
+	keys := auth.New(s.Auth(), svc)
+	_, key, err := keys.CreateAPIKey(ctx, org.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,16 +56,16 @@ func TestTerminatedConnectionsAreRetried(t *testing.T) {
 			t.Errorf("round %d: Write after the backends were terminated: %v", round, err)
 		}
 		terminateBackends(t, u)
-		if _, err := svc.Accounts(ctx, org.ID); err != nil {
+		if _, err := organisations.Accounts(ctx, svc, org.ID); err != nil {
 			t.Errorf("round %d: Read after the backends were terminated: %v", round, err)
 		}
 		terminateBackends(t, u)
-		token, _, err := svc.IssueToken(ctx, key)
+		token, _, err := keys.IssueToken(ctx, key)
 		if err != nil {
 			t.Errorf("round %d: getToken after the backends were terminated: %v", round, err)
 		}
 		terminateBackends(t, u)
-		if _, err := svc.Authenticate(ctx, token); err != nil {
+		if _, err := keys.Authenticate(ctx, token); err != nil {
 			t.Errorf("round %d: a token's lookup after the backends were terminated: %v", round, err)
 		}
 	}
@@ -146,7 +149,7 @@ func TestUnreachableDatabaseIs503(t *testing.T) {
 	defer s.Close()
 	svc := disburse.NewService(s)
 	const admin = "unreachable-test-admin-token"
-	srv := httptest.NewServer(httpapi.New(svc, httpapi.Config{AdminToken: admin, Log: slog.New(slog.DiscardHandler), IdempotencyStore: s.Idempotency()}))
+	srv := httptest.NewServer(httpapi.New(svc, httpapi.Config{AdminToken: admin, Log: slog.New(slog.DiscardHandler), IdempotencyStore: s.Idempotency(), AuthStore: s.Auth()}))
 	defer srv.Close()
 	call := func(method, path, body string) (*http.Response, map[string]any) {
 		req, _ := http.NewRequestWithContext(ctx, method, srv.URL+path, strings.NewReader(body))

@@ -4,17 +4,17 @@
 CREATE TABLE accounts (
     id              TEXT PRIMARY KEY,
     organisation_id TEXT REFERENCES organisations (id) DEFERRABLE INITIALLY DEFERRED,
-    kind            TEXT NOT NULL CHECK (kind IN ('PAYOUT', 'HOLDING', 'WALLET', 'FUNDING')),
+    kind            TEXT NOT NULL CHECK (kind IN ('PAYOUT', 'HOLDING', 'WALLET', 'FUNDING', 'SANDBOX_WALLET')),
     name            TEXT NOT NULL,
     currency        TEXT NOT NULL,
     balance         INTEGER NOT NULL DEFAULT 0,
     is_default      INTEGER NOT NULL DEFAULT 0 CHECK (is_default IN (0, 1)),
     msisdn          TEXT NOT NULL DEFAULT '',
-    created_at      INTEGER NOT NULL,
+    created_at      INTEGER NOT NULL, sandbox_organisation_id TEXT,
     -- The last line of defence of contract section 6: the use cases check
     -- the float first; InsertTransfers turns this into ErrNegativeBalance.
     CONSTRAINT accounts_balance_check CHECK (balance >= 0 OR kind = 'FUNDING'),
-    CHECK ((kind = 'WALLET') = (msisdn <> '')),
+    CHECK ((kind IN ('WALLET', 'SANDBOX_WALLET')) = (msisdn <> '')),
     CHECK ((kind IN ('PAYOUT', 'HOLDING')) = (organisation_id IS NOT NULL))
 ) STRICT;
 
@@ -148,7 +148,7 @@ CREATE TABLE organisations (
     -- other, and are inserted in one transaction in either order.
     holding_account_id TEXT REFERENCES accounts (id) DEFERRABLE INITIALLY DEFERRED,
     created_at         INTEGER NOT NULL
-, approval_threshold INTEGER CHECK (approval_threshold >= 0)) STRICT;
+, approval_threshold INTEGER CHECK (approval_threshold >= 0), sandbox INTEGER NOT NULL DEFAULT 0 CHECK (sandbox IN (0, 1)), api_version TEXT NOT NULL DEFAULT '2026-11-01') STRICT;
 
 CREATE TABLE payments (
     -- The order of addition (Payments lists by it); InsertPayments inserts
@@ -224,6 +224,13 @@ CREATE TABLE portal_users (
     CHECK ((role = 'organisation') = (organisation_id IS NOT NULL))
 ) STRICT;
 
+CREATE TABLE sandbox_members (
+    organisation_id TEXT NOT NULL REFERENCES organisations (id),
+    msisdn          TEXT NOT NULL,
+    registered_at   INTEGER NOT NULL,
+    PRIMARY KEY (organisation_id, msisdn)
+) STRICT, WITHOUT ROWID;
+
 CREATE TABLE tokens (
     hash            TEXT PRIMARY KEY,
     api_key_id      TEXT NOT NULL REFERENCES api_keys (id),
@@ -280,9 +287,14 @@ CREATE TABLE webhook_endpoints (
     failing_since         INTEGER,
     created_at            INTEGER NOT NULL,
     updated_at            INTEGER NOT NULL
-) STRICT;
+, api_version TEXT NOT NULL DEFAULT '2026-11-01') STRICT;
 
 CREATE INDEX accounts_organisation ON accounts (organisation_id, created_at) WHERE organisation_id IS NOT NULL;
+
+CREATE UNIQUE INDEX accounts_sandbox_funding ON accounts (sandbox_organisation_id)
+    WHERE kind = 'FUNDING' AND sandbox_organisation_id IS NOT NULL;
+
+CREATE UNIQUE INDEX accounts_sandbox_wallet ON accounts (sandbox_organisation_id, msisdn) WHERE kind = 'SANDBOX_WALLET';
 
 CREATE UNIQUE INDEX accounts_wallet ON accounts (msisdn, currency) WHERE kind = 'WALLET';
 

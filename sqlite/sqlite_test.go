@@ -59,6 +59,13 @@ func TestConcurrency(t *testing.T) {
 	usecasetest.RunConcurrency(t, openStore)
 }
 
+// TestSandbox: a sandbox organisation's use cases, beside a live one
+// (docs/sandbox.md).
+func TestSandbox(t *testing.T) {
+	t.Parallel()
+	usecasetest.RunSandbox(t, openStore)
+}
+
 func TestApprovals(t *testing.T) {
 	t.Parallel()
 	usecasetest.RunApprovals(t, openStore)
@@ -93,6 +100,11 @@ func TestNotificationStore(t *testing.T) {
 // TestOperatorStore runs the suite of the operators' port, operators.Tx.
 func TestOperatorStore(t *testing.T) {
 	storetest.RunOperators(t, func(t *testing.T) storetest.OperatorStore { return openTest(t, Engine{}) })
+}
+
+// TestAuthStore runs the suite of the keys' and tokens' port, auth.Tx.
+func TestAuthStore(t *testing.T) {
+	storetest.RunAuth(t, func(t *testing.T) storetest.AuthStore { return openTest(t, Engine{}) })
 }
 func openSQL(t *testing.T) *sqlstore.Store { return openTest(t, Engine{}) }
 

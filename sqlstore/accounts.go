@@ -10,18 +10,21 @@ import (
 	"github.com/disburse/disburse"
 )
 
-const accountColumns = `a.id, a.organisation_id, a.kind, a.name, a.currency, a.balance, a.is_default, a.msisdn, a.created_at`
+const accountColumns = `a.id, a.organisation_id, a.kind, a.name, a.currency, a.balance, a.is_default, a.msisdn, a.created_at,
+	a.sandbox_organisation_id`
 
 func scanAccount(r scanner, extra ...any) (disburse.Account, error) {
 	var a disburse.Account
-	dest := append([]any{&a.ID, opt(&a.OrganisationID), &a.Kind, &a.Name, &a.Currency, &a.Balance, &a.IsDefault, &a.Msisdn, at(&a.CreatedAt)}, extra...)
+	dest := append([]any{&a.ID, opt(&a.OrganisationID), &a.Kind, &a.Name, &a.Currency, &a.Balance, &a.IsDefault, &a.Msisdn, at(&a.CreatedAt), opt(&a.Scope)}, extra...)
 	return a, r.Scan(dest...)
 }
 
 func (t *tx) InsertAccount(ctx context.Context, a disburse.Account) error {
 	return t.insert(ctx, "account",
-		`INSERT INTO accounts (id, organisation_id, kind, name, currency, balance, is_default, msisdn, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ID, nullID(a.OrganisationID), string(a.Kind), a.Name, a.Currency, int64(a.Balance), a.IsDefault, a.Msisdn, micros(a.CreatedAt))
+		`INSERT INTO accounts (id, organisation_id, kind, name, currency, balance, is_default, msisdn, created_at, sandbox_organisation_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, nullID(a.OrganisationID), string(a.Kind), a.Name, a.Currency, int64(a.Balance), a.IsDefault, a.Msisdn, micros(a.CreatedAt),
+		nullID(a.Scope))
 }
 
 func (t *tx) Account(ctx context.Context, id string) (disburse.Account, error) {
@@ -59,20 +62,41 @@ func (t *tx) Wallets(ctx context.Context, msisdn string) ([]disburse.Account, er
 func scanRowAccount(r *sql.Rows) (disburse.Account, error) { return scanAccount(r) }
 
 func (t *tx) EnsureWallets(ctx context.Context, currency string, msisdns []string, now time.Time) (map[string]string, error) {
+	// WHERE true: SQLite needs it to tell ON CONFLICT from a join
+	// constraint. The casts type the parameters for PostgreSQL, which does
+	// not infer them from the columns of an INSERT ... SELECT.
+	return t.ensureWallets(ctx, "ensure wallets", msisdns, walletStatements{
+		insert: `INSERT INTO accounts (id, kind, name, currency, balance, is_default, msisdn, created_at)
+		SELECT r.id, 'WALLET', r.msisdn, CAST(? AS TEXT), 0, FALSE, r.msisdn, CAST(? AS BIGINT) FROM @rows AS r WHERE true
+		ON CONFLICT (msisdn, currency) WHERE kind = 'WALLET' DO NOTHING RETURNING msisdn, id`,
+		insertArgs: []any{currency, micros(now)},
+		read:       `SELECT msisdn, id FROM accounts WHERE kind = 'WALLET' AND currency = ? AND `, readArgs: []any{currency},
+	})
+}
+
+// walletStatements ensure wallets of one kind: insert, of rows of an id,
+// an msisdn and the extra columns, those missing, returning (msisdn, id)
+// of each it made; read (msisdn, id) of those there already, its
+// condition on msisdn appended.
+type walletStatements struct {
+	insert, read         string
+	insertArgs, readArgs []any
+	extra                []Column
+}
+
+// ensureWallets runs st for msisdns and returns each one's wallet id. The
+// wallets it creates come back at once (a registration's payees have
+// none); only those that were there already are read after.
+func (t *tx) ensureWallets(ctx context.Context, what string, msisdns []string, st walletStatements) (map[string]string, error) {
 	msisdns = distinct(msisdns)
 	ids := make([]string, len(msisdns))
 	for i := range ids {
 		ids[i] = disburse.NewID()
 	}
-	cols := []Column{
+	cols := append([]Column{
 		IDCol("id", func(i int) string { return ids[i] }),
 		TextCol("msisdn", func(i int) string { return msisdns[i] }),
-	}
-	// WHERE true: SQLite needs it to tell ON CONFLICT from a join
-	// constraint. The casts type the parameters for PostgreSQL, which does
-	// not infer them from the columns of an INSERT ... SELECT. The wallets
-	// it creates come back at once (a registration's payees have none);
-	// only those that were there already are read after.
+	}, st.extra...)
 	wallets := make(map[string]string, len(msisdns))
 	scan := func(r *sql.Rows) error {
 		var msisdn, id string
@@ -80,12 +104,8 @@ func (t *tx) EnsureWallets(ctx context.Context, currency string, msisdns []strin
 		wallets[msisdn] = id
 		return err
 	}
-	_, err := t.bulk(ctx, `INSERT INTO accounts (id, kind, name, currency, balance, is_default, msisdn, created_at)
-		SELECT r.id, 'WALLET', r.msisdn, CAST(? AS TEXT), 0, FALSE, r.msisdn, CAST(? AS BIGINT) FROM @rows AS r WHERE true
-		ON CONFLICT (msisdn, currency) WHERE kind = 'WALLET' DO NOTHING RETURNING msisdn, id`,
-		[]any{currency, micros(now)}, len(msisdns), cols, scan)
-	if err != nil {
-		return nil, fmt.Errorf("ensure wallets: %w", err)
+	if _, err := t.bulk(ctx, st.insert, st.insertArgs, len(msisdns), cols, scan); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	existing := slices.DeleteFunc(slices.Clone(msisdns), func(m string) bool { _, ok := wallets[m]; return ok })
 	if len(existing) == 0 {
@@ -94,12 +114,12 @@ func (t *tx) EnsureWallets(ctx context.Context, currency string, msisdns []strin
 	// Read back by AnyOf rather than a join to the rows, whose plan on
 	// PostgreSQL depends on statistics it may not have.
 	cond, arg := t.e.AnyOf("msisdn", existing)
-	rows, err := t.query(ctx, `SELECT msisdn, id FROM accounts WHERE kind = 'WALLET' AND currency = ? AND `+cond, currency, arg)
+	rows, err := t.query(ctx, st.read+cond, append(slices.Clone(st.readArgs), arg)...)
 	if err == nil {
 		err = forEach(rows, scan)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("ensure wallets: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return wallets, nil
 }

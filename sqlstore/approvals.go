@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"strings"
 
 	"github.com/disburse/disburse"
@@ -61,6 +60,10 @@ func (t *tx) Approvals(ctx context.Context, organisationID string, f disburse.Ap
 	if f.Status != "" {
 		where, args = append(where, "status = ?"), append(args, string(f.Status))
 	}
+	if f.After != "" { // a key, not an offset (docs/versioning.md)
+		where = append(where, "(requested_at, id) < (SELECT a.requested_at, a.id FROM approvals a WHERE a.id = ? AND a.organisation_id = ?)")
+		args = append(args, f.After, organisationID)
+	}
 	args = append(args, limit(f.Take), f.Skip)
 	return list(ctx, t, "approvals", func(r *sql.Rows) (disburse.Approval, error) { return scanApproval(r) },
 		`SELECT `+approvalColumns+` FROM approvals WHERE `+strings.Join(where, " AND ")+
@@ -75,49 +78,4 @@ func (t *tx) ApprovalsByID(ctx context.Context, ids []string) (map[string]disbur
 		ids, IDCol("id", func(i int) string { return ids[i] }),
 		func(r *sql.Rows) (disburse.Approval, error) { return scanApproval(r) },
 		func(a disburse.Approval) string { return a.ID })
-}
-
-// DraftLegs counts in one pass over the batch's DRAFT payments: a payee
-// who was a member when the payment was added is one still (members are
-// never removed), so only the others, and referral legs, are looked up in
-// members by its key, each by an EXISTS that CASE runs only for them. The
-// rows are grouped by the two answers, so that each is worked out once a
-// row (a column used in several sums would be, on PostgreSQL, once a
-// sum), and the four groups added up here. One statement however many
-// payments the batch holds (docs/benchmarks.md, "A submit's preview").
-func (t *tx) DraftLegs(ctx context.Context, batchID string) (disburse.DraftLegs, error) {
-	rows, err := t.query(ctx, `SELECT paid, referral_paid, COUNT(*), CAST(SUM(amount) AS BIGINT),
-			CAST(SUM(CASE WHEN referral_amount > 0 THEN 1 ELSE 0 END) AS BIGINT), CAST(SUM(referral_amount) AS BIGINT)
-		FROM (SELECT p.amount, p.referral_amount,
-			CASE WHEN p.is_member THEN TRUE
-				ELSE EXISTS (SELECT 1 FROM members m WHERE m.msisdn = p.msisdn) END AS paid,
-			CASE WHEN p.referral_amount > 0 THEN EXISTS (SELECT 1 FROM members r WHERE r.msisdn = p.referral_msisdn)
-				ELSE FALSE END AS referral_paid
-			FROM payments p WHERE p.batch_id = ? AND p.status = 'DRAFT') legs
-		GROUP BY paid, referral_paid`, batchID)
-	if err != nil {
-		return disburse.DraftLegs{}, fmt.Errorf("draft legs: %w", err)
-	}
-	defer rows.Close()
-	var l disburse.DraftLegs
-	for rows.Next() {
-		var paid, referralPaid bool
-		var payments, referrals disburse.LegTotal
-		if err := rows.Scan(&paid, &referralPaid, &payments.Count, &payments.Amount, &referrals.Count, &referrals.Amount); err != nil {
-			return disburse.DraftLegs{}, fmt.Errorf("draft legs: %w", err)
-		}
-		legs, referralLegs := &l.Held, &l.ReferralsHeld
-		if paid {
-			legs = &l.Paid
-		}
-		if referralPaid {
-			referralLegs = &l.ReferralsPaid
-		}
-		legs.Count, legs.Amount = legs.Count+payments.Count, legs.Amount+payments.Amount
-		referralLegs.Count, referralLegs.Amount = referralLegs.Count+referrals.Count, referralLegs.Amount+referrals.Amount
-	}
-	if err := rows.Err(); err != nil {
-		return disburse.DraftLegs{}, fmt.Errorf("draft legs: %w", err)
-	}
-	return l, nil
 }

@@ -136,6 +136,10 @@ func (t *tx) Batches(ctx context.Context, organisationID string, f disburse.Batc
 	if f.ExternalID != "" {
 		where, args = append(where, "external_id = ?"), append(args, f.ExternalID)
 	}
+	if f.After != "" { // a key, not an offset (docs/versioning.md)
+		where = append(where, "(created_at, id) < (SELECT a.created_at, a.id FROM batches a WHERE a.id = ? AND a.organisation_id = ?)")
+		args = append(args, f.After, organisationID)
+	}
 	args = append(args, limit(f.Take), f.Skip)
 	return list(ctx, t, "batches", func(r *sql.Rows) (disburse.Batch, error) { return scanBatch(r) },
 		`SELECT `+batchColumns+` FROM batches WHERE `+strings.Join(where, " AND ")+

@@ -50,9 +50,10 @@ func (t *tx) ApplyBalances(ctx context.Context, changes disburse.BalanceChanges)
 	if len(ids) == 0 {
 		return nil
 	}
-	// A fixed order, so that two transactions lock shared accounts in the
-	// same order where the engine locks rows (fewer deadlocks).
 	slices.Sort(ids)
+	if err := t.lockAccounts(ctx, ids); err != nil {
+		return fmt.Errorf("lock accounts: %w", err)
+	}
 	cols := []Column{
 		IDCol("id", func(i int) string { return ids[i] }),
 		IntCol("delta", func(i int) int64 { return int64(changes[ids[i]]) }),
@@ -67,6 +68,25 @@ func (t *tx) ApplyBalances(ctx context.Context, changes disburse.BalanceChanges)
 		return fmt.Errorf("apply transfers to balances: %w", err)
 	}
 	return nil
+}
+
+// lockAccounts locks the accounts ids names in the accounts' lock order,
+// where the engine locks rows (docs/ledger.md, "Lock order"): payout
+// accounts, then holding accounts, then wallets, then the funding account,
+// each kind in ascending id order. An UPDATE … FROM locks its rows in the
+// order its plan visits them, which follows the table's layout, and two
+// transactions that share accounts would take them in different orders and
+// deadlock. Payout accounts come first because a submit and a deposit lock
+// theirs on its own before anything else, to check and change its balance.
+func (t *tx) lockAccounts(ctx context.Context, ids []string) error {
+	lock := t.e.LockClause(false)
+	if lock == "" {
+		return nil
+	}
+	_, err := t.bulk(ctx, `SELECT a.id FROM accounts a WHERE a.id IN (SELECT r.id FROM @rows AS r)
+		ORDER BY CASE a.kind WHEN 'PAYOUT' THEN 0 WHEN 'HOLDING' THEN 1 WHEN 'WALLET' THEN 2 ELSE 3 END, a.id`+lock,
+		nil, len(ids), []Column{IDCol("id", func(i int) string { return ids[i] })}, func(*sql.Rows) error { return nil })
+	return err
 }
 
 // StatementEntries reads transfers into the member's wallet; only PAY and

@@ -28,7 +28,7 @@ type check struct {
 func (t *tx) LedgerProblems(ctx context.Context) ([]string, error) {
 	var problems []string
 	for _, c := range []check{
-		balancesSumToZero, currencyBalancesMatchFunding, transfersKeepCurrency,
+		balancesSumToZero, currencyBalancesMatchFunding, transfersKeepCurrency, transfersKeepScope, accountsInTheirScope,
 		balancesMatchTransfers, noNegativeBalances, legsMatchTransfers,
 		transfersGoWhereTheirKindSays, paymentsBelongToTheirBatch, summariesMatchPayments,
 		holdingMatchesBatches,
@@ -52,33 +52,97 @@ func disagree(format string) func(*sql.Rows) (string, error) {
 	}
 }
 
-// balancesSumToZero: double entry, so all balances, the funding account's
-// included, sum to zero.
+// scope is the ledger scope of the account aliased a, as text: "live", or
+// the id of the sandbox organisation it belongs to (docs/ledger.md
+// "Scopes"). Money never crosses scopes, so each check of sums runs per
+// scope.
+func scope(a string) string {
+	return `CASE WHEN ` + a + `.sandbox_organisation_id IS NULL THEN 'live' ELSE CAST(` + a + `.sandbox_organisation_id AS TEXT) END`
+}
+
+// ofScope names a scope in a problem: nothing for the live one, which
+// was the only one before sandboxes.
+func ofScope(scope string) string {
+	if scope == "live" {
+		return ""
+	}
+	return " of sandbox " + scope
+}
+
+// balancesSumToZero: double entry, so in each scope all balances, its
+// funding account's included, sum to zero.
 var balancesSumToZero = check{
-	query: `SELECT total FROM (SELECT CAST(COALESCE(SUM(balance), 0) AS BIGINT) AS total FROM accounts) s WHERE total <> 0`,
+	query: `SELECT scope, total FROM (
+			SELECT ` + scope("a") + ` AS scope, CAST(COALESCE(SUM(a.balance), 0) AS BIGINT) AS total
+			FROM accounts a GROUP BY a.sandbox_organisation_id
+		) s WHERE total <> 0 ORDER BY scope`,
 	describe: func(r *sql.Rows) (string, error) {
+		var scope string
 		var total disburse.Money
-		err := r.Scan(&total)
-		return fmt.Sprintf("sum of balances: %s, not 0.00", total), err
+		err := r.Scan(&scope, &total)
+		return fmt.Sprintf("sum of balances%s: %s, not 0.00", ofScope(scope), total), err
 	},
 }
 
-// currencyBalancesMatchFunding: the funding account has no currency (see
-// the schema), so per currency the other accounts' balances sum to what
-// the funding account moved into that currency, net. The joins start from
-// the funding account (CROSS JOIN fixes the order for SQLite) so that only
-// its transfers are read, through the transfers' account indexes.
+// currencyBalancesMatchFunding: a funding account has no currency (see
+// the schema), so per scope and currency the other accounts' balances sum
+// to what the funding accounts moved into that currency, net. The joins
+// start from the funding accounts (CROSS JOIN fixes the order for SQLite)
+// so that only their transfers are read, through the transfers' account
+// indexes.
 var currencyBalancesMatchFunding = check{
-	query: `SELECT currency, CAST(SUM(held) AS BIGINT), CAST(SUM(funded) AS BIGINT) FROM (
-			SELECT currency, balance AS held, 0 AS funded FROM accounts WHERE kind <> 'FUNDING'
+	query: `SELECT scope, currency, CAST(SUM(held) AS BIGINT), CAST(SUM(funded) AS BIGINT) FROM (
+			SELECT ` + scope("a") + ` AS scope, a.currency, a.balance AS held, 0 AS funded FROM accounts a WHERE a.kind <> 'FUNDING'
 			UNION ALL
-			SELECT a.currency, 0, t.amount FROM accounts f CROSS JOIN transfers t CROSS JOIN accounts a
+			SELECT ` + scope("a") + `, a.currency, 0, t.amount FROM accounts f CROSS JOIN transfers t CROSS JOIN accounts a
 				WHERE f.kind = 'FUNDING' AND t.from_account_id = f.id AND a.id = t.to_account_id
 			UNION ALL
-			SELECT a.currency, 0, -t.amount FROM accounts f CROSS JOIN transfers t CROSS JOIN accounts a
+			SELECT ` + scope("a") + `, a.currency, 0, -t.amount FROM accounts f CROSS JOIN transfers t CROSS JOIN accounts a
 				WHERE f.kind = 'FUNDING' AND t.to_account_id = f.id AND a.id = t.from_account_id
-		) x GROUP BY currency HAVING SUM(held) <> SUM(funded) ORDER BY currency`,
-	describe: disagree("sum of %s balances: %s, but %s came from the funding account"),
+		) x GROUP BY scope, currency HAVING SUM(held) <> SUM(funded) ORDER BY scope, currency`,
+	describe: func(r *sql.Rows) (string, error) {
+		var scope, currency string
+		var got, want disburse.Money
+		err := r.Scan(&scope, &currency, &got, &want)
+		return fmt.Sprintf("sum of %s balances%s: %s, but %s came from the funding account", currency, ofScope(scope), got, want), err
+	},
+}
+
+// transfersKeepScope: no transfer moves money between the live scope and a
+// sandbox, or between two sandboxes.
+var transfersKeepScope = check{
+	query: `SELECT t.id, ` + scope("f") + `, ` + scope("a") + ` FROM transfers t
+		JOIN accounts f ON f.id = t.from_account_id
+		JOIN accounts a ON a.id = t.to_account_id
+		WHERE COALESCE(CAST(f.sandbox_organisation_id AS TEXT), '') <> COALESCE(CAST(a.sandbox_organisation_id AS TEXT), '')
+		ORDER BY t.id`,
+	describe: func(r *sql.Rows) (string, error) {
+		var id, from, to string
+		err := r.Scan(&id, &from, &to)
+		return fmt.Sprintf("transfer %s: moves money from scope %s into scope %s", id, from, to), err
+	},
+}
+
+// accountsInTheirScope: an organisation's accounts are in its scope (a
+// sandbox's own, or live), live wallets and the live funding account in
+// the live one, and a sandbox's wallets and funding account name a
+// sandbox organisation. transfersKeepScope trusts these.
+var accountsInTheirScope = check{
+	query: `SELECT a.id, a.kind FROM accounts a
+		LEFT JOIN organisations o ON o.id = a.organisation_id
+		LEFT JOIN organisations s ON s.id = a.sandbox_organisation_id
+		WHERE NOT COALESCE(
+			(a.organisation_id IS NOT NULL AND ((o.sandbox AND a.sandbox_organisation_id = o.id)
+				OR (NOT o.sandbox AND a.sandbox_organisation_id IS NULL)))
+			OR (a.organisation_id IS NULL AND a.sandbox_organisation_id IS NULL AND a.kind IN ('WALLET', 'FUNDING'))
+			OR (a.organisation_id IS NULL AND s.sandbox AND a.kind IN ('SANDBOX_WALLET', 'FUNDING')),
+			FALSE)
+		ORDER BY a.id`,
+	describe: func(r *sql.Rows) (string, error) {
+		var id, kind string
+		err := r.Scan(&id, &kind)
+		return fmt.Sprintf("account %s (%s): not in its organisation's ledger scope", id, kind), err
+	},
 }
 
 // transfersKeepCurrency: money changes currency only at the funding account.
@@ -179,8 +243,8 @@ var legsMatchTransfers = check{
 // transfersGoWhereTheirKindSays: each transfer runs between the accounts
 // its kind names for its leg (docs/ledger.md): a deposit from the funding
 // account into a payout account; PAY and HOLD from the batch's payout
-// account to the leg's payee's wallet or the organisation's holding
-// account; SETTLE from that holding account to the payee's wallet;
+// account to the leg's payee's wallet (a live one, or for a sandbox the
+// sandbox's own) or the organisation's holding account; SETTLE from that holding account to the payee's wallet;
 // REVERSE and CANCEL from it back to the batch's payout account. The
 // amounts and counts are legsMatchTransfers' to check; this one checks the
 // accounts, which balances alone cannot: money sent to the wrong wallet
@@ -196,7 +260,8 @@ var transfersGoWhereTheirKindSays = check{
 		LEFT JOIN organisations o ON o.id = b.organisation_id
 		WHERE NOT COALESCE(
 			(t.kind = 'DEPOSIT' AND t.payment_id IS NULL AND f.kind = 'FUNDING' AND a.kind = 'PAYOUT')
-			OR (t.kind IN ('PAY', 'SETTLE') AND a.kind = 'WALLET'
+			OR (t.kind IN ('PAY', 'SETTLE')
+				AND ((a.kind = 'WALLET' AND NOT o.sandbox) OR (a.kind = 'SANDBOX_WALLET' AND a.sandbox_organisation_id = o.id))
 				AND a.msisdn = CASE t.leg WHEN 'PAYMENT' THEN p.msisdn ELSE p.referral_msisdn END
 				AND f.id = CASE t.kind WHEN 'PAY' THEN b.account_id ELSE o.holding_account_id END)
 			OR (t.kind = 'HOLD' AND f.id = b.account_id AND a.id = o.holding_account_id)

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 )
 
 // The lookups are the reads of one row by key that nearly every request
@@ -18,9 +19,9 @@ import (
 // three a read took.
 
 // TokenByHash is Tx.TokenByHash outside any transaction.
-func (s *Store) TokenByHash(ctx context.Context, hash string) (disburse.Token, error) {
-	var tk disburse.Token
-	err := s.lookup(ctx, tokenByHashQuery, []any{hash}, tokenFields(&tk))
+func (a authStore) TokenByHash(ctx context.Context, hash string) (auth.Token, error) {
+	var tk auth.Token
+	err := a.s.lookup(ctx, tokenByHashQuery, []any{hash}, tokenFields(&tk))
 	return tk, found("token", err)
 }
 
@@ -33,14 +34,14 @@ var tokenAndBatchQuery = `SELECT ` + tokenColumns + `, ` + qualify("b", batchCol
 
 // TokenAndBatch reads a token and a batch of its organisation in one
 // statement: no row when either is missing.
-func (s *Store) TokenAndBatch(ctx context.Context, tokenHash, batchID string) (disburse.Token, disburse.Batch, error) {
+func (a authStore) TokenAndBatch(ctx context.Context, tokenHash, batchID string) (auth.Token, disburse.Batch, error) {
 	var (
-		tk disburse.Token
+		tk auth.Token
 		b  disburse.Batch
 	)
-	err := s.lookup(ctx, tokenAndBatchQuery, []any{batchID, tokenHash}, append(tokenFields(&tk), batchFields(&b)...))
+	err := a.s.lookup(ctx, tokenAndBatchQuery, []any{batchID, tokenHash}, append(tokenFields(&tk), batchFields(&b)...))
 	if err != nil {
-		return disburse.Token{}, disburse.Batch{}, found("token and batch", err)
+		return auth.Token{}, disburse.Batch{}, found("token and batch", err)
 	}
 	return tk, b, nil
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/internal/secrets"
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlite"
@@ -66,21 +68,24 @@ func testOperatorGauges(t *testing.T, s *sqlstore.Store) {
 		return disburse.Notification{ID: disburse.NewID(), Channel: disburse.ChannelSMS, Recipient: recipient,
 			Message: "You have been paid", Status: disburse.NotificationPending, NextAttemptAt: created, CreatedAt: created}
 	}
-	live := disburse.APIKey{ID: disburse.NewID(), OrganisationID: org.ID, Hash: disburse.HashSecret("dak_live"), Prefix: "dak_li", Role: disburse.RoleAdmin, CreatedAt: t0}
-	revoked := disburse.APIKey{ID: disburse.NewID(), OrganisationID: org.ID, Hash: disburse.HashSecret("dak_gone"), Prefix: "dak_go", Role: disburse.RoleAdmin, CreatedAt: t0}
+	live := auth.APIKey{ID: disburse.NewID(), OrganisationID: org.ID, Hash: secrets.Hash("dak_live"), Prefix: "dak_li", Role: auth.RoleAdmin, CreatedAt: t0}
+	revoked := auth.APIKey{ID: disburse.NewID(), OrganisationID: org.ID, Hash: secrets.Hash("dak_gone"), Prefix: "dak_go", Role: auth.RoleAdmin, CreatedAt: t0}
 	err := s.Write(ctx, func(tx disburse.Tx) error {
-		if err := errors.Join(tx.InsertOrganisation(ctx, org), tx.InsertAccount(ctx, holding),
+		return errors.Join(tx.InsertOrganisation(ctx, org), tx.InsertAccount(ctx, holding),
 			tx.InsertNotifications(ctx, []disburse.Notification{
-				notification("+254700000001", at(2*time.Minute)), notification("+254700000002", at(time.Minute))})); err != nil {
-			return err
-		}
-		for _, k := range []disburse.APIKey{live, revoked} {
+				notification("+254700000001", at(2*time.Minute)), notification("+254700000002", at(time.Minute))}))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Auth().Write(ctx, func(tx auth.Tx) error {
+		for _, k := range []auth.APIKey{live, revoked} {
 			if err := tx.InsertAPIKey(ctx, k); err != nil {
 				return err
 			}
 		}
 		for i, expires := range []time.Time{at(time.Hour), at(time.Minute)} {
-			tok := disburse.Token{Hash: disburse.HashSecret("dat_" + string(rune('a'+i))), APIKeyID: live.ID,
+			tok := auth.Token{Hash: secrets.Hash("dat_" + string(rune('a'+i))), APIKeyID: live.ID,
 				OrganisationID: org.ID, ExpiresAt: expires, CreatedAt: t0}
 			if err := tx.InsertToken(ctx, tok); err != nil {
 				return err

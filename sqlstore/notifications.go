@@ -98,11 +98,12 @@ func (t *tx) UpdateNotifications(ctx context.Context, ns []disburse.Notification
 }
 
 // ExtendNotificationLeases names the rows, as ReleaseNotifications does.
-func (t *tx) ExtendNotificationLeases(ctx context.Context, owner string, ids []string, now, until time.Time) error {
-	if err := t.extend(ctx, "notifications", owner, ids, now, until); err != nil {
-		return fmt.Errorf("extend notification leases: %w", err)
+func (t *tx) ExtendNotificationLeases(ctx context.Context, owner string, ids []string, now, until time.Time) ([]string, error) {
+	renewed, err := t.extend(ctx, "notifications", owner, ids, now, until)
+	if err != nil {
+		return nil, fmt.Errorf("extend notification leases: %w", err)
 	}
-	return nil
+	return renewed, nil
 }
 
 // ReleaseNotifications names the rows: a release by owner alone would

@@ -9,13 +9,13 @@ import (
 )
 
 const organisationColumns = `id, name, currency, referrals_enabled, reversal_period_us, holding_account_id, created_at,
-	approval_threshold`
+	approval_threshold, api_version, sandbox`
 
 func (t *tx) InsertOrganisation(ctx context.Context, o disburse.Organisation) error {
 	return t.insert(ctx, "organisation",
-		`INSERT INTO organisations (`+organisationColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		`INSERT INTO organisations (`+organisationColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		o.ID, o.Name, o.Currency, o.ReferralsEnabled, o.ReversalPeriod.Microseconds(), nullID(o.HoldingAccountID), micros(o.CreatedAt),
-		nullMoney(o.ApprovalThreshold))
+		nullMoney(o.ApprovalThreshold), o.APIVersion, o.Sandbox)
 }
 
 func (t *tx) Organisation(ctx context.Context, id string) (disburse.Organisation, error) {
@@ -41,7 +41,7 @@ func scanOrganisation(r scanner) (disburse.Organisation, error) {
 	var o disburse.Organisation
 	var period int64
 	err := r.Scan(&o.ID, &o.Name, &o.Currency, &o.ReferralsEnabled, &period, opt(&o.HoldingAccountID), at(&o.CreatedAt),
-		optMoney(&o.ApprovalThreshold))
+		optMoney(&o.ApprovalThreshold), &o.APIVersion, &o.Sandbox)
 	o.ReversalPeriod = time.Duration(period) * time.Microsecond
 	return o, err
 }
@@ -61,6 +61,6 @@ func (t *tx) OrganisationByName(ctx context.Context, name string) (disburse.Orga
 func (t *tx) UpdateOrganisation(ctx context.Context, o disburse.Organisation) error {
 	return t.update(ctx, "organisation",
 		`UPDATE organisations SET name = ?, currency = ?, referrals_enabled = ?, reversal_period_us = ?, holding_account_id = ?,
-			approval_threshold = ? WHERE id = ?`,
-		o.Name, o.Currency, o.ReferralsEnabled, o.ReversalPeriod.Microseconds(), nullID(o.HoldingAccountID), nullMoney(o.ApprovalThreshold), o.ID)
+			approval_threshold = ?, api_version = ? WHERE id = ?`,
+		o.Name, o.Currency, o.ReferralsEnabled, o.ReversalPeriod.Microseconds(), nullID(o.HoldingAccountID), nullMoney(o.ApprovalThreshold), o.APIVersion, o.ID)
 }

@@ -74,6 +74,11 @@ func (t *tx) Payments(ctx context.Context, batchID string, f disburse.PaymentFil
 	if f.Status != "" {
 		query, args = query+` AND p.status = ?`, append(args, string(f.Status))
 	}
+	if f.After != "" {
+		// A key, not an offset: the page starts at the index's entry
+		// after the last payment of the page before, at any depth.
+		query, args = query+` AND p.seq > (SELECT a.seq FROM payments a WHERE a.id = ? AND a.batch_id = ?)`, append(args, f.After, batchID)
+	}
 	rows, err := t.query(ctx, query+` ORDER BY p.seq LIMIT ? OFFSET ?`, append(args, limit(f.Take), f.Skip)...)
 	if err != nil {
 		return nil, fmt.Errorf("payments: %w", err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/internal/csvpayments"
 	"github.com/disburse/disburse/portal/backoffice"
 )
@@ -122,9 +123,9 @@ func likeEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
-func (t *tx) APIKeys(ctx context.Context, organisationID string) ([]disburse.APIKey, error) {
-	return list(ctx, t, "api keys", func(r *sql.Rows) (disburse.APIKey, error) {
-		var k disburse.APIKey
+func (t *tx) APIKeys(ctx context.Context, organisationID string) ([]auth.APIKey, error) {
+	return list(ctx, t, "api keys", func(r *sql.Rows) (auth.APIKey, error) {
+		var k auth.APIKey
 		return k, r.Scan(apiKeyFields(&k)...)
 	}, `SELECT `+apiKeyColumns+` FROM api_keys WHERE organisation_id = ? ORDER BY created_at DESC, id DESC`, organisationID)
 }

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 
-	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -28,7 +28,7 @@ func (t *tx) organisationUsers(ctx context.Context, organisationID, lock string)
 	}, `SELECT `+portalUserColumns+` FROM portal_users u WHERE u.organisation_id = ? ORDER BY u.email`+lock, organisationID)
 }
 
-func (t *tx) SetPortalUserRoles(ctx context.Context, id string, roles disburse.Roles) error {
+func (t *tx) SetPortalUserRoles(ctx context.Context, id string, roles auth.Roles) error {
 	return t.update(ctx, "portal user", `UPDATE portal_users SET roles = ? WHERE id = ?`, roles.String(), id)
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 )
 
 // Times are stored in both engines as BIGINT unix microseconds, UTC: the
@@ -92,14 +93,14 @@ func opt(s *string) sql.Scanner { return textDest{s} }
 
 // rolesDest scans a text column of roles joined by commas (migration
 // 00020) into a set.
-type rolesDest struct{ rs *disburse.Roles }
+type rolesDest struct{ rs *auth.Roles }
 
 func (d rolesDest) Scan(src any) error {
 	var text string
 	if err := (textDest{&text}).Scan(src); err != nil {
 		return err
 	}
-	rs, err := disburse.ParseRoles("Roles", text)
+	rs, err := auth.ParseRoles("Roles", text)
 	if err != nil {
 		return fmt.Errorf("scan roles %q: %w", text, err)
 	}
@@ -108,7 +109,7 @@ func (d rolesDest) Scan(src any) error {
 }
 
 // roles is the scan destination of a column of roles.
-func roles(rs *disburse.Roles) sql.Scanner { return rolesDest{rs} }
+func roles(rs *auth.Roles) sql.Scanner { return rolesDest{rs} }
 
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }

@@ -17,13 +17,13 @@ import (
 // list is short, read whole and never queried by its parts.
 
 const endpointColumns = `id, organisation_id, url, events, enabled, disabled_reason, secret, previous_secret,
-	previous_secret_until, failing_since, created_at, updated_at`
+	previous_secret_until, failing_since, created_at, updated_at, api_version`
 
 func scanEndpoint(r scanner) (webhooks.Endpoint, error) {
 	var e webhooks.Endpoint
 	var events string
 	err := r.Scan(&e.ID, &e.OrganisationID, &e.URL, &events, &e.Enabled, &e.DisabledReason, &e.Secret, &e.PreviousSecret,
-		at(&e.PreviousSecretUntil), at(&e.FailingSince), at(&e.CreatedAt), at(&e.UpdatedAt))
+		at(&e.PreviousSecretUntil), at(&e.FailingSince), at(&e.CreatedAt), at(&e.UpdatedAt), &e.APIVersion)
 	e.Events = splitEvents(events)
 	return e, err
 }
@@ -49,9 +49,9 @@ func splitEvents(s string) []disburse.EventType {
 
 func (t *tx) InsertWebhookEndpoint(ctx context.Context, e webhooks.Endpoint) error {
 	return t.insert(ctx, "webhook endpoint",
-		`INSERT INTO webhook_endpoints (`+endpointColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		`INSERT INTO webhook_endpoints (`+endpointColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		e.ID, e.OrganisationID, e.URL, joinEvents(e.Events), e.Enabled, e.DisabledReason, e.Secret, e.PreviousSecret,
-		micros(e.PreviousSecretUntil), micros(e.FailingSince), micros(e.CreatedAt), micros(e.UpdatedAt))
+		micros(e.PreviousSecretUntil), micros(e.FailingSince), micros(e.CreatedAt), micros(e.UpdatedAt), e.APIVersion)
 }
 
 func (t *tx) WebhookEndpoint(ctx context.Context, id string) (webhooks.Endpoint, error) {
@@ -169,12 +169,12 @@ func scanDelivery(r *sql.Rows) (webhooks.Delivery, error) {
 //
 // The endpoints to skip are those whose share of the claimer's attempts is
 // in flight: a few, at most one per slot, so they are listed inline.
-func (t *tx) ClaimWebhookDeliveries(ctx context.Context, owner string, now, leaseUntil time.Time, n int, skip []string) ([]webhooks.Delivery, error) {
-	args := []any{owner, micros(leaseUntil), micros(now), micros(now), true}
+func (t *tx) ClaimWebhookDeliveries(ctx context.Context, c webhooks.DeliveryClaim) ([]webhooks.Delivery, error) {
+	args := []any{c.Owner, micros(c.LeaseUntil), micros(c.Now), micros(c.Now), true}
 	notIn := ""
-	if len(skip) > 0 {
-		notIn = ` AND d.endpoint_id NOT IN (?` + strings.Repeat(", ?", len(skip)-1) + `)`
-		for _, id := range skip {
+	if len(c.Skip) > 0 {
+		notIn = ` AND d.endpoint_id NOT IN (?` + strings.Repeat(", ?", len(c.Skip)-1) + `)`
+		for _, id := range c.Skip {
 			args = append(args, id)
 		}
 	}
@@ -186,7 +186,7 @@ func (t *tx) ClaimWebhookDeliveries(ctx context.Context, owner string, now, leas
 				AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled = ?)`+notIn+`
 			ORDER BY d.next_attempt_at, d.id LIMIT ?`+t.e.LockClause(true)+`)
 		RETURNING `+strings.ReplaceAll(deliveryColumns, "d.", ""),
-		append(args, n)...)
+		append(args, c.Limit)...)
 	slices.SortFunc(ds, func(a, b webhooks.Delivery) int {
 		if c := a.NextAttemptAt.Compare(b.NextAttemptAt); c != 0 {
 			return c
@@ -225,11 +225,12 @@ func (t *tx) UpdateWebhookDeliveries(ctx context.Context, ds []webhooks.Delivery
 }
 
 // ExtendWebhookLeases names the rows, as ReleaseNotifications does.
-func (t *tx) ExtendWebhookLeases(ctx context.Context, owner string, ids []string, now, until time.Time) error {
-	if err := t.extend(ctx, "webhook_deliveries", owner, ids, now, until); err != nil {
-		return fmt.Errorf("extend webhook leases: %w", err)
+func (t *tx) ExtendWebhookLeases(ctx context.Context, owner string, ids []string, now, until time.Time) ([]string, error) {
+	renewed, err := t.extend(ctx, "webhook_deliveries", owner, ids, now, until)
+	if err != nil {
+		return nil, fmt.Errorf("extend webhook leases: %w", err)
 	}
-	return nil
+	return renewed, nil
 }
 
 // ReleaseWebhookDeliveries names the rows, as ReleaseNotifications does.
@@ -240,22 +241,36 @@ func (t *tx) ReleaseWebhookDeliveries(ctx context.Context, owner string, ids []s
 	return nil
 }
 
-// release clears the leases owner still holds on the rows of an outbox
-// table that ids names, in bulk.
 // extend sets to until the lease of the rows ids names that owner holds
 // and whose lease has not ended at now, in one statement (per chunk of
-// MaxBulkRows): a row whose lease ended may have been taken by another
-// process, and is not taken back.
-func (t *tx) extend(ctx context.Context, table, owner string, ids []string, now, until time.Time) error {
+// MaxBulkRows), and returns the ids of the rows it renewed: a row whose
+// lease ended may have been taken by another process, and is not taken
+// back. A row another transaction has locked is skipped, not waited for,
+// where the engine has row locks: the lock is this owner's own write of
+// the row's outcome or hand-back (which clears the lease anyway) or
+// another process's claim, and a renewal that waited for either would
+// take locks in another order than they do and could deadlock with them.
+func (t *tx) extend(ctx context.Context, table, owner string, ids []string, now, until time.Time) ([]string, error) {
 	if len(ids) == 0 {
-		return nil
+		return nil, nil
 	}
-	_, err := t.bulk(ctx, `UPDATE `+table+` SET lease_until = ?
-		FROM @rows AS r WHERE `+table+`.id = r.id AND `+table+`.lease_owner = ? AND `+table+`.lease_until >= ?`,
-		[]any{micros(until), owner, micros(now)}, len(ids), []Column{IDCol("id", func(i int) string { return ids[i] })}, nil)
-	return err
+	var renewed []string
+	_, err := t.bulk(ctx, `UPDATE `+table+` SET lease_until = ? WHERE id IN (
+			SELECT x.id FROM `+table+` x WHERE x.id IN (SELECT r.id FROM @rows AS r)
+				AND x.lease_owner = ? AND x.lease_until >= ?`+t.e.LockClause(true)+`)
+		RETURNING id`,
+		[]any{micros(until), owner, micros(now)}, len(ids), []Column{IDCol("id", func(i int) string { return ids[i] })},
+		func(r *sql.Rows) error {
+			var id string
+			err := r.Scan(&id)
+			renewed = append(renewed, id)
+			return err
+		})
+	return renewed, err
 }
 
+// release clears the leases owner still holds on the rows of an outbox
+// table that ids names, in bulk.
 func (t *tx) release(ctx context.Context, table, owner string, ids []string) error {
 	if len(ids) == 0 {
 		return nil
@@ -297,7 +312,7 @@ func (t *tx) RetryWebhookDelivery(ctx context.Context, id string, now time.Time)
 	if _, err := t.WebhookDelivery(ctx, id); err != nil {
 		return err
 	}
-	return fmt.Errorf("retry webhook delivery %s: %w", id, disburse.ErrLeaseLost)
+	return fmt.Errorf("retry webhook delivery %s: %w", id, webhooks.ErrLeaseLost)
 }
 
 // Webhooks hands over the webhooks package's port: transactions on the

@@ -133,38 +133,3 @@ func testApprovals(t *testing.T, s disburse.Store) {
 		}))
 	}
 }
-
-// testDraftLegs: a batch's DRAFT legs counted by their payees' membership
-// now, referral legs apart; other statuses and other batches left out.
-func testDraftLegs(t *testing.T, s disburse.Store) {
-	ctx := t.Context()
-	w := newWorld(t, s)
-	b, other := w.insertBatch(t, s, "b"), w.insertBatch(t, s, "other")
-	write(t, s, func(tx disburse.Tx) error {
-		_, err := tx.InsertMembers(ctx, []disburse.Member{{Msisdn: msisdnKE, RegisteredAt: t0}, {Msisdn: msisdnUK, RegisteredAt: t0}})
-		return err
-	})
-	deleted := payment(b, msisdnKE, 1_000_00)
-	deleted.Status = disburse.PaymentDeleted
-	// A payee who was a member when the payment was added is one still:
-	// members are never removed, so the store need not look again.
-	wasMember := payment(b, msisdnKE3, 16_00)
-	wasMember.IsMember = true
-	insertPayments(t, s, wasMember,
-		payment(b, msisdnKE, 1_00),                              // a member
-		withReferral(payment(b, msisdnKE, 2_00), msisdnKE2, 30), // a member, referring a non-member
-		withReferral(payment(b, msisdnKE2, 4_00), msisdnUK, 50), // a non-member, referring a member
-		payment(b, msisdnUK2, 8_00),                             // a non-member
-		deleted,
-		pending(payment(b, msisdnUK2, 1_000_00), at(time.Hour)),
-		payment(other, msisdnKE, 1_000_00),
-	)
-	want := disburse.DraftLegs{
-		Paid: disburse.LegTotal{Count: 3, Amount: 19_00}, Held: disburse.LegTotal{Count: 2, Amount: 12_00},
-		ReferralsPaid: disburse.LegTotal{Count: 1, Amount: 50}, ReferralsHeld: disburse.LegTotal{Count: 1, Amount: 30},
-	}
-	same(t, "DraftLegs", want, get(t, s, func(tx disburse.Tx) (disburse.DraftLegs, error) { return tx.DraftLegs(ctx, b.ID) }))
-	empty := w.insertBatch(t, s, "empty")
-	same(t, "DraftLegs of an empty batch", disburse.DraftLegs{},
-		get(t, s, func(tx disburse.Tx) (disburse.DraftLegs, error) { return tx.DraftLegs(ctx, empty.ID) }))
-}

@@ -199,7 +199,8 @@ func updateNotifications(t *testing.T, s NotificationStore, want int, ns ...disb
 }
 
 // testExtendNotificationLeases: a renewal moves the lease of the named rows
-// the owner holds, in one call; not another owner's, not one whose lease
+// the owner holds, in one call, and returns their ids; not another owner's
+// (though the renewal began before the other's claim), not one whose lease
 // has ended (another process may be taking it).
 func testExtendNotificationLeases(t *testing.T, s NotificationStore) {
 	ctx := t.Context()
@@ -208,11 +209,20 @@ func testExtendNotificationLeases(t *testing.T, s NotificationStore) {
 	now := at(time.Minute)
 	claim(t, s, "one", now, 2) // a and b, until now+1m
 	claim(t, s, "two", now, 1) // c
-	extend := func(owner string, now, until time.Time, ids ...string) {
+	extend := func(owner string, now, until time.Time, want []string, ids ...string) {
 		t.Helper()
-		writeNotifications(t, s, func(tx notifications.Tx) error { return tx.ExtendNotificationLeases(ctx, owner, ids, now, until) })
+		var renewed []string
+		writeNotifications(t, s, func(tx notifications.Tx) (err error) {
+			renewed, err = tx.ExtendNotificationLeases(ctx, owner, ids, now, until)
+			return err
+		})
+		slices.Sort(renewed)
+		slices.Sort(want)
+		if !slices.Equal(renewed, want) {
+			t.Errorf("ExtendNotificationLeases(%s, %v) renewed %v, want %v", owner, ids, renewed, want)
+		}
 	}
-	extend("one", now.Add(30*time.Second), now.Add(2*time.Minute), a.ID, b.ID, c.ID)
+	extend("one", now.Add(30*time.Second), now.Add(2*time.Minute), []string{a.ID, b.ID}, a.ID, b.ID, c.ID)
 	a.LeaseOwner, a.LeaseUntil = "one", now.Add(2*time.Minute)
 	b.LeaseOwner, b.LeaseUntil = "one", now.Add(2*time.Minute)
 	c.LeaseOwner, c.LeaseUntil = "two", now.Add(time.Minute)
@@ -223,8 +233,11 @@ func testExtendNotificationLeases(t *testing.T, s NotificationStore) {
 		t.Errorf("claim after the renewed leases' first end = %v, want only c", got)
 	}
 	c.LeaseOwner, c.LeaseUntil = "three", now.Add(150*time.Second)
+	// two's heartbeat began before its lease ended and reached the
+	// database after three's claim: it renews nothing, and says so.
+	extend("two", now.Add(50*time.Second), now.Add(110*time.Second), nil, c.ID)
 	// one's leases ended at now+2m: a late renewal does not take them back.
-	extend("one", now.Add(3*time.Minute), now.Add(4*time.Minute), a.ID, b.ID)
+	extend("one", now.Add(3*time.Minute), now.Add(4*time.Minute), nil, a.ID, b.ID)
 	got = get(t, s, func(tx disburse.Tx) ([]disburse.Notification, error) { return tx.Notifications(ctx, "") })
 	same(t, "after a renewal too late", []disburse.Notification{a, b, c}, got)
 }

@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/internal/csvpayments"
+	"github.com/disburse/disburse/internal/secrets"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -16,6 +18,7 @@ import (
 type PortalStore interface {
 	disburse.Store
 	backoffice.Store
+	Auth() auth.Store // for the keys the views list
 }
 
 // RunPortal runs the suite of backoffice.Tx, each test in parallel on a
@@ -35,6 +38,7 @@ func RunPortal(t *testing.T, open func(t *testing.T) PortalStore) {
 		{"AllBatches", testAllBatches},
 		{"PaymentsAfter", testPaymentsAfter},
 		{"APIKeys", testAPIKeys},
+		{"DraftLegs", testDraftLegs},
 		{"PaymentTransfers", testPaymentTransfers},
 		{"NotificationsPage", testNotificationsPage},
 		{"Uploads", testUploads},
@@ -69,7 +73,7 @@ func notFoundPortal(t *testing.T, s backoffice.Store, what string, fn func(backo
 func newPortalUser(w world, email string, role backoffice.Role) backoffice.User {
 	u := backoffice.User{ID: disburse.NewID(), Email: email, PasswordHash: "$argon2id$x", Role: role, CreatedAt: t0}
 	if role == backoffice.RoleOrganisation {
-		u.OrganisationID, u.Roles = w.org.ID, disburse.RolesOf(disburse.RoleMaker, disburse.RoleApprover)
+		u.OrganisationID, u.Roles = w.org.ID, auth.RolesOf(auth.RoleMaker, auth.RoleApprover)
 	}
 	return u
 }
@@ -106,7 +110,7 @@ func testPortalSession(t *testing.T, s PortalStore) {
 	ctx := t.Context()
 	w := newWorld(t, s)
 	u := newPortalUser(w, "pay@example.org", backoffice.RoleOrganisation)
-	sess := backoffice.Session{Hash: disburse.HashSecret("dps_one"), UserID: u.ID, CreatedAt: t0, LastSeenAt: t0, ExpiresAt: at(time.Hour)}
+	sess := backoffice.Session{Hash: secrets.Hash("dps_one"), UserID: u.ID, CreatedAt: t0, LastSeenAt: t0, ExpiresAt: at(time.Hour)}
 	writePortal(t, s, func(tx backoffice.Tx) error {
 		return errors.Join(tx.InsertPortalUser(ctx, u), tx.InsertPortalSession(ctx, sess))
 	})
@@ -127,7 +131,7 @@ func testDeleteDeadPortalSessions(t *testing.T, s PortalStore) {
 	w := newWorld(t, s)
 	u := newPortalUser(w, "op@example.org", backoffice.RoleOperator)
 	session := func(name string, lastSeen, expires time.Duration) backoffice.Session {
-		return backoffice.Session{Hash: disburse.HashSecret(name), UserID: u.ID, CreatedAt: t0, LastSeenAt: at(lastSeen), ExpiresAt: at(expires)}
+		return backoffice.Session{Hash: secrets.Hash(name), UserID: u.ID, CreatedAt: t0, LastSeenAt: at(lastSeen), ExpiresAt: at(expires)}
 	}
 	live := session("live", 50*time.Minute, 2*time.Hour)
 	sessions := []backoffice.Session{live, session("expired", 59*time.Minute, time.Hour), session("idle", 0, 2*time.Hour), session("idle2", 10*time.Minute, 2*time.Hour)}
@@ -227,14 +231,14 @@ func testPaymentsAfter(t *testing.T, s PortalStore) {
 func testAPIKeys(t *testing.T, s PortalStore) {
 	ctx := t.Context()
 	w, other := newWorld(t, s), newWorld(t, s)
-	k1 := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("k1"), Prefix: "dak_k1", Role: disburse.RoleViewer, CreatedAt: t0}
-	k2 := disburse.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: disburse.HashSecret("k2"), Prefix: "dak_k2", Role: disburse.RoleAdmin,
+	k1 := auth.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: secrets.Hash("k1"), Prefix: "dak_k1", Role: auth.RoleViewer, CreatedAt: t0}
+	k2 := auth.APIKey{ID: disburse.NewID(), OrganisationID: w.org.ID, Hash: secrets.Hash("k2"), Prefix: "dak_k2", Role: auth.RoleAdmin,
 		CreatedAt: at(time.Minute), RevokedAt: at(time.Hour)}
-	k3 := disburse.APIKey{ID: disburse.NewID(), OrganisationID: other.org.ID, Hash: disburse.HashSecret("k3"), Prefix: "dak_k3", Role: disburse.RoleMaker, CreatedAt: t0}
-	write(t, s, func(tx disburse.Tx) error {
+	k3 := auth.APIKey{ID: disburse.NewID(), OrganisationID: other.org.ID, Hash: secrets.Hash("k3"), Prefix: "dak_k3", Role: auth.RoleMaker, CreatedAt: t0}
+	writeIn(t, s.Auth().Write, func(tx auth.Tx) error {
 		return errors.Join(tx.InsertAPIKey(ctx, k1), tx.InsertAPIKey(ctx, k2), tx.InsertAPIKey(ctx, k3))
 	})
-	same(t, "APIKeys", []disburse.APIKey{k2, k1}, getPortal(t, s, func(tx backoffice.Tx) ([]disburse.APIKey, error) { return tx.APIKeys(ctx, w.org.ID) }))
+	same(t, "APIKeys", []auth.APIKey{k2, k1}, getPortal(t, s, func(tx backoffice.Tx) ([]auth.APIKey, error) { return tx.APIKeys(ctx, w.org.ID) }))
 }
 
 // testPaymentTransfers: a payment's transfers, both legs, oldest first;
@@ -404,4 +408,39 @@ func testUploadFailures(t *testing.T, s PortalStore) {
 		notFoundPortal(t, s, "a purged upload", func(tx backoffice.Tx) error { _, err := tx.Upload(ctx, gone.ID); return err })
 	}
 	same(t, "the draft batch's last failed upload, kept", again, getPortal(t, s, func(tx backoffice.Tx) (backoffice.Upload, error) { return tx.Upload(ctx, again.ID) }))
+}
+
+// testDraftLegs: a batch's DRAFT legs counted by their payees' membership
+// now, referral legs apart; other statuses and other batches left out.
+func testDraftLegs(t *testing.T, s PortalStore) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	b, other := w.insertBatch(t, s, "b"), w.insertBatch(t, s, "other")
+	write(t, s, func(tx disburse.Tx) error {
+		_, err := tx.InsertMembers(ctx, []disburse.Member{{Msisdn: msisdnKE, RegisteredAt: t0}, {Msisdn: msisdnUK, RegisteredAt: t0}})
+		return err
+	})
+	deleted := payment(b, msisdnKE, 1_000_00)
+	deleted.Status = disburse.PaymentDeleted
+	// A payee who was a member when the payment was added is one still:
+	// members are never removed, so the store need not look again.
+	wasMember := payment(b, msisdnKE3, 16_00)
+	wasMember.IsMember = true
+	insertPayments(t, s, wasMember,
+		payment(b, msisdnKE, 1_00),                              // a member
+		withReferral(payment(b, msisdnKE, 2_00), msisdnKE2, 30), // a member, referring a non-member
+		withReferral(payment(b, msisdnKE2, 4_00), msisdnUK, 50), // a non-member, referring a member
+		payment(b, msisdnUK2, 8_00),                             // a non-member
+		deleted,
+		pending(payment(b, msisdnUK2, 1_000_00), at(time.Hour)),
+		payment(other, msisdnKE, 1_000_00),
+	)
+	want := backoffice.DraftLegs{
+		Paid: backoffice.LegTotal{Count: 3, Amount: 19_00}, Held: backoffice.LegTotal{Count: 2, Amount: 12_00},
+		ReferralsPaid: backoffice.LegTotal{Count: 1, Amount: 50}, ReferralsHeld: backoffice.LegTotal{Count: 1, Amount: 30},
+	}
+	same(t, "DraftLegs", want, getPortal(t, s, func(tx backoffice.Tx) (backoffice.DraftLegs, error) { return tx.DraftLegs(ctx, b.ID) }))
+	empty := w.insertBatch(t, s, "empty")
+	same(t, "DraftLegs of an empty batch", backoffice.DraftLegs{},
+		getPortal(t, s, func(tx backoffice.Tx) (backoffice.DraftLegs, error) { return tx.DraftLegs(ctx, empty.ID) }))
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/internal/secrets"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -16,10 +18,10 @@ func testOrganisationUsers(t *testing.T, s PortalStore) {
 	w, other := newWorld(t, s), newWorld(t, s)
 	zoe := newPortalUser(w, "zoe@example.org", backoffice.RoleOrganisation)
 	ann := newPortalUser(w, "ann@example.org", backoffice.RoleOrganisation)
-	ann.Roles = disburse.RolesOf(disburse.RoleAdmin)
+	ann.Roles = auth.RolesOf(auth.RoleAdmin)
 	stranger := newPortalUser(other, "x@example.org", backoffice.RoleOrganisation)
 	op := newPortalUser(w, "op@example.org", backoffice.RoleOperator)
-	sess := backoffice.Session{Hash: disburse.HashSecret("dps_zoe"), UserID: zoe.ID, CreatedAt: t0, LastSeenAt: t0, ExpiresAt: at(time.Hour)}
+	sess := backoffice.Session{Hash: secrets.Hash("dps_zoe"), UserID: zoe.ID, CreatedAt: t0, LastSeenAt: t0, ExpiresAt: at(time.Hour)}
 	writePortal(t, s, func(tx backoffice.Tx) error {
 		return errors.Join(tx.InsertPortalUser(ctx, zoe), tx.InsertPortalUser(ctx, ann), tx.InsertPortalUser(ctx, stranger),
 			tx.InsertPortalUser(ctx, op), tx.InsertPortalSession(ctx, sess))
@@ -32,9 +34,9 @@ func testOrganisationUsers(t *testing.T, s PortalStore) {
 	same(t, "LockOrganisationUsers", []backoffice.User{ann, zoe}, locked)
 
 	writePortal(t, s, func(tx backoffice.Tx) error {
-		return tx.SetPortalUserRoles(ctx, zoe.ID, disburse.RolesOf(disburse.RoleViewer))
+		return tx.SetPortalUserRoles(ctx, zoe.ID, auth.RolesOf(auth.RoleViewer))
 	})
-	zoe.Roles = disburse.RolesOf(disburse.RoleViewer)
+	zoe.Roles = auth.RolesOf(auth.RoleViewer)
 	same(t, "PortalUser after SetPortalUserRoles", zoe, getPortal(t, s, func(tx backoffice.Tx) (backoffice.User, error) { return tx.PortalUser(ctx, zoe.ID) }))
 	if err := s.WritePortal(ctx, func(tx backoffice.Tx) error { return tx.SetPortalUserRoles(ctx, disburse.NewID(), zoe.Roles) }); !errors.Is(err, disburse.ErrNotFound) {
 		t.Errorf("SetPortalUserRoles of nobody: %v, want ErrNotFound", err)
@@ -58,8 +60,8 @@ func testInvitations(t *testing.T, s PortalStore) {
 	ctx := t.Context()
 	w, other := newWorld(t, s), newWorld(t, s)
 	invite := func(org, email, token string, created time.Duration) backoffice.Invitation {
-		return backoffice.Invitation{ID: disburse.NewID(), OrganisationID: org, Email: email, Roles: disburse.RolesOf(disburse.RoleViewer, disburse.RoleAdmin),
-			Hash: disburse.HashSecret(token), CreatedAt: at(created), ExpiresAt: at(created + time.Hour)}
+		return backoffice.Invitation{ID: disburse.NewID(), OrganisationID: org, Email: email, Roles: auth.RolesOf(auth.RoleViewer, auth.RoleAdmin),
+			Hash: secrets.Hash(token), CreatedAt: at(created), ExpiresAt: at(created + time.Hour)}
 	}
 	first := invite(w.org.ID, "a@example.org", "dpi_a", 0)
 	second := invite(w.org.ID, "b@example.org", "dpi_b", time.Minute)

@@ -3,7 +3,7 @@ package storetest
 import (
 	"testing"
 
-	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -57,19 +57,19 @@ func RunRolesMigration(t *testing.T, exec func(query string) error, open func() 
 func checkRolesMigrated(t *testing.T, s PortalStore) {
 	t.Helper()
 	ctx := t.Context()
-	keys := getPortal(t, s, func(tx backoffice.Tx) ([]disburse.APIKey, error) {
+	keys := getPortal(t, s, func(tx backoffice.Tx) ([]auth.APIKey, error) {
 		return tx.APIKeys(ctx, "01a22000-0000-7000-8000-0000000000aa")
 	})
 	if len(keys) != 2 {
 		t.Fatalf("keys after 00020: %+v", keys)
 	}
 	for _, k := range keys {
-		if k.Role != disburse.RoleAdmin {
+		if k.Role != auth.RoleAdmin {
 			t.Errorf("key %s after 00020: role %q, want admin", k.Prefix, k.Role)
 		}
 	}
-	admin := disburse.RolesOf(disburse.RoleAdmin)
-	for email, want := range map[string]disburse.Roles{"pay@old.example": admin, "new@old.example": admin, "op@old.example": 0} {
+	admin := auth.RolesOf(auth.RoleAdmin)
+	for email, want := range map[string]auth.Roles{"pay@old.example": admin, "new@old.example": admin, "op@old.example": 0} {
 		u := getPortal(t, s, func(tx backoffice.Tx) (backoffice.User, error) { return tx.PortalUserByEmail(ctx, email) })
 		if u.Roles != want {
 			t.Errorf("%s after 00020: roles %q, want %q", email, u.Roles, want)

@@ -8,7 +8,11 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/approvals"
 	"github.com/disburse/disburse/internal/testenv"
+	"github.com/disburse/disburse/lists"
+	"github.com/disburse/disburse/organisations"
+	"github.com/disburse/disburse/webhooks"
 )
 
 // RunApprovals runs four-eyes approval of a submit (docs/api.md section
@@ -64,8 +68,8 @@ func newApprovalFixture(t *testing.T, open func(t *testing.T) disburse.Store, th
 // setThreshold sets the approval threshold; "" turns approval off.
 func (f approvalFixture) setThreshold(t *testing.T, threshold string) {
 	t.Helper()
-	set := &disburse.ThresholdSetting{Off: threshold == "", Amount: disburse.Number(threshold)}
-	if _, _, err := f.svc.UpdateSettings(f.ctx, f.org, disburse.Settings{ApprovalThreshold: set}); err != nil {
+	set := &organisations.ThresholdSetting{Off: threshold == "", Amount: disburse.Number(threshold)}
+	if _, _, err := organisations.UpdateSettings(f.ctx, f.svc, f.org, organisations.Settings{ApprovalThreshold: set}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -89,7 +93,7 @@ func (f approvalFixture) request(t *testing.T, b string) disburse.Approval {
 // float is the payout account's balance.
 func (f approvalFixture) float(t *testing.T) disburse.Money {
 	t.Helper()
-	accounts, err := f.svc.Accounts(f.ctx, f.org)
+	accounts, err := organisations.Accounts(f.ctx, f.svc, f.org)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +144,7 @@ func testApproveSubmits(t *testing.T, open func(t *testing.T) disburse.Store) {
 		}(),
 		"submit": func() error { _, err := f.svc.Submit(f.as(approver), f.org, b); return err }(),
 	}
-	payments, err := f.svc.BatchPayments(f.ctx, f.org, b, disburse.ListQuery{Take: "1"})
+	payments, err := lists.Payments(f.ctx, f.svc, f.org, b, disburse.ListQuery{Take: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +177,7 @@ func testApproveSubmits(t *testing.T, open func(t *testing.T) disburse.Store) {
 	if _, _, err := f.svc.Approve(f.as(approver2), f.org, a.ID, ""); disburse.ErrorCode(err) != disburse.CodeInvalidState {
 		t.Errorf("a second approve: %v, want invalid_state", err)
 	}
-	read, err := f.svc.Approval(f.ctx, f.org, a.ID)
+	read, err := approvals.Get(f.ctx, f.svc.Store, f.org, a.ID)
 	if err != nil || read.Status != disburse.ApprovalApproved {
 		t.Errorf("Approval = %+v, %v", read, err)
 	}
@@ -258,7 +262,7 @@ func testCancelWithdrawsTheApproval(t *testing.T, open func(t *testing.T) disbur
 	if err != nil || batch.Status != disburse.BatchCancelled || batch.ApprovalID != "" || batch.Summary.CancelledCount != 3 {
 		t.Fatalf("cancel = %+v, %v", batch, err)
 	}
-	got, err := f.svc.Approval(f.ctx, f.org, a.ID)
+	got, err := approvals.Get(f.ctx, f.svc.Store, f.org, a.ID)
 	if err != nil || got.Status != disburse.ApprovalCancelled || got.DecidedBy != maker {
 		t.Errorf("approval after the cancel: %+v, %v; want CANCELLED by the maker", got, err)
 	}
@@ -281,14 +285,14 @@ func testApprovalsListAndTenancy(t *testing.T, open func(t *testing.T) disburse.
 	if _, _, err := f.svc.Reject(f.as(approver), f.org, first.ID, ""); err != nil {
 		t.Fatal(err)
 	}
-	for q, want := range map[disburse.ApprovalQuery][]string{
+	for q, want := range map[approvals.Query][]string{
 		{}:                     {second.ID, first.ID},
 		{Status: "PENDING"}:    {second.ID},
 		{Status: "REJECTED"}:   {first.ID},
 		{Skip: "1", Take: "1"}: {first.ID},
 		{Status: "APPROVED"}:   nil,
 	} {
-		list, err := f.svc.Approvals(f.ctx, f.org, q)
+		list, err := approvals.List(f.ctx, f.svc.Store, f.org, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -300,20 +304,20 @@ func testApprovalsListAndTenancy(t *testing.T, open func(t *testing.T) disburse.
 			t.Errorf("Approvals(%+v) = %v, want %v", q, got, want)
 		}
 	}
-	if _, err := f.svc.Approvals(f.ctx, f.org, disburse.ApprovalQuery{Status: "DONE", Take: "0"}); disburse.ErrorCode(err) != disburse.CodeInvalid {
+	if _, err := approvals.List(f.ctx, f.svc.Store, f.org, approvals.Query{Status: "DONE", Take: "0"}); disburse.ErrorCode(err) != disburse.CodeInvalid {
 		t.Errorf("a bad status and take: %v, want invalid", err)
 	}
-	other, _, err := f.svc.CreateOrganisation(f.ctx, disburse.NewOrganisation{Name: "Other"})
+	other, _, err := organisations.Create(f.ctx, f.svc, organisations.NewOrganisation{Name: "Other"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.svc.Approval(f.ctx, other.ID, second.ID); disburse.ErrorCode(err) != disburse.CodeNotFound {
+	if _, err := approvals.Get(f.ctx, f.svc.Store, other.ID, second.ID); disburse.ErrorCode(err) != disburse.CodeNotFound {
 		t.Errorf("another organisation's read: %v, want not_found", err)
 	}
 	if _, _, err := f.svc.Approve(f.as(approver), other.ID, second.ID, ""); disburse.ErrorCode(err) != disburse.CodeNotFound {
 		t.Errorf("another organisation's approve: %v, want not_found", err)
 	}
-	if list, err := f.svc.Approvals(f.ctx, other.ID, disburse.ApprovalQuery{}); err != nil || len(list) != 0 {
+	if list, err := approvals.List(f.ctx, f.svc.Store, other.ID, approvals.Query{}); err != nil || len(list) != 0 {
 		t.Errorf("another organisation's list: %v, %v", list, err)
 	}
 }
@@ -377,7 +381,7 @@ func testApproveRacesCancel(t *testing.T, open func(t *testing.T) disburse.Store
 				t.Errorf("unexpected error %v", err)
 			}
 		}
-		got, err := f.svc.Approval(f.ctx, f.org, a.ID)
+		got, err := approvals.Get(f.ctx, f.svc.Store, f.org, a.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -450,7 +454,7 @@ func (s *writeRecorder) wantEvents(t *testing.T, want ...disburse.EventType) {
 	defer s.mu.Unlock()
 	var got []disburse.EventType
 	for _, e := range s.events {
-		if e.Type.IsApprovalEvent() || e.Type == disburse.EventBatchSubmitted || e.Type == disburse.EventBatchCancelled {
+		if webhooks.IsApprovalEvent(e.Type) || e.Type == disburse.EventBatchSubmitted || e.Type == disburse.EventBatchCancelled {
 			got = append(got, e.Type)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
 )
 
 // benchMembers is how many distinct members the benchmark's batches pay:
@@ -25,7 +26,7 @@ func BenchBatch100k(b *testing.B, s disburse.Store) {
 	const n = 100_000
 	ctx := b.Context()
 	svc := disburse.NewService(s)
-	org, accounts, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Bench"})
+	org, accounts, err := organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Bench"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
 )
 
 // BenchPaymentPages measures reading a batch of 100,000 payments in the
@@ -16,7 +17,7 @@ func BenchPaymentPages(b *testing.B, s disburse.Store) {
 	const n, size = 100_000, 10_000
 	ctx := b.Context()
 	svc := disburse.NewService(s)
-	org, _, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Bench", ReferralsEnabled: true})
+	org, _, err := organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Bench", ReferralsEnabled: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/notify"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/webhooks"
 )
 
@@ -23,7 +24,7 @@ func BenchWebhookEvents100k(b *testing.B, s WebhookStore) {
 	ctx := b.Context()
 	svc := disburse.NewService(s)
 	hooks := webhooks.New(s.Webhooks(), svc)
-	org, _, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Bench"})
+	org, _, err := organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func BenchWebhookDelivery(b *testing.B, s WebhookStore) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer rcv.Close()
-	org, accounts, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Bench"})
+	org, accounts, err := organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Bench"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/testenv"
+	"github.com/disburse/disburse/organisations"
 )
 
 // RunConcurrency races the money use cases against each other on one store
@@ -270,12 +271,12 @@ func newFixture(t *testing.T, store disburse.Store) *fixture {
 	f := &fixture{ctx: context.Background(), now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
 	f.svc = disburse.NewService(store)
 	f.svc.Clock = func() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.now }
-	org, accounts, err := f.svc.CreateOrganisation(f.ctx, disburse.NewOrganisation{Name: "Race Ltd"})
+	org, accounts, err := organisations.Create(f.ctx, f.svc, organisations.NewOrganisation{Name: "Race Ltd"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	hour := int64(3600)
-	if _, _, err := f.svc.UpdateSettings(f.ctx, org.ID, disburse.Settings{ReversalPeriodSeconds: &hour}); err != nil {
+	if _, _, err := organisations.UpdateSettings(f.ctx, f.svc, org.ID, organisations.Settings{ReversalPeriodSeconds: &hour}); err != nil {
 		t.Fatal(err)
 	}
 	f.org, f.account = org.ID, accounts[0].ID

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/lists"
 	"github.com/disburse/disburse/notifications"
 	"github.com/disburse/disburse/notify"
 	"github.com/disburse/disburse/worker"
@@ -45,6 +46,8 @@ func RunDelivery[S NotificationStore](t *testing.T, open func(t *testing.T) S) {
 		{"RateSpacesTheSends", testRateSpacesTheSends},
 		{"PushForMembersWithTheApp", testPushForMembersWithTheApp},
 		{"NotificationAttempts", testNotificationAttempts},
+		{"UnrecordedSendsWithinConcurrency", testUnrecordedSendsWithinConcurrency},
+		{"SendsAfterAFailedWrite", testSendsAfterAFailedWrite},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -196,7 +199,7 @@ func testNoDoubleSendWhenTheGatewayIsSlow(t *testing.T, store NotificationStore)
 			t.Fatalf("deliver a: %v", err)
 		}
 	}
-	list, err := f.svc.Notifications(f.ctx, "")
+	list, err := lists.Notifications(f.ctx, f.svc, "")
 	if err != nil || len(list) != 10 {
 		t.Fatalf("notifications: %d, %v; want 10", len(list), err)
 	}
@@ -298,7 +301,7 @@ func testStopFinishesTheSendInFlight(t *testing.T, store NotificationStore) {
 	if n := calls.Load(); n != 1 {
 		t.Errorf("%d sends, want 1: no send may start after Stop", n)
 	}
-	list, err := f.svc.Notifications(f.ctx, "")
+	list, err := lists.Notifications(f.ctx, f.svc, "")
 	if err != nil || len(list) != 3 {
 		t.Fatalf("notifications: %d, %v; want 3", len(list), err)
 	}
@@ -363,7 +366,7 @@ func testTwoConcurrentReplicasSendEachOnce(t *testing.T, store NotificationStore
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-	list, err := f.svc.Notifications(f.ctx, "")
+	list, err := lists.Notifications(f.ctx, f.svc, "")
 	if err != nil || len(list) != n {
 		t.Fatalf("notifications: %d, %v; want %d", len(list), err, n)
 	}
@@ -408,7 +411,7 @@ func testOutcomesRecordedWhileTheClaimSends(t *testing.T, store NotificationStor
 	go func() { _, err := f.notes.Deliver(f.ctx, gateway, "a", p); done <- err }()
 	sent := 0
 	for deadline := time.Now().Add(10 * time.Second); sent < 4 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		list, err := f.svc.Notifications(f.ctx, "")
+		list, err := lists.Notifications(f.ctx, f.svc, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -426,7 +429,7 @@ func testOutcomesRecordedWhileTheClaimSends(t *testing.T, store NotificationStor
 	if sent != 4 {
 		t.Errorf("%d of the 4 sends that ended were recorded while the fifth hung", sent)
 	}
-	list, err := f.svc.Notifications(f.ctx, "")
+	list, err := lists.Notifications(f.ctx, f.svc, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,7 +475,7 @@ func testPushForMembersWithTheApp(t *testing.T, store NotificationStore) {
 	if _, _, err := f.svc.RegisterMember(f.ctx, disburse.Member{Msisdn: racePayee, AppInstalled: true}); err != nil {
 		t.Fatal(err)
 	}
-	list, err := f.svc.Notifications(f.ctx, racePayee)
+	list, err := lists.Notifications(f.ctx, f.svc, racePayee)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -515,7 +518,7 @@ func (f *noteFixture) deliver(t *testing.T, n notifications.Notifier, owner stri
 
 func (f *fixture) only(t *testing.T) disburse.Notification {
 	t.Helper()
-	list, err := f.svc.Notifications(f.ctx, "")
+	list, err := lists.Notifications(f.ctx, f.svc, "")
 	if err != nil || len(list) != 1 {
 		t.Fatalf("notifications: %d, %v; want 1", len(list), err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/lists"
 )
 
 // testASendThatHangsHoldsOnlyItsSlot: the gateway holds the first send
@@ -48,7 +49,7 @@ func testASendThatHangsHoldsOnlyItsSlot(t *testing.T, store NotificationStore) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	list, err := f.svc.Notifications(f.ctx, "")
+	list, err := lists.Notifications(f.ctx, f.svc, "")
 	if err != nil || len(list) != 4 {
 		t.Fatalf("notifications: %d, %v; want 4", len(list), err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/testenv"
+	"github.com/disburse/disburse/lists"
 )
 
 // leaseUnderTest is the lease of the tests that run the heartbeat on the
@@ -65,7 +66,7 @@ func testASendLongerThanTheLeaseIsSentOnce(t *testing.T, store NotificationStore
 	if err := <-done; err != nil {
 		t.Fatalf("deliver a: %v", err)
 	}
-	list, err := f.svc.Notifications(f.ctx, "")
+	list, err := lists.Notifications(f.ctx, f.svc, "")
 	if err != nil || len(list) != 3 {
 		t.Fatalf("notifications: %d, %v; want 3", len(list), err)
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
+	"github.com/disburse/disburse/sandbox"
 )
 
 // The rows a money transaction locks, in the one order every use case
@@ -84,6 +86,16 @@ func (t recordingTx) LockAccount(ctx context.Context, id string) (disburse.Accou
 func (t recordingTx) EnsureWallets(ctx context.Context, currency string, msisdns []string, now time.Time) (map[string]string, error) {
 	t.log.add(lockAccounts)
 	return t.Tx.EnsureWallets(ctx, currency, msisdns, now)
+}
+
+func (t recordingTx) EnsureSandboxWallets(ctx context.Context, organisationID, currency string, msisdns []string, now time.Time) (map[string]string, error) {
+	t.log.add(lockAccounts)
+	return t.Tx.EnsureSandboxWallets(ctx, organisationID, currency, msisdns, now)
+}
+
+func (t recordingTx) LockSandboxLegsTo(ctx context.Context, organisationID, msisdn string) ([]disburse.Payment, error) {
+	t.log.add(lockPayments)
+	return t.Tx.LockSandboxLegsTo(ctx, organisationID, msisdn)
 }
 
 func (t recordingTx) InsertTransfers(ctx context.Context, ts []disburse.Transfer) error {
@@ -170,5 +182,24 @@ func testLockOrder(t *testing.T, open func(t *testing.T) disburse.Store) {
 		t.Fatalf("ReverseDue = %d, %v; want 5", n, err)
 	}
 	inOrder("a reversal sweep")
+
+	// A sandbox's registration and expire (docs/sandbox.md) keep the order too.
+	sandboxOrg, _, err := organisations.Create(f.ctx, f.svc, organisations.NewOrganisation{Name: "Sandbox", Sandbox: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sandbox.Deposit(f.ctx, f.svc, sandboxOrg.ID, "", "1000", "KES", ""); err != nil {
+		t.Fatal(err)
+	}
+	sb := &sandboxFixture{fixture: f, sandbox: sandboxOrg.ID}
+	held := sb.submitted(t, sandboxOrg.ID, racePayee, other)
+	if _, err := sandbox.RegisterMember(f.ctx, f.svc, sandboxOrg.ID, racePayee); err != nil {
+		t.Fatal(err)
+	}
+	inOrder("a sandbox's registration")
+	if _, _, err := sandbox.ExpireBatch(f.ctx, f.svc, sandboxOrg.ID, held); err != nil {
+		t.Fatal(err)
+	}
+	inOrder("a sandbox's expire")
 	f.checkLedger(t)
 }

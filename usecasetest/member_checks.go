@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/lists"
 )
 
 // testRegistrationDuringSubmit: a payee who registers before, during or
@@ -118,7 +119,7 @@ func (w *registerOnPage) Page([]disburse.Payment) {
 // paymentTo is the batch's one payment to msisdn.
 func paymentTo(t *testing.T, f *fixture, batchID, msisdn string) disburse.Payment {
 	t.Helper()
-	ps, err := f.svc.BatchPayments(f.ctx, f.org, batchID, disburse.ListQuery{})
+	ps, err := lists.Payments(f.ctx, f.svc, f.org, batchID, disburse.ListQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}

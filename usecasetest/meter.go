@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/organisations"
 )
 
 // RunMeter checks what the use cases tell the Meter (disburse.Meter, the
@@ -94,7 +95,7 @@ func (f *fixture) batchOfPayments(t *testing.T, in ...disburse.PaymentInput) str
 func testMoneyMovedByKind(t *testing.T, store disburse.Store) {
 	f := newFixture(t, store)
 	on := true
-	if _, _, err := f.svc.UpdateSettings(f.ctx, f.org, disburse.Settings{ReferralsEnabled: &on}); err != nil {
+	if _, _, err := organisations.UpdateSettings(f.ctx, f.svc, f.org, organisations.Settings{ReferralsEnabled: &on}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := f.svc.RegisterMember(f.ctx, disburse.Member{Msisdn: msisdnKE}); err != nil {

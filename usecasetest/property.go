@@ -11,6 +11,8 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/testenv"
+	"github.com/disburse/disburse/lists"
+	"github.com/disburse/disburse/organisations"
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
@@ -76,12 +78,12 @@ func newHarness(t *testing.T, rt *rapid.T, store disburse.Store) *harness {
 	h := &harness{ctx: ctx, svc: svc, m: m}
 	for i := range rapid.IntRange(1, 3).Draw(rt, "orgs") {
 		referrals := rapid.Bool().Draw(rt, "referrals")
-		org, accounts, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: fmt.Sprintf("Org %d", i), ReferralsEnabled: referrals})
+		org, accounts, err := organisations.Create(ctx, svc, organisations.NewOrganisation{Name: fmt.Sprintf("Org %d", i), ReferralsEnabled: referrals})
 		if err != nil {
 			rt.Fatalf("create organisation: %v", err)
 		}
 		seconds := int64(rapid.IntRange(3600, 3*86400).Draw(rt, "reversalSeconds"))
-		if _, _, err := svc.UpdateSettings(ctx, org.ID, disburse.Settings{ReversalPeriodSeconds: &seconds}); err != nil {
+		if _, _, err := organisations.UpdateSettings(ctx, svc, org.ID, organisations.Settings{ReversalPeriodSeconds: &seconds}); err != nil {
 			rt.Fatalf("settings: %v", err)
 		}
 		m.orgs = append(m.orgs, &modelOrg{id: org.ID, account: accounts[0].ID, referrals: referrals, period: time.Duration(seconds) * time.Second})
@@ -213,7 +215,7 @@ func (h *harness) verify(rt *rapid.T) {
 		rt.Fatalf("ledger check: %v %v", err, report.Problems)
 	}
 	for _, o := range h.m.orgs {
-		accounts, err := h.svc.Accounts(h.ctx, o.id)
+		accounts, err := organisations.Accounts(h.ctx, h.svc, o.id)
 		if err != nil {
 			rt.Fatalf("accounts: %v", err)
 		}
@@ -232,7 +234,7 @@ func (h *harness) verify(rt *rapid.T) {
 		if diff := cmp.Diff(b.summary(), got.Summary); diff != "" {
 			rt.Fatalf("batch %s summary (-model +service):\n%s", b.id, diff)
 		}
-		payments, err := h.svc.BatchPayments(h.ctx, b.org.id, b.id, disburse.ListQuery{})
+		payments, err := lists.Payments(h.ctx, h.svc, b.org.id, b.id, disburse.ListQuery{})
 		if err != nil {
 			rt.Fatalf("payments: %v", err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/operators"
+	"github.com/disburse/disburse/organisations"
 )
 
 // auditOf reads the newest entries of action from the audit log, through
@@ -43,7 +44,7 @@ func testManyRegistrationsAtOnce(t *testing.T, open func(t *testing.T) disburse.
 		}
 	}
 	yes := true
-	if _, _, err := f.svc.UpdateSettings(f.ctx, f.org, disburse.Settings{ReferralsEnabled: &yes}); err != nil {
+	if _, _, err := organisations.UpdateSettings(f.ctx, f.svc, f.org, organisations.Settings{ReferralsEnabled: &yes}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := f.svc.CreateBatch(f.ctx, f.org, disburse.BatchInput{Name: "many"})

@@ -20,7 +20,9 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/lists"
 	"github.com/disburse/disburse/notify"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/webhooks"
 	"github.com/disburse/disburse/worker"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
@@ -54,6 +56,7 @@ func RunWebhooks[S WebhookStore](t *testing.T, open func(t *testing.T) S) {
 		{"TwoConcurrentWorkersSendEachOnce", func(t *testing.T, s WebhookStore) { testWebhookTwoWorkers(t, s, 40, 4) }},
 		{"AHangingEndpointHoldsOnlyItsOwnSlots", testWebhookHangingEndpoint},
 		{"AnAttemptLongerThanTheLeaseIsSentOnce", testWebhookAttemptLongerThanTheLease},
+		{"UnrecordedAttemptsWithinConcurrency", testWebhookUnrecordedAttemptsWithinConcurrency},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -154,7 +157,7 @@ func testWebhookEndpoints(t *testing.T, s WebhookStore) {
 	}
 
 	// Another organisation sees nothing of it.
-	other, _, err := f.svc.CreateOrganisation(f.ctx, disburse.NewOrganisation{Name: "Other Ltd"})
+	other, _, err := organisations.Create(f.ctx, f.svc, organisations.NewOrganisation{Name: "Other Ltd"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +279,7 @@ func testWebhookEvents(t *testing.T, s WebhookStore) {
 	if _, _, err := f.svc.RegisterMember(f.ctx, disburse.Member{Msisdn: racePayee}); err != nil {
 		t.Fatal(err)
 	}
-	payments, err := f.svc.BatchPayments(f.ctx, f.org, open, disburse.ListQuery{})
+	payments, err := lists.Payments(f.ctx, f.svc, f.org, open, disburse.ListQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +321,7 @@ func testWebhookEvents(t *testing.T, s WebhookStore) {
 	if _, err := f.svc.ReverseDue(f.ctx); err != nil {
 		t.Fatal(err)
 	}
-	rp, err := f.svc.BatchPayments(f.ctx, f.org, reversed, disburse.ListQuery{})
+	rp, err := lists.Payments(f.ctx, f.svc, f.org, reversed, disburse.ListQuery{})
 	if err != nil || len(rp) != 1 {
 		t.Fatal(rp, err)
 	}
@@ -683,7 +686,7 @@ func testWebhookTwoWorkers(t *testing.T, s WebhookStore, batches, concurrency in
 func testWebhookReferralEvents(t *testing.T, s WebhookStore) {
 	f := webhookFixture(t, s)
 	on := true
-	if _, _, err := f.svc.UpdateSettings(f.ctx, f.org, disburse.Settings{ReferralsEnabled: &on}); err != nil {
+	if _, _, err := organisations.UpdateSettings(f.ctx, f.svc, f.org, organisations.Settings{ReferralsEnabled: &on}); err != nil {
 		t.Fatal(err)
 	}
 	e := f.endpoint(t, "https://a.example.com/", "payment.settled", "payment.reversed", "payment.referral.settled", "payment.referral.reversed")

@@ -36,12 +36,13 @@ type Sender interface {
 }
 
 // Renderer writes a delivery's body, {"type","timestamp","data"},
-// with the batch, the payment or the approval as the API shows it (the
-// HTTP adapter knows that shape; the domain does not).
+// with the batch, the payment or the approval as the API shows it in
+// version, the endpoint's (docs/versioning.md): the HTTP adapter knows
+// that shape; the domain does not.
 type Renderer interface {
-	BatchEvent(t disburse.EventType, at time.Time, b disburse.Batch) ([]byte, error)
-	PaymentEvent(t disburse.EventType, at time.Time, p disburse.Payment) ([]byte, error)
-	ApprovalEvent(t disburse.EventType, at time.Time, a disburse.Approval) ([]byte, error)
+	BatchEvent(version string, t disburse.EventType, at time.Time, b disburse.Batch) ([]byte, error)
+	PaymentEvent(version string, t disburse.EventType, at time.Time, p disburse.Payment) ([]byte, error)
+	ApprovalEvent(version string, t disburse.EventType, at time.Time, a disburse.Approval) ([]byte, error)
 }
 
 // Policy says how the webhook worker retries and holds work.
@@ -137,29 +138,36 @@ func (s *Service) Deliver(ctx context.Context, sender Sender, render Renderer, o
 		return 0, err
 	}
 	bg := context.WithoutCancel(ctx)
-	leases := fanout.NewLeases(p.Lease, s.now, func(ids []string, now, until time.Time) error {
-		err := s.Store.Write(bg, func(tx Tx) error { return tx.ExtendWebhookLeases(bg, owner, ids, now, until) })
+	leases := fanout.NewLeases(p.Lease, s.now, func(ids []string, now, until time.Time) ([]string, error) {
+		var renewed []string
+		err := s.Store.Write(bg, func(tx Tx) (err error) {
+			renewed, err = tx.ExtendWebhookLeases(bg, owner, ids, now, until)
+			return err
+		})
 		if err != nil {
 			s.Log.WarnContext(ctx, "webhook leases not renewed", "err", err, "owner", owner)
 		}
-		return err
+		return renewed, err
 	})
 	defer leases.Start()()
 	slots := fanout.NewSlots(p.Concurrency, p.PerEndpoint)
+	unwritten := fanout.NewUnwritten(p.Concurrency)
 	turn := fanout.NewPace(p.Rate)
 	return fanout.Dispatch(ctx, slots, p.poll(), func(_ int, full []string) (int, func() (int, error), error) {
-		return s.claimWebhooks(ctx, sender, render, owner, p, claimRoom{slots, turn, leases, full})
+		return s.claimWebhooks(ctx, sender, render, owner, p, claimRoom{slots, unwritten, turn, leases, full})
 	})
 }
 
 // claimRoom is what one claim of Deliver works within: the process's
-// slots, the pace of the attempts, the heartbeat of its leases, and none
-// of the endpoints in full.
+// slots, its bound on attempts whose outcome is not yet written, the pace
+// of the attempts, the heartbeat of its leases, and none of the endpoints
+// in full.
 type claimRoom struct {
-	slots  *fanout.Slots
-	turn   fanout.Pace
-	leases *fanout.Leases
-	full   []string
+	slots     *fanout.Slots
+	unwritten fanout.Unwritten
+	turn      fanout.Pace
+	leases    *fanout.Leases
+	full      []string
 }
 
 // claimWebhooks claims up to p.BatchSize deliveries, none of an endpoint
@@ -172,7 +180,7 @@ func (s *Service) claimWebhooks(ctx context.Context, sender Sender, render Rende
 		now := s.now()
 		leaseUntil = now.Add(p.Lease)
 		var err error
-		claimed, err = tx.ClaimWebhookDeliveries(ctx, owner, now, leaseUntil, p.BatchSize, room.full)
+		claimed, err = tx.ClaimWebhookDeliveries(ctx, DeliveryClaim{Owner: owner, Now: now, LeaseUntil: leaseUntil, Limit: p.BatchSize, Skip: room.full})
 		return err
 	})
 	if err != nil || len(claimed) == 0 {
@@ -191,12 +199,15 @@ func (s *Service) claimWebhooks(ctx context.Context, sender Sender, render Rende
 	if len(attempts) == 0 { // every endpoint was deleted meanwhile, and its deliveries with it
 		return 0, nil, nil
 	}
-	mayStart := func(a webhookAttempt) bool {
+	mayStart := func(ctx context.Context, a webhookAttempt) bool {
 		if !room.slots.Wait(ctx, a.d.EndpointID) {
 			return false
 		}
-		if room.turn.Wait(ctx) && hold.MayStart(s.now()) {
-			return true
+		if room.unwritten.Wait(ctx) {
+			if room.turn.Wait(ctx) && hold.MayStart(s.now()) {
+				return true
+			}
+			room.unwritten.Give()
 		}
 		room.slots.Give(a.d.EndpointID)
 		return false
@@ -206,11 +217,18 @@ func (s *Service) claimWebhooks(ctx context.Context, sender Sender, render Rende
 		return s.attemptWebhook(bg, sender, a, p)
 	}
 	record := func(outcomes, unattempted []webhookAttempt) (bool, error) {
-		return s.recordWebhooks(ctx, owner, p, outcomes, unattempted)
+		var lost bool
+		ids := fanout.IDs(append(slices.Clip(outcomes), unattempted...), func(a webhookAttempt) string { return a.d.ID })
+		err := hold.Write(ids, func() (err error) {
+			lost, err = s.recordWebhooks(ctx, owner, p, outcomes, unattempted)
+			return err
+		})
+		room.unwritten.Written(len(outcomes), fanout.Settled(unattempted, err))
+		return lost, err
 	}
 	return len(attempts), func() (int, error) {
 		defer room.leases.Drop(hold)
-		return fanout.Run(attempts, len(attempts), mayStart, attempt, record)
+		return fanout.Run(ctx, attempts, len(attempts), mayStart, attempt, record)
 	}, nil
 }
 
@@ -355,28 +373,7 @@ func (s *Service) webhookAttempts(ctx context.Context, render Renderer, claimed 
 	var out []webhookAttempt
 	err := s.Store.Read(ctx, func(tx Tx) error {
 		out = make([]webhookAttempt, 0, len(claimed))
-		// The events' resources in one statement per kind: read one by
-		// one, they were half the time of a drain of payment events.
-		var batchIDs, paymentIDs, approvalIDs []string
-		for _, d := range claimed {
-			switch {
-			case d.EventType.IsBatchEvent():
-				batchIDs = append(batchIDs, d.ResourceID)
-			case d.EventType.IsApprovalEvent():
-				approvalIDs = append(approvalIDs, d.ResourceID)
-			default:
-				paymentIDs = append(paymentIDs, d.ResourceID)
-			}
-		}
-		batches, err := tx.BatchesByID(ctx, batchIDs)
-		if err != nil {
-			return err
-		}
-		payments, err := tx.PaymentsByID(ctx, paymentIDs)
-		if err != nil {
-			return err
-		}
-		approvals, err := tx.ApprovalsByID(ctx, approvalIDs)
+		res, err := readEventResources(ctx, tx, claimed)
 		if err != nil {
 			return err
 		}
@@ -390,21 +387,7 @@ func (s *Service) webhookAttempts(ctx context.Context, render Renderer, claimed 
 				continue
 			}
 			a := webhookAttempt{d: d, e: *e}
-			switch {
-			case d.EventType.IsBatchEvent():
-				if b, ok := batches[d.ResourceID]; ok {
-					a.body, err = render.BatchEvent(d.EventType, d.EventAt, b)
-				}
-			case d.EventType.IsApprovalEvent():
-				if ap, ok := approvals[d.ResourceID]; ok {
-					a.body, err = render.ApprovalEvent(d.EventType, d.EventAt, ap)
-				}
-			default:
-				if p, ok := payments[d.ResourceID]; ok {
-					a.body, err = render.PaymentEvent(d.EventType, d.EventAt, p)
-				}
-			}
-			if err != nil {
+			if a.body, err = res.body(render, *e, d); err != nil {
 				return err
 			}
 			out = append(out, a)
@@ -412,6 +395,61 @@ func (s *Service) webhookAttempts(ctx context.Context, render Renderer, claimed 
 		return nil
 	})
 	return out, err
+}
+
+// eventResources are the batches, payments and approvals of the claimed
+// deliveries' events, by id, as they are now.
+type eventResources struct {
+	batches   map[string]disburse.Batch
+	payments  map[string]disburse.Payment
+	approvals map[string]disburse.Approval
+}
+
+// readEventResources reads the events' resources in one statement per
+// kind: read one by one, they were half the time of a drain of payment
+// events.
+func readEventResources(ctx context.Context, tx Tx, claimed []Delivery) (eventResources, error) {
+	var batchIDs, paymentIDs, approvalIDs []string
+	for _, d := range claimed {
+		switch {
+		case isBatchEvent(d.EventType):
+			batchIDs = append(batchIDs, d.ResourceID)
+		case IsApprovalEvent(d.EventType):
+			approvalIDs = append(approvalIDs, d.ResourceID)
+		default:
+			paymentIDs = append(paymentIDs, d.ResourceID)
+		}
+	}
+	var r eventResources
+	var err error
+	if r.batches, err = tx.BatchesByID(ctx, batchIDs); err != nil {
+		return r, err
+	}
+	if r.payments, err = tx.PaymentsByID(ctx, paymentIDs); err != nil {
+		return r, err
+	}
+	r.approvals, err = tx.ApprovalsByID(ctx, approvalIDs)
+	return r, err
+}
+
+// body renders d's body for e; nil when its event's resource no longer
+// exists.
+func (r eventResources) body(render Renderer, e Endpoint, d Delivery) ([]byte, error) {
+	switch {
+	case isBatchEvent(d.EventType):
+		if b, ok := r.batches[d.ResourceID]; ok {
+			return render.BatchEvent(e.APIVersion, d.EventType, d.EventAt, b)
+		}
+	case IsApprovalEvent(d.EventType):
+		if ap, ok := r.approvals[d.ResourceID]; ok {
+			return render.ApprovalEvent(e.APIVersion, d.EventType, d.EventAt, ap)
+		}
+	default:
+		if p, ok := r.payments[d.ResourceID]; ok {
+			return render.PaymentEvent(e.APIVersion, d.EventType, d.EventAt, p)
+		}
+	}
+	return nil, nil
 }
 
 // readOnce returns the row id names through seen, reading it the first
@@ -491,7 +529,7 @@ func (s *Service) RetryDelivery(ctx context.Context, organisationID, endpointID,
 			return disburse.NotFound("delivery")
 		}
 		now := s.now()
-		if err := tx.RetryWebhookDelivery(ctx, deliveryID, now); errors.Is(err, disburse.ErrLeaseLost) {
+		if err := tx.RetryWebhookDelivery(ctx, deliveryID, now); errors.Is(err, ErrLeaseLost) {
 			return disburse.Errorf(disburse.CodeInvalidState, "the delivery is being sent now")
 		} else if err != nil {
 			return err
@@ -500,4 +538,18 @@ func (s *Service) RetryDelivery(ctx context.Context, organisationID, endpointID,
 		return err
 	})
 	return d, err
+}
+
+// isBatchEvent reports whether the event's resource is a batch: a
+// delivery renders the batch.
+func isBatchEvent(e disburse.EventType) bool {
+	return e == disburse.EventBatchSubmitted || e == disburse.EventBatchClosed || e == disburse.EventBatchCancelled
+}
+
+// IsApprovalEvent reports whether the event's resource is an approval: a
+// delivery renders the approval (neither a batch's nor an approval's
+// event is a payment's).
+func IsApprovalEvent(e disburse.EventType) bool {
+	return e == disburse.EventApprovalRequested || e == disburse.EventApprovalApproved ||
+		e == disburse.EventApprovalRejected || e == disburse.EventApprovalCancelled
 }

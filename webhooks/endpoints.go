@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/apiversion"
+	"github.com/disburse/disburse/internal/text"
 )
 
 // Config is how the service treats the URLs organisations register.
@@ -40,6 +43,9 @@ type Input struct {
 	URL     string
 	Events  []string
 	Enabled *bool
+	// APIVersion is the version of the endpoint's bodies (docs/versioning.md):
+	// empty is the first; a PUT leaves it as it was.
+	APIVersion string
 }
 
 // NewSecret returns "whsec_" and the base64 of 32 random bytes: the
@@ -59,7 +65,8 @@ func (s *Service) Create(ctx context.Context, organisationID string, in Input) (
 	}
 	now := s.now()
 	e := Endpoint{ID: disburse.NewID(), OrganisationID: organisationID, URL: in.URL, Events: events,
-		Enabled: in.Enabled == nil || *in.Enabled, Secret: NewSecret(), CreatedAt: now, UpdatedAt: now}
+		Enabled: in.Enabled == nil || *in.Enabled, Secret: NewSecret(), CreatedAt: now, UpdatedAt: now,
+		APIVersion: cmp.Or(in.APIVersion, apiversion.First)}
 	err = s.Store.Write(ctx, func(tx Tx) error {
 		if err := tx.InsertWebhookEndpoint(ctx, e); err != nil {
 			return err
@@ -130,7 +137,7 @@ func (s *Service) Delete(ctx context.Context, organisationID, id string) error {
 // Disable is the operator's: the endpoint stops receiving, with the
 // reason shown to its organisation, until the organisation enables it.
 func (s *Service) Disable(ctx context.Context, id, reason string) (Endpoint, error) {
-	if !disburse.ValidText(reason) || len([]rune(reason)) > 200 {
+	if !text.Valid(reason) || len([]rune(reason)) > 200 {
 		return Endpoint{}, disburse.Invalid("Reason", reason, "reason is text of at most 200 characters")
 	}
 	if reason == "" {
@@ -211,6 +218,9 @@ func (s *Service) checkWebhook(ctx context.Context, in Input) ([]disburse.EventT
 			events = append(events, t)
 		}
 	}
+	if in.APIVersion != "" && !apiversion.Known(in.APIVersion) {
+		v.Add(-1, "ApiVersion", in.APIVersion, "apiVersion must be one of "+strings.Join(apiversion.All, ", "))
+	}
 	return events, v.Err()
 }
 
@@ -250,7 +260,7 @@ func (s *Service) parseWebhookURL(raw string) (*url.URL, string) {
 	if raw == "" {
 		return nil, "url is required"
 	}
-	if !disburse.ValidText(raw) || len(raw) > maxWebhookURL {
+	if !text.Valid(raw) || len(raw) > maxWebhookURL {
 		return nil, fmt.Sprintf("url must be text of at most %d characters", maxWebhookURL)
 	}
 	u, err := url.Parse(raw)

@@ -9,6 +9,7 @@ package webhooks
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"time"
@@ -41,6 +42,9 @@ type Endpoint struct {
 	FailingSince time.Time
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	// APIVersion is the version its bodies are written in
+	// (docs/versioning.md), set at creation.
+	APIVersion string
 }
 
 // Wants reports whether the endpoint receives events of type t.
@@ -115,18 +119,19 @@ type Tx interface {
 	// WebhookEndpoints lists endpoints oldest first: the organisation's, or
 	// every organisation's when organisationID is empty.
 	WebhookEndpoints(ctx context.Context, organisationID string) ([]Endpoint, error)
-	// ClaimWebhookDeliveries leases up to limit PENDING deliveries of
-	// enabled endpoints that are due at now and not leased by a live owner,
-	// none of the endpoints skip lists, and returns them. Rows locked by
-	// another transaction are skipped.
-	ClaimWebhookDeliveries(ctx context.Context, owner string, now, leaseUntil time.Time, limit int, skip []string) ([]Delivery, error)
+	// ClaimWebhookDeliveries leases to c.Owner, until c.LeaseUntil, up to
+	// c.Limit PENDING deliveries of enabled endpoints that are due at c.Now
+	// and not leased by a live owner, none of the endpoints c.Skip lists,
+	// and returns them. Rows locked by another transaction are skipped.
+	ClaimWebhookDeliveries(ctx context.Context, c DeliveryClaim) ([]Delivery, error)
 	// UpdateWebhookDeliveries writes attempts' outcomes in bulk and clears
 	// their leases, each only while its LeaseOwner still holds the lease.
 	// It returns how many it wrote, as UpdateNotifications does.
 	UpdateWebhookDeliveries(ctx context.Context, ds []Delivery) (int, error)
 	// ExtendWebhookLeases sets to until the lease of the deliveries ids
-	// names that owner holds and whose lease has not ended at now.
-	ExtendWebhookLeases(ctx context.Context, owner string, ids []string, now, until time.Time) error
+	// names that owner holds and whose lease has not ended at now, and
+	// returns the ids of those it renewed, as ExtendNotificationLeases does.
+	ExtendWebhookLeases(ctx context.Context, owner string, ids []string, now, until time.Time) ([]string, error)
 	// ReleaseWebhookDeliveries clears the leases owner holds on the
 	// deliveries ids names.
 	ReleaseWebhookDeliveries(ctx context.Context, owner string, ids []string) error
@@ -135,9 +140,23 @@ type Tx interface {
 	// WebhookDeliveries lists an endpoint's deliveries, newest first, at most limit.
 	WebhookDeliveries(ctx context.Context, endpointID string, limit int) ([]Delivery, error)
 	// RetryWebhookDelivery makes a delivery PENDING and due at now again,
-	// keeping its attempts, unless a live lease holds it (disburse.ErrLeaseLost).
+	// keeping its attempts, unless a live lease holds it (ErrLeaseLost).
 	RetryWebhookDelivery(ctx context.Context, id string, now time.Time) error
 }
+
+// DeliveryClaim is what one claim of Tx.ClaimWebhookDeliveries leases:
+// for whom, when, until when, how many, and which endpoints to leave out.
+type DeliveryClaim struct {
+	Owner      string
+	Now        time.Time
+	LeaseUntil time.Time
+	Limit      int
+	Skip       []string // endpoints whose share of the claimer's attempts is in flight
+}
+
+// ErrLeaseLost is what RetryWebhookDelivery returns for a delivery leased
+// to a live process: an attempt in flight holds it.
+var ErrLeaseLost = errors.New("lease lost")
 
 // Service holds the webhook use cases: every rule about endpoints and
 // their deliveries, above Store. The HTTP API and the webhook worker call it.

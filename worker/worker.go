@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/notifications"
 	"github.com/disburse/disburse/webhooks"
@@ -75,9 +76,9 @@ func MemberChecks(svc *disburse.Service, interval time.Duration, log *slog.Logge
 }
 
 // TokenPurge is the loop that deletes expired and revoked access tokens
-// (Service.PurgeTokens).
-func TokenPurge(svc *disburse.Service, interval time.Duration, log *slog.Logger) Loop {
-	return Loop{Name: "token-purge", Interval: interval, RunOnce: svc.PurgeTokens, Log: log}
+// (auth.Service.PurgeTokens).
+func TokenPurge(tokens *auth.Service, interval time.Duration, log *slog.Logger) Loop {
+	return Loop{Name: "token-purge", Interval: interval, RunOnce: tokens.PurgeTokens, Log: log}
 }
 
 // IdempotencyPurge is the loop that deletes Idempotency-Keys past their

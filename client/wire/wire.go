@@ -1,7 +1,8 @@
 // Package wire holds the exact Go forms of the service's wire values, which
-// openapi.yaml names with x-go-type: amounts (Amount, integer minor units,
-// never a float) and date-times (DateTime, UTC, seven fractional digits and
-// no offset). Any Go client generated from the document can use it.
+// the documents name with x-go-type: amounts (Amount, integer minor units,
+// never a float) and date-times (DateTime, UTC, seven fractional digits,
+// with Z in version 2026-12-01 and without offset in the first,
+// docs/versioning.md). Any Go client generated from a document can use it.
 package wire
 
 import (
@@ -109,28 +110,37 @@ func (n *NullableAmount) UnmarshalJSON(b []byte) error {
 	return n.Amount.UnmarshalJSON(b)
 }
 
-// DateTimeLayout is the service's date-time form: always UTC, seven
-// fractional digits, no offset.
-const DateTimeLayout = "2006-01-02T15:04:05.0000000"
+// DateTimeLayout is the service's date-time form in version 2026-12-01:
+// always UTC, seven fractional digits, Z.
+const DateTimeLayout = "2006-01-02T15:04:05.0000000Z"
+
+// FirstVersionLayout is the first version's: the same without the Z,
+// which is UTC all the same.
+const FirstVersionLayout = "2006-01-02T15:04:05.0000000"
 
 // DateTime is a date-time as the service writes it; its Time is in UTC.
 type DateTime struct{ time.Time }
 
-// MarshalJSON writes the time in UTC in the service's form.
+// MarshalJSON writes the time in UTC in the service's newest form.
 func (d DateTime) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + d.UTC().Format(DateTimeLayout) + `"`), nil
 }
 
-// UnmarshalJSON reads the service's form as UTC. Anything else is an error,
-// so a change of the wire format cannot go unnoticed.
+// UnmarshalJSON reads either version's form as UTC (a webhook endpoint of
+// the first version sends that version's). Anything else is an error, so
+// a change of the wire format cannot go unnoticed.
 func (d *DateTime) UnmarshalJSON(b []byte) error {
 	s, err := strconv.Unquote(string(b))
 	if err != nil {
 		return errors.New("date-time: want a JSON string")
 	}
-	t, err := time.ParseInLocation(DateTimeLayout, s, time.UTC)
-	if err != nil || len(s) != len(DateTimeLayout) {
-		return fmt.Errorf("date-time %q: want yyyy-mm-ddThh:mm:ss.fffffff (UTC)", s)
+	layout := FirstVersionLayout
+	if strings.HasSuffix(s, "Z") {
+		layout = DateTimeLayout
+	}
+	t, err := time.ParseInLocation(layout, s, time.UTC)
+	if err != nil || len(s) != len(layout) {
+		return fmt.Errorf("date-time %q: want yyyy-mm-ddThh:mm:ss.fffffffZ (UTC)", s)
 	}
 	d.Time = t
 	return nil

@@ -28,17 +28,20 @@ func TestAmountIsExact(t *testing.T) {
 }
 
 func TestDateTimeIsUTC(t *testing.T) {
+	for _, form := range []string{`"2026-11-22T10:15:30.1234567Z"`, `"2026-11-22T10:15:30.1234567"`} { // 2026-12-01's, the first version's
+		var d DateTime
+		if err := json.Unmarshal([]byte(form), &d); err != nil {
+			t.Fatal(err)
+		}
+		if want := time.Date(2026, 11, 22, 10, 15, 30, 123456700, time.UTC); !d.Equal(want) || d.Location() != time.UTC {
+			t.Errorf("%s: got %v, want %v", form, d.Time, want)
+		}
+		if b, _ := json.Marshal(d); string(b) != `"2026-11-22T10:15:30.1234567Z"` {
+			t.Errorf("marshal = %s", b)
+		}
+	}
 	var d DateTime
-	if err := json.Unmarshal([]byte(`"2026-11-22T10:15:30.1234567"`), &d); err != nil {
-		t.Fatal(err)
-	}
-	if want := time.Date(2026, 11, 22, 10, 15, 30, 123456700, time.UTC); !d.Equal(want) || d.Location() != time.UTC {
-		t.Errorf("got %v, want %v", d.Time, want)
-	}
-	if b, _ := json.Marshal(d); string(b) != `"2026-11-22T10:15:30.1234567"` {
-		t.Errorf("marshal = %s", b)
-	}
-	for _, bad := range []string{`"2026-11-22T10:15:30Z"`, `"2026-11-22T10:15:30.123"`, `"2026-11-22T10:15:30.1234567+01:00"`, `5`} {
+	for _, bad := range []string{`"2026-11-22T10:15:30Z"`, `"2026-11-22T10:15:30.123"`, `"2026-11-22T10:15:30.1234567+01:00"`, `"2026-11-22T10:15:30.1234567ZZ"`, `5`} {
 		if err := json.Unmarshal([]byte(bad), &d); err == nil {
 			t.Errorf("%s: read, want an error", bad)
 		}

@@ -89,9 +89,9 @@ func (a *apiFlags) connect() (*apiclient.API, error) {
 const batchesUsage = `usage: disburse batches <command> [flags]
 
   upload --file payouts.csv --name NAME [--external-id ID] [--submit] [--request-size N]
-  list [--status STATUS] [--external-id ID] [--skip N] [--take N]
+  list [--status STATUS] [--external-id ID] [--cursor C] [--limit N]
   get ID
-  payments ID [--status STATUS] [--skip N] [--take N]
+  payments ID [--status STATUS] [--cursor C] [--limit N]
   export ID [--out FILE]      the batch's results as CSV (standard output by default)
   submit ID
   cancel ID
@@ -124,7 +124,7 @@ func batches(ctx context.Context, args []string, out, errOut io.Writer) error {
 func batchesList(ctx context.Context, fs *flag.FlagSet, a *apiFlags, args []string) error {
 	status := fs.String("status", "", "only batches with this status code")
 	external := fs.String("external-id", "", "only batches with this external id")
-	skip, take := fs.Int("skip", 0, "batches to skip"), fs.Int("take", 1000, "batches to show, at most 1000")
+	cursor, limit := pageFlags(fs, "batches")
 	if _, err := parseArgs(fs, args); err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func batchesList(ctx context.Context, fs *flag.FlagSet, a *apiFlags, args []stri
 	if err != nil {
 		return err
 	}
-	p := &apiclient.ListBatchesParams{Skip: skip, Take: take}
+	p := &apiclient.ListBatchesParams{Cursor: orNil(*cursor), Limit: limit}
 	if *status != "" {
 		p.StatusCode = (*apiclient.BatchStatus)(status)
 	}
@@ -143,7 +143,10 @@ func batchesList(ctx context.Context, fs *flag.FlagSet, a *apiFlags, args []stri
 	if err != nil {
 		return serviceError(err)
 	}
-	return a.show(res.StatusCode(), res.Body, func() { printBatches(a.out, *res.JSON200...) })
+	return a.show(res.StatusCode(), res.Body, func() {
+		printBatches(a.out, res.JSON200.Data...)
+		printNext(a.out, res.JSON200.NextCursor)
+	})
 }
 
 // oneBatch is "batches get|submit|cancel ID".
@@ -174,7 +177,7 @@ func oneBatch(ctx context.Context, fs *flag.FlagSet, a *apiFlags, command string
 // listPayments is "batches payments ID".
 func listPayments(ctx context.Context, fs *flag.FlagSet, a *apiFlags, args []string) error {
 	status := fs.String("status", "", "only payments with this status code")
-	skip, take := fs.Int("skip", 0, "payments to skip"), fs.Int("take", 1000, "payments to show, at most 1000")
+	cursor, limit := pageFlags(fs, "payments")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -186,7 +189,7 @@ func listPayments(ctx context.Context, fs *flag.FlagSet, a *apiFlags, args []str
 	if err != nil {
 		return err
 	}
-	p := &apiclient.ListPaymentsParams{Skip: skip, Take: take}
+	p := &apiclient.ListPaymentsParams{Cursor: orNil(*cursor), Limit: limit}
 	if *status != "" {
 		p.StatusCode = (*apiclient.PaymentStatus)(status)
 	}
@@ -194,7 +197,10 @@ func listPayments(ctx context.Context, fs *flag.FlagSet, a *apiFlags, args []str
 	if err != nil {
 		return serviceError(err)
 	}
-	return a.show(res.StatusCode(), res.Body, func() { printPayments(a.out, *res.JSON200) })
+	return a.show(res.StatusCode(), res.Body, func() {
+		printPayments(a.out, res.JSON200.Data)
+		printNext(a.out, res.JSON200.NextCursor)
+	})
 }
 
 func accounts(ctx context.Context, args []string, out, errOut io.Writer) error {
@@ -302,6 +308,26 @@ func printBatches(out io.Writer, batches ...apiclient.Batch) {
 			s.PaymentsAmount, s.SettledAmount, s.PendingAmount, b.CreatedAt.Format("2006-01-02 15:04:05"))
 	}
 	w.Flush()
+}
+
+// pageFlags are a list's --cursor and --limit (docs/versioning.md).
+func pageFlags(fs *flag.FlagSet, what string) (cursor *string, limit *int) {
+	return fs.String("cursor", "", "the page after this cursor: the one the page before ends with"),
+		fs.Int("limit", 1000, what+" to show, at most 1000")
+}
+
+// printNext tells how to ask for the page after, when there is one.
+func printNext(out io.Writer, next *string) {
+	if next != nil {
+		fmt.Fprintf(out, "more follow: --cursor %s\n", *next)
+	}
+}
+
+func orNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func printPayments(out io.Writer, payments []apiclient.Payment) {

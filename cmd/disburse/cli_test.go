@@ -15,10 +15,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/csvpayments"
 	"github.com/disburse/disburse/internal/testenv"
 	"github.com/disburse/disburse/internal/testserver"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/postgres/pgtest"
 	"github.com/disburse/disburse/sqlite"
 	"github.com/disburse/disburse/sqlstore"
@@ -107,11 +107,15 @@ func listBatches(t *testing.T, srv *testserver.Server) []cliBatch {
 	if code != 0 {
 		t.Fatalf("list: %d %s", code, errOut)
 	}
-	var bs []cliBatch
-	if err := json.Unmarshal([]byte(out), &bs); err != nil {
+	var page struct { // the CLI pins version 2026-12-01: a page (docs/versioning.md)
+		Data       []cliBatch `json:"data"`
+		HasMore    bool       `json:"hasMore"`
+		NextCursor *string    `json:"nextCursor"`
+	}
+	if err := json.Unmarshal([]byte(out), &page); err != nil || page.Data == nil {
 		t.Fatalf("list --json: %v: %s", err, out)
 	}
-	return bs
+	return page.Data
 }
 
 // TestCLIUploadResumesAndSubmits: an upload cut off midway (a proxy that
@@ -246,6 +250,15 @@ func TestCLICommands(t *testing.T) {
 		if out, _, _ := cli(t, srv, "batches", "payments", id); strings.Count(out, "DRAFT") != 3 || !strings.Contains(out, testserver.Member) {
 			t.Errorf("payments: %s", out)
 		}
+		// Pages by cursor (version 2026-12-01): two, then the one left.
+		first, _, _ := cli(t, srv, "batches", "payments", id, "--limit", "2")
+		_, cursor, more := strings.Cut(strings.TrimSpace(first), "more follow: --cursor ")
+		if strings.Count(first, "DRAFT") != 2 || !more {
+			t.Fatalf("payments --limit 2: %s", first)
+		}
+		if rest, errOut, _ := cli(t, srv, "batches", "payments", id, "--limit", "2", "--cursor", cursor); strings.Count(rest, "DRAFT") != 1 || strings.Contains(rest, "more follow") {
+			t.Errorf("payments --cursor: %s %s", rest, errOut)
+		}
 		if out, _, _ := cli(t, srv, "batches", "cancel", id); !strings.Contains(out, "CANCELLED") {
 			t.Errorf("cancel: %s", out)
 		}
@@ -276,15 +289,15 @@ func TestCLICommands(t *testing.T) {
 func TestCLISubmitWaitsForApproval(t *testing.T) {
 	eachCLIStore(t, func(t *testing.T, srv *testserver.Server) {
 		ctx := t.Context()
-		token, _, err := srv.Svc.IssueToken(ctx, srv.APIKey)
+		token, _, err := srv.Auth.IssueToken(ctx, srv.APIKey)
 		if err != nil {
 			t.Fatal(err)
 		}
-		caller, err := srv.Svc.Authenticate(ctx, token)
+		caller, err := srv.Auth.Authenticate(ctx, token)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := srv.Svc.UpdateSettings(ctx, caller.OrganisationID, disburse.Settings{ApprovalThreshold: &disburse.ThresholdSetting{Amount: "0"}}); err != nil {
+		if _, _, err := organisations.UpdateSettings(ctx, srv.Svc, caller.OrganisationID, organisations.Settings{ApprovalThreshold: &organisations.ThresholdSetting{Amount: "0"}}); err != nil {
 			t.Fatal(err)
 		}
 		if _, errOut, code := cli(t, srv, "batches", "upload", "--file", payoutsCSV(t, 3), "--name", "Held"); code != 0 {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/fanout"
+	"github.com/disburse/disburse/lists"
 	"github.com/disburse/disburse/notifications"
 )
 
@@ -17,7 +19,8 @@ import (
 // it sends 2,000 SMS notifications through an HTTP gateway, restarts it on
 // the same database, and counts what the gateway received: every
 // notification at least once, no repeat but of the sends the gateway had
-// taken without their outcome in the outbox at the kill (docs/operations.md,
+// taken without their outcome in the outbox at the kill, and those no
+// more than a process may have (docs/operations.md,
 // "Background work and how it is claimed"), and
 // every notification SENT within the lease and a few seconds of the kill:
 // the dead process's rows are free again one lease after it stopped
@@ -113,6 +116,9 @@ func testKill9NotificationDuplicates(t *testing.T, bin, url string) {
 	if len(received) != n {
 		t.Errorf("the gateway received %d of %d notifications", len(received), n)
 	}
+	if bound := 2 * fanout.DefaultConcurrency; inFlight > bound {
+		t.Errorf("%d sends taken by the gateway without their outcome written at the kill, want at most the %d a process may have (fanout.Unwritten)", inFlight, bound)
+	}
 	if duplicates > inFlight {
 		t.Errorf("%d notifications sent twice, want no more than the %d the dead process had sent without recording", duplicates, inFlight)
 	}
@@ -126,7 +132,7 @@ func testKill9NotificationDuplicates(t *testing.T, bin, url string) {
 // sentIn counts the notifications store holds as SENT.
 func sentIn(t *testing.T, store disburse.Store) int {
 	t.Helper()
-	ns, err := disburse.NewService(store).Notifications(t.Context(), "")
+	ns, err := lists.Notifications(t.Context(), disburse.NewService(store), "")
 	if err != nil {
 		t.Fatal(err)
 	}

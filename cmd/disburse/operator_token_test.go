@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/internal/secrets"
 	"github.com/disburse/disburse/operators"
 )
 
@@ -57,13 +59,13 @@ func TestOperatorToken(t *testing.T) {
 		t.Errorf("the printed token signs in as %+v, %v; want alice", a, err)
 	}
 	tokens, err := ops.Tokens(ctx)
-	if err != nil || len(tokens) != 2 || tokens[0].Hash != disburse.HashSecret(token) {
+	if err != nil || len(tokens) != 2 || tokens[0].Hash != secrets.Hash(token) {
 		t.Errorf("stored %+v (%v), want alice's hash of the printed token", tokens, err)
 	}
 	if _, err := run("revoke", "--name", "alice"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ops.Authenticate(ctx, token); err != disburse.ErrUnauthorized {
+	if _, err := ops.Authenticate(ctx, token); err != auth.ErrUnauthorized {
 		t.Errorf("a revoked token: %v, want unauthorized", err)
 	}
 	if _, err := run("revoke", "--name", "alice"); err == nil {

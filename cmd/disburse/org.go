@@ -7,6 +7,9 @@ import (
 	"fmt"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/internal/secrets"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -19,6 +22,7 @@ func orgCreate(ctx context.Context, args []string) error {
 	name := fs.String("name", "", "organisation name (required)")
 	deposit := fs.String("deposit", "0", "amount to deposit into its default payout account, at most 2 decimals; 0: none")
 	referrals := fs.Bool("referrals", false, "enable referrals")
+	sandbox := fs.Bool("sandbox", false, "a sandbox organisation: test keys (dak_test_), its own ledger scope and payees (docs/sandbox.md)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -32,11 +36,15 @@ func orgCreate(ctx context.Context, args []string) error {
 	}
 	defer store.Close()
 	svc := disburse.NewService(store)
-	org, key, err := createFundedOrg(ctx, svc, *name, amount, *referrals)
+	org, key, err := createFundedOrg(ctx, svc, auth.New(store.Auth(), svc), organisations.NewOrganisation{Name: *name, ReferralsEnabled: *referrals, Sandbox: *sandbox}, amount)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("organisation %s (%s)\napi key      %s\n", org.ID, org.Name, key)
+	kind := ""
+	if org.Sandbox {
+		kind = ", sandbox"
+	}
+	fmt.Printf("organisation %s (%s%s)\napi key      %s\n", org.ID, org.Name, kind, key)
 	return nil
 }
 
@@ -51,9 +59,9 @@ func depositAmount(text string) (disburse.Money, error) {
 }
 
 // createFundedOrg creates an organisation, deposits into its default payout
-// account when deposit is not zero, and issues an API key.
-func createFundedOrg(ctx context.Context, svc *disburse.Service, name string, deposit disburse.Money, referrals bool) (disburse.Organisation, string, error) {
-	org, accounts, err := svc.CreateOrganisationBy(ctx, disburse.CommandLine, disburse.NewOrganisation{Name: name, ReferralsEnabled: referrals})
+// account when deposit is not zero, and issues an API key through keys.
+func createFundedOrg(ctx context.Context, svc *disburse.Service, keys *auth.Service, in organisations.NewOrganisation, deposit disburse.Money) (disburse.Organisation, string, error) {
+	org, accounts, err := organisations.CreateBy(ctx, svc, disburse.CommandLine, in)
 	if err != nil {
 		return org, "", err
 	}
@@ -62,7 +70,7 @@ func createFundedOrg(ctx context.Context, svc *disburse.Service, name string, de
 			return org, "", fmt.Errorf("organisation %s created, but its deposit failed: %w", org.ID, err)
 		}
 	}
-	_, key, err := svc.CreateAPIKeyBy(ctx, disburse.CommandLine, org.ID, disburse.RoleAdmin)
+	_, key, err := keys.CreateAPIKeyBy(ctx, disburse.CommandLine, org.ID, auth.RoleAdmin)
 	return org, key, err
 }
 
@@ -71,9 +79,9 @@ const demoName = "Demo Organisation"
 
 // demo gives a newcomer something to call: an organisation with float, its
 // API key, an admin token when none was configured, and portal users.
-func demo(ctx context.Context, svc *disburse.Service, office *backoffice.Service, c *config) error {
+func demo(ctx context.Context, svc *disburse.Service, keys *auth.Service, office *backoffice.Service, c *config) error {
 	if c.AdminToken == "" {
-		c.AdminToken = disburse.NewSecret("adm_")
+		c.AdminToken = secrets.New("adm_")
 	}
 	// Once per database: a restart with --demo issues a new key for the
 	// organisation it made before (keys are kept only as hashes).
@@ -85,14 +93,14 @@ func demo(ctx context.Context, svc *disburse.Service, office *backoffice.Service
 	var key string
 	switch {
 	case errors.Is(err, disburse.ErrNotFound):
-		if org, key, err = createFundedOrg(ctx, svc, demoName, 1_000_000*100, true); err != nil {
+		if org, key, err = createFundedOrg(ctx, svc, keys, organisations.NewOrganisation{Name: demoName, ReferralsEnabled: true}, 1_000_000*100); err != nil {
 			return err
 		}
 		fmt.Printf("demo organisation %s with 1,000,000.00 of float\n", org.ID)
 	case err != nil:
 		return err
 	default:
-		if _, key, err = svc.CreateAPIKeyBy(ctx, disburse.CommandLine, org.ID, disburse.RoleAdmin); err != nil {
+		if _, key, err = keys.CreateAPIKeyBy(ctx, disburse.CommandLine, org.ID, auth.RoleAdmin); err != nil {
 			return err
 		}
 		fmt.Printf("demo organisation %s (made at an earlier start), with a new API key\n", org.ID)

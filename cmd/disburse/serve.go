@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/internal/logs"
@@ -59,7 +60,8 @@ func serve(ctx context.Context, args []string) error {
 	}
 	defer store.Close()
 	svc := disburse.NewService(store)
-	svc.TokenTTL, svc.Limits, svc.Log = c.TokenTTL, c.Limits, log
+	svc.Limits, svc.Log = c.Limits, log
+	keys := auth.New(store.Auth(), svc)
 	office := backoffice.NewService(store)
 	hooks := webhooks.New(store.Webhooks(), svc)
 	hooks.Config.AllowPrivate = c.WebhookAllowPrivate
@@ -67,16 +69,16 @@ func serve(ctx context.Context, args []string) error {
 
 	if c.Demo {
 		c.Listen = ln.Addr().String() // the portal address the demo prints is the one bound
-		if err := demo(ctx, svc, office, c); err != nil {
+		if err := demo(ctx, svc, keys, office, c); err != nil {
 			return err
 		}
 	}
 
 	keyStore := store.Idempotency()
-	loops := backgroundLoops(svc, office, notes, hooks, idempotency.New(svc, keyStore), c, log)
+	loops := backgroundLoops(svc, office, notes, hooks, idempotency.New(svc, keyStore), keys, c, log)
 	var metrics *metricsServer
 	apiConfig := httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log,
-		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keyStore, OperatorStore: store, RateLimits: c.RateLimits, Webhooks: hooks}
+		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keyStore, AuthStore: store.Auth(), TokenTTL: c.TokenTTL, OperatorStore: store, RateLimits: c.RateLimits, Webhooks: hooks}
 	if c.MetricsListen != "" {
 		mln, err := net.Listen("tcp", c.MetricsListen)
 		if err != nil {
@@ -89,15 +91,7 @@ func serve(ctx context.Context, args []string) error {
 		loops = countSweeps(reg, loops)
 		metrics = startMetrics(mln, reg, log)
 	}
-	srv := &http.Server{
-		Handler:           c.handler(svc, office, apiConfig, log),
-		TLSConfig:         c.TLS,
-		ReadHeaderTimeout: min(readHeaderTimeout, c.ReadTimeout),
-		ReadTimeout:       c.ReadTimeout,
-		WriteTimeout:      c.WriteTimeout,
-		IdleTimeout:       c.IdleTimeout,
-		MaxHeaderBytes:    c.MaxHeaderBytes,
-	}
+	srv := c.server(c.handler(svc, office, apiConfig, log))
 	var workers worker.Group
 	workers.Start(context.WithoutCancel(ctx), loops...)
 
@@ -107,12 +101,26 @@ func serve(ctx context.Context, args []string) error {
 	return runUntilDone(ctx, srv, ln, &workers, metrics, log)
 }
 
+// server is the HTTP server of handler, with the configured TLS, timeouts
+// and header limit.
+func (c *config) server(handler http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           handler,
+		TLSConfig:         c.TLS,
+		ReadHeaderTimeout: min(readHeaderTimeout, c.ReadTimeout),
+		ReadTimeout:       c.ReadTimeout,
+		WriteTimeout:      c.WriteTimeout,
+		IdleTimeout:       c.IdleTimeout,
+		MaxHeaderBytes:    c.MaxHeaderBytes,
+	}
+}
+
 // handler is the portal and the API inside httpapi.Edge, with one address
 // budget for the API and the portal's sign-in.
 func (c *config) handler(svc *disburse.Service, office *backoffice.Service, api httpapi.Config, log *slog.Logger) http.Handler {
 	addresses := ratelimit.New(c.RateLimits.Address, c.RateLimits.Clock)
 	api.Addresses = addresses
-	api.Portal = portal.New(svc, office, portal.Config{Log: log, Addresses: addresses,
+	api.Portal = portal.New(svc, office, portal.Config{Log: log, Addresses: addresses, AuthStore: api.AuthStore,
 		Operators: operators.New(api.OperatorStore, ""), RateLimited: api.Metrics.RateLimited})
 	return httpapi.Edge(httpapi.New(svc, api), c.TrustedProxies)
 }
@@ -192,7 +200,7 @@ func listenGiven(fs *flag.FlagSet) bool {
 // backgroundLoops are the reversal sweep, notification and webhook
 // delivery, and the purges.
 func backgroundLoops(svc *disburse.Service, office *backoffice.Service, notes *notifications.Service, hooks *webhooks.Service,
-	keys *idempotency.Keys, c *config, log *slog.Logger) []worker.Loop {
+	keys *idempotency.Keys, tokens *auth.Service, c *config, log *slog.Logger) []worker.Loop {
 	var provider notifications.Notifier = notify.Log{Logger: log}
 	if c.NotifyProvider == "http" {
 		provider = notify.NewHTTP(c.NotifyURL, c.DeliveryConcurrency)
@@ -205,7 +213,7 @@ func backgroundLoops(svc *disburse.Service, office *backoffice.Service, notes *n
 	owner := fmt.Sprintf("%s-%d-%s", host, os.Getpid(), disburse.NewID()[24:])
 	return []worker.Loop{
 		worker.MemberChecks(svc, c.WorkerInterval, log),
-		worker.TokenPurge(svc, c.WorkerInterval, log),
+		worker.TokenPurge(tokens, c.WorkerInterval, log),
 		worker.IdempotencyPurge(keys, c.WorkerInterval, log),
 		{Name: "portal-session-purge", Interval: c.WorkerInterval, RunOnce: office.PurgeSessions, Log: log},
 		{Name: "portal-upload-purge", Interval: c.WorkerInterval, RunOnce: office.PurgeUploads, Log: log},

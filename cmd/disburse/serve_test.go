@@ -248,6 +248,16 @@ func testOrgCreate(t *testing.T, bin string) {
 		t.Errorf("accounts %v, want 2500.50 of float", accounts)
 	}
 	s.stop(t)
+
+	// --sandbox: a test key, and a float from the sandbox's own funding
+	// (docs/sandbox.md); the ledger audits clean beside the live one.
+	stdout, stderr, code = runBinary(t, bin, []string{"DISBURSE_DATABASE_URL=" + db}, "org", "create", "--name", "Test", "--sandbox", "--deposit", "10")
+	if code != 0 || !strings.Contains(stdout, "(Test, sandbox)") || !regexp.MustCompile(`api key\s+dak_test_`).MatchString(stdout) {
+		t.Fatalf("org create --sandbox: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if n := count(t, file, "SELECT count(*) FROM accounts WHERE kind = 'FUNDING' AND sandbox_organisation_id IS NOT NULL AND balance = -1000"); n != 1 {
+		t.Errorf("%d sandbox funding accounts that paid its float, want 1", n)
+	}
 }
 
 // buildBinary builds the disburse binary into a temporary directory, once

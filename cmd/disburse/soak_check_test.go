@@ -279,7 +279,8 @@ func (r *soakRun) checkWebhooks(events []soakEvent) {
 		for i := 1; i < len(copies); i++ {
 			r.redelivered++
 			first, again := copies[i-1], copies[i]
-			if r.fleet.faultBetween(first.at, again.at) {
+			if f, ok := r.fleet.faultBefore(first.at, again.at); ok {
+				r.repeats[f] = append(r.repeats[f], again.at.Sub(r.fleet.faultAt(f)))
 				continue
 			}
 			if r.unexplained++; r.unexplained <= 5 {

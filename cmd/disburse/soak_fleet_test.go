@@ -2,7 +2,10 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -102,17 +105,48 @@ func (f *fleet) struck(from time.Time, what string) {
 	f.faults = append(f.faults, fault{from, time.Now(), what})
 }
 
-// faultBetween says whether a fault may have cut short something that
-// happened at first and was done again at again.
-func (f *fleet) faultBetween(first, again time.Time) bool {
+// faultBefore is the index of the first fault that may have cut short
+// something that happened at first and was done again at again: the one
+// whose repeat again is (a later fault may strike before the repeat
+// arrives). False when none may have.
+func (f *fleet) faultBefore(first, again time.Time) (int, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, x := range f.faults {
+	for i, x := range f.faults {
 		if first.Before(x.to.Add(faultGrace)) && again.After(x.from) {
-			return true
+			return i, true
 		}
 	}
-	return false
+	return 0, false
+}
+
+// repeatsByFault sums copies, the fault index of each repeated copy and
+// how long after that fault's start it arrived, into a line for each kind
+// of fault: how many faults, the most and the median copies one fault
+// caused, and the longest and median wait from a fault to its copies.
+func (f *fleet) repeatsByFault(copies map[int][]time.Duration) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	byKind := map[string][]int{}
+	waits := map[string][]time.Duration{}
+	for i, x := range f.faults {
+		kind, _, _ := strings.Cut(x.what, " of ")
+		byKind[kind] = append(byKind[kind], len(copies[i]))
+		waits[kind] = append(waits[kind], copies[i]...)
+	}
+	var out []string
+	for _, kind := range slices.Sorted(maps.Keys(byKind)) {
+		n, w := byKind[kind], waits[kind]
+		slices.Sort(n)
+		slices.Sort(w)
+		line := fmt.Sprintf("%d %s: copies a fault %v (most %d, median %d)", len(n), kind, n, n[len(n)-1], n[len(n)/2])
+		if len(w) > 0 {
+			line += fmt.Sprintf(", arriving %v to %v after it (median %v)", w[0].Round(10*time.Millisecond),
+				w[len(w)-1].Round(10*time.Millisecond), w[len(w)/2].Round(10*time.Millisecond))
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "; ")
 }
 
 // sinceFault says how long after the start of the last fault before at
@@ -145,4 +179,11 @@ func (f *fleet) stop(t *testing.T) {
 			s.stop(t)
 		}
 	}
+}
+
+// faultAt is when fault i struck.
+func (f *fleet) faultAt(i int) time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.faults[i].from
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/disburse/disburse"
 )
@@ -37,7 +38,10 @@ type soakRun struct {
 	paid                    disburse.Money // to wallets
 	deliveries, redelivered int            // webhook deliveries in the outbox; copies received beyond the first
 	unexplained             int            // of those, copies with no fault between them and the one before
-	deadlocks               int            // PostgreSQL's count for the database
+	// repeats are the other copies, by the index of the fault before them:
+	// how long after its start each arrived.
+	repeats   map[int][]time.Duration
+	deadlocks int // PostgreSQL's count for the database
 }
 
 // soakOrg is an organisation of the soak and the money the load put in.

@@ -67,7 +67,8 @@ func runSoak(t *testing.T, plan soakPlan) {
 	}
 	t.Cleanup(func() { db.Close() })
 	hooks := newHookReceiver(t)
-	r := &soakRun{t: t, seed: seed, admin: "chaos-soak-test-admin-token", db: db, hooks: hooks, stalls: watchStalls(t, db, plan.terminate)}
+	r := &soakRun{t: t, seed: seed, admin: "chaos-soak-test-admin-token", db: db, hooks: hooks, stalls: watchStalls(t, db, plan.terminate),
+		repeats: map[int][]time.Duration{}}
 	r.fleet = newFleet(t, plan, r.admin)
 	r.setUp()
 
@@ -133,6 +134,7 @@ func (r *soakRun) report() string {
 	for _, a := range r.internals {
 		s += fmt.Sprintf("\n  500: %.300s", a)
 	}
+	s += "\n  webhook copies beyond the first after each fault: " + r.fleet.repeatsByFault(r.repeats)
 	s += fmt.Sprintf("\n  over the run (spans of a second or more; waits for a lock of half a second or more): %s", r.stalls.within(time.Now(), 0))
 	if r.deadlocks > 0 {
 		s += fmt.Sprintf("\n  %d deadlocks detected by PostgreSQL", r.deadlocks)

@@ -193,7 +193,7 @@ func findOrCreateBatch(ctx context.Context, api *apiclient.API, name, externalID
 	if err := apiclient.ResponseError(res.StatusCode(), res.Body); err != nil {
 		return apiclient.Batch{}, serviceError(err)
 	}
-	for _, b := range *res.JSON200 {
+	for _, b := range res.JSON200.Data {
 		if b.StatusCode != apiclient.BatchStatusCANCELLED {
 			return b, nil
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -81,7 +82,7 @@ func demoPortalUsers(ctx context.Context, office *backoffice.Service, orgID, lis
 	fmt.Printf("portal http://%s/portal/\n", listen)
 	for _, u := range []backoffice.NewUser{
 		{Email: demoOperatorEmail, Role: backoffice.RoleOperator},
-		{Email: demoOrganisationEmail, Role: backoffice.RoleOrganisation, OrganisationID: orgID, Roles: disburse.RolesOf(disburse.RoleAdmin)},
+		{Email: demoOrganisationEmail, Role: backoffice.RoleOrganisation, OrganisationID: orgID, Roles: auth.RolesOf(auth.RoleAdmin)},
 	} {
 		_, password, err := office.CreateUser(ctx, u)
 		if disburse.ErrorCode(err) == disburse.CodeInvalid {
@@ -109,8 +110,8 @@ func (f *roleFlag) Set(v string) error {
 // parse reads the roles: operator alone, or organisation roles, where
 // organisation (the value before roles existed) means admin, so that
 // scripts written then make the user they made then.
-func (f roleFlag) parse() (backoffice.Role, disburse.Roles, error) {
-	var roles disburse.Roles
+func (f roleFlag) parse() (backoffice.Role, auth.Roles, error) {
+	var roles auth.Roles
 	operator := false
 	for _, name := range f {
 		switch name = strings.TrimSpace(name); name {
@@ -118,13 +119,13 @@ func (f roleFlag) parse() (backoffice.Role, disburse.Roles, error) {
 		case string(backoffice.RoleOperator):
 			operator = true
 		case string(backoffice.RoleOrganisation):
-			roles |= disburse.RolesOf(disburse.RoleAdmin)
+			roles |= auth.RolesOf(auth.RoleAdmin)
 		default:
-			r, ok := disburse.ParseRole(name)
+			r, ok := auth.ParseRole(name)
 			if !ok {
 				return "", 0, fmt.Errorf("--role %s: a role is operator, viewer, maker, approver or admin", name)
 			}
-			roles |= disburse.RolesOf(r)
+			roles |= auth.RolesOf(r)
 		}
 	}
 	switch {

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/portal/backoffice"
 )
 
@@ -34,7 +36,7 @@ func TestUserCreate(t *testing.T) {
 	if _, _, err := office.SignIn(ctx, "op@example.org", m[1]); err != nil {
 		t.Errorf("the printed password does not sign in: %v", err)
 	}
-	org, _, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Acme"})
+	org, _, err := organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Acme"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func TestUserCreate(t *testing.T) {
 	}
 	// organisation, the value from before roles, makes an admin.
 	if _, u, err := office.SignIn(ctx, "pay@acme.example", "correct horse battery staple"); err != nil || u.OrganisationID != org.ID ||
-		u.Roles != disburse.RolesOf(disburse.RoleAdmin) {
+		u.Roles != auth.RolesOf(auth.RoleAdmin) {
 		t.Errorf("the stdin password does not sign in as an admin: %v %+v", err, u)
 	}
 	if !strings.Contains(out.String(), "(organisation: admin)") {
@@ -65,7 +67,7 @@ func TestUserCreate(t *testing.T) {
 			t.Fatalf("user create %v: %v", roles, err)
 		}
 		_, u, err := office.SignIn(ctx, email, "correct horse battery staple")
-		if err != nil || u.Roles != disburse.RolesOf(disburse.RoleMaker, disburse.RoleApprover) || !strings.Contains(out.String(), "(organisation: maker,approver)") {
+		if err != nil || u.Roles != auth.RolesOf(auth.RoleMaker, auth.RoleApprover) || !strings.Contains(out.String(), "(organisation: maker,approver)") {
 			t.Errorf("user create %v: %+v %v, printed %q", roles, u, err, out.String())
 		}
 	}

@@ -23,7 +23,7 @@ const StallTimeout = time.Minute
 const writeSize = 64 << 10
 
 // Pages hands visit a batch's payments a page at a time
-// (disburse.Service.ExportPayments, for one batch).
+// (export.Payments, for one batch).
 type Pages func(visit func([]disburse.Payment) error) error
 
 // ErrCutShort marks a failure to read a page after the answer began: too

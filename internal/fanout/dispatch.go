@@ -107,6 +107,37 @@ func (s *Slots) Give(key string) {
 	}
 }
 
+// Unwritten bounds one process's attempts that have started and whose
+// outcome is not yet written: the attempts in flight and the outcomes
+// waiting for their write, which are what a process that dies sends
+// again. It holds twice the process's concurrency, so that attempts go on
+// while the outcomes before them are written (a write may wait for the
+// database, behind other writers) without their number growing past it.
+type Unwritten struct{ places *Slots }
+
+// NewUnwritten returns the bound of a process with concurrency attempts
+// in flight at most.
+func NewUnwritten(concurrency int) Unwritten {
+	return Unwritten{NewSlots(2*max(concurrency, 1), 0)}
+}
+
+// Wait takes a place for an attempt about to start; false, taking
+// nothing, once ctx ends first.
+func (u Unwritten) Wait(ctx context.Context) bool { return u.places.Wait(ctx, "") }
+
+// Give hands back a place whose attempt did not start.
+func (u Unwritten) Give() { u.places.Give("") }
+
+// Written hands back the places of n outcomes handed to a record, if that
+// record settled them (Settled).
+func (u Unwritten) Written(n int, settled bool) {
+	if settled {
+		for range n {
+			u.places.Give("")
+		}
+	}
+}
+
 // Dispatch claims work while there are free slots and runs each claim on
 // its own, without waiting for the claims before it: an attempt that
 // hangs holds its slot and nothing else. claim is given how many slots are

@@ -20,7 +20,11 @@ import (
 // is what ended while the group before it was being written, so that an
 // outcome waits for one write at most. An outcome not yet written when the
 // process dies is sent again once the lease expires (delivery is at least
-// once): only the attempts in flight and the group being written. The
+// once): the attempts in flight and the outcomes waiting for their write.
+// The callers bound the two together (Unwritten): the place mayStart
+// takes for an attempt is given back only once its outcome is written
+// (Settled), so a process that dies repeats at most as many sends as it
+// has places. The
 // last call of record, when every attempt has ended, is also given what
 // was never attempted, to hand back in the same transaction (unattempted
 // is nil in the others). A record that reports the lease lost (stop) or
@@ -29,12 +33,16 @@ import (
 // many items were attempted.
 //
 // mayStart is asked for each item before its attempt, and may wait (for a
-// slot of the item's key); an item it refuses is handed back, and the
-// sender goes on to the next.
-func Run[T any](claimed []T, concurrency int, mayStart func(T) bool, attempt func(T) T,
+// slot of the item's key) until its ctx ends: ctx is Run's, ended too once
+// a record stops or fails, for a slot held by an outcome that failed to be
+// written is given back only by the last record. An item it refuses is
+// handed back, and the sender goes on to the next.
+func Run[T any](ctx context.Context, claimed []T, concurrency int, mayStart func(context.Context, T) bool, attempt func(T) T,
 	record func(outcomes, unattempted []T) (stop bool, err error)) (int, error) {
-	r := &run[T]{claimed: claimed, record: record}
-	outcomes := r.send(max(concurrency, 1), mayStart, attempt)
+	ctx, halt := context.WithCancel(ctx)
+	defer halt()
+	r := &run[T]{claimed: claimed, record: record, halt: halt}
+	outcomes := r.send(ctx, max(concurrency, 1), mayStart, attempt)
 	attempted := 0
 	for o := range outcomes {
 		attempted++
@@ -54,7 +62,9 @@ type run[T any] struct {
 	claimed []T
 	record  func(outcomes, unattempted []T) (stop bool, err error)
 	next    atomic.Int64 // the index of the next item a sender takes
-	halt    atomic.Bool  // set once a record stops or fails: no new attempts
+	// halt ends the senders' context once a record stops or fails: no
+	// new attempts, and no wait for a slot.
+	halt context.CancelFunc
 
 	mu      sync.Mutex
 	refused []T // items mayStart refused
@@ -66,17 +76,17 @@ type run[T any] struct {
 // send starts up to concurrency senders, each taking the next item of the
 // claim, and returns the channel of their outcomes, closed once every
 // sender has stopped.
-func (r *run[T]) send(concurrency int, mayStart func(T) bool, attempt func(T) T) <-chan T {
+func (r *run[T]) send(ctx context.Context, concurrency int, mayStart func(context.Context, T) bool, attempt func(T) T) <-chan T {
 	outcomes := make(chan T, concurrency)
 	var senders sync.WaitGroup
 	for range min(concurrency, len(r.claimed)) {
 		senders.Go(func() {
-			for !r.halt.Load() {
+			for ctx.Err() == nil {
 				i := int(r.next.Add(1)) - 1
 				if i >= len(r.claimed) {
 					return
 				}
-				if !mayStart(r.claimed[i]) {
+				if !mayStart(ctx, r.claimed[i]) {
 					r.mu.Lock()
 					r.refused = append(r.refused, r.claimed[i])
 					r.mu.Unlock()
@@ -132,13 +142,22 @@ func (r *run[T]) flush(last bool) {
 		// by then, and a row written twice under one lease is written
 		// once (the second finds the lease cleared).
 		r.errs = append(r.errs, err)
-		r.halt.Store(true)
+		r.halt()
 	case stop:
 		r.group = r.group[:0]
-		r.halt.Store(true)
+		r.halt()
 	default:
 		r.group = r.group[:0]
 	}
+}
+
+// Settled reports whether the outcomes handed to a call of Run's record
+// that returned err have left the run: they have unless the call failed
+// and was not the last (its unattempted is nil), for the run hands a
+// failed group to its last call again. A caller that holds something per
+// outcome until it is written (a slot) lets it go once settled.
+func Settled[T any](unattempted []T, err error) bool {
+	return err == nil || unattempted != nil
 }
 
 // Pace spaces the attempts of one claim so that at most perSecond start in

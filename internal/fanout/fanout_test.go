@@ -2,10 +2,12 @@ package fanout
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestRun: every item is attempted once and its outcome recorded once;
@@ -22,8 +24,8 @@ func TestRun(t *testing.T) {
 			var mu sync.Mutex
 			var recorded, handedBack []int
 			lasts := 0
-			n, err := Run(items, 3,
-				func(int) bool { return starts.Add(1) <= c.allowed },
+			n, err := Run(t.Context(), items, 3,
+				func(context.Context, int) bool { return starts.Add(1) <= c.allowed },
 				func(i int) int { return i * 10 },
 				func(outcomes, unattempted []int) (bool, error) {
 					mu.Lock()
@@ -49,6 +51,51 @@ func TestRun(t *testing.T) {
 				t.Errorf("recorded %v, handed back %v in %d last records; want %d recorded, the rest handed back in one", recorded, handedBack, lasts, c.wantDone)
 			}
 		})
+	}
+}
+
+// TestRunAfterAFailedWrite: the outcomes of a failed record hold their
+// slots until the last record; a sender waiting for one of those slots
+// stops waiting, its item and the rest are handed back, and the failed
+// outcome is recorded again, with them, in the last record.
+func TestRunAfterAFailedWrite(t *testing.T) {
+	slots := NewSlots(1, 0)
+	var recorded, handedBack []int
+	calls := 0
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(t.Context(), []int{0, 1, 2, 3}, 4,
+			func(ctx context.Context, _ int) bool { return slots.Wait(ctx, "") },
+			func(i int) int { return i },
+			func(outcomes, unattempted []int) (bool, error) {
+				calls++
+				var err error
+				if calls == 1 {
+					err = errors.New("the database went away")
+				} else {
+					recorded = append(recorded, outcomes...)
+					handedBack = append(handedBack, unattempted...)
+				}
+				if Settled(unattempted, err) {
+					for range outcomes {
+						slots.Give("")
+					}
+				}
+				return false, err
+			})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("Run after a failed record: no error")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run still waits for a slot that only its last record gives back")
+	}
+	slices.Sort(handedBack)
+	if !slices.Equal(recorded, []int{0}) || !slices.Equal(handedBack, []int{1, 2, 3}) || slots.Free() != 1 {
+		t.Errorf("recorded %v, handed back %v, %d slots free; want [0], [1 2 3], 1", recorded, handedBack, slots.Free())
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/lists"
 	"github.com/disburse/disburse/sqlstore"
 )
 
@@ -34,14 +35,14 @@ func CheckBusy(t *testing.T, store *sqlstore.Store, b Busy) {
 	ctx := t.Context()
 	svc := disburse.NewService(store)
 	svc.Log = slog.New(slog.DiscardHandler)
-	o := NewOrg(t, svc)
+	o := NewOrg(t, svc, store.Auth())
 	org, token, full := o.Org, o.Token, o.Batch
 	empty, err := svc.CreateBatch(ctx, org.ID, disburse.BatchInput{Name: "to add to"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	const admin = "busy-test-admin-token"
-	srv := httptest.NewServer(httpapi.New(svc, httpapi.Config{AdminToken: admin, Log: slog.New(slog.DiscardHandler), IdempotencyStore: store.Idempotency()}))
+	srv := httptest.NewServer(httpapi.New(svc, httpapi.Config{AdminToken: admin, Log: slog.New(slog.DiscardHandler), IdempotencyStore: store.Idempotency(), AuthStore: store.Auth()}))
 	defer srv.Close()
 
 	calls := []struct{ method, path, auth, body string }{
@@ -82,10 +83,10 @@ func CheckBusy(t *testing.T, store *sqlstore.Store, b Busy) {
 	if got, err := svc.Batch(ctx, org.ID, empty.ID); err != nil || got.Summary.PaymentsCount != 0 {
 		t.Errorf("the batch added to: %+v, %v; want no payments", got, err)
 	}
-	if bs, err := svc.Batches(ctx, org.ID, disburse.ListQuery{}); err != nil || len(bs) != 2 {
+	if bs, err := lists.Batches(ctx, svc, org.ID, disburse.ListQuery{}); err != nil || len(bs) != 2 {
 		t.Errorf("batches: %d, %v; want the 2 made before", len(bs), err)
 	}
-	if ok, err := svc.MemberExists(ctx, "254712345670"); err != nil || ok {
+	if ok, err := svc.MemberExists(ctx, org.ID, "254712345670"); err != nil || ok {
 		t.Errorf("the member registered while locked exists: %v, %v", ok, err)
 	}
 }

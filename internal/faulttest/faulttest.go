@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/organisations"
 )
 
 // Member is the payee of Org's batch.
@@ -21,22 +23,23 @@ type Org struct {
 	Batch disburse.Batch
 }
 
-// NewOrg makes an Org through svc, with 1000.00 of float.
-func NewOrg(t *testing.T, svc *disburse.Service) Org {
+// NewOrg makes an Org through svc, with 1000.00 of float, its key in keys.
+func NewOrg(t *testing.T, svc *disburse.Service, keys auth.Store) Org {
 	t.Helper()
 	ctx := t.Context()
-	org, accounts, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Faults Ltd"})
+	org, accounts, err := organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Faults Ltd"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Deposit(ctx, accounts[0].ID, "1000.00", "float"); err != nil {
 		t.Fatal(err)
 	}
-	_, key, err := svc.CreateAPIKey(ctx, org.ID)
+	credentials := auth.New(keys, svc)
+	_, key, err := credentials.CreateAPIKey(ctx, org.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, _, err := svc.IssueToken(ctx, key)
+	token, _, err := credentials.IssueToken(ctx, key)
 	if err != nil {
 		t.Fatal(err)
 	}

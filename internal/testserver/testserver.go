@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/httpapi"
+	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/sqlite"
 	"github.com/disburse/disburse/sqlstore"
 )
@@ -24,6 +26,7 @@ type Server struct {
 	URL    string // base URL, http://127.0.0.1:port
 	APIKey string // the organisation's API key
 	Svc    *disburse.Service
+	Auth   *auth.Service // the organisation's keys and tokens
 	http   *httptest.Server
 	store  disburse.Store
 	dir    string
@@ -55,22 +58,23 @@ func StartSQLite(ctx context.Context) (*Server, error) {
 func Start(ctx context.Context, store *sqlstore.Store) (*Server, error) {
 	svc := disburse.NewService(store)
 	svc.Log = slog.New(slog.DiscardHandler)
-	org, accounts, err := svc.CreateOrganisation(ctx, disburse.NewOrganisation{Name: "Example Ltd"})
+	org, accounts, err := organisations.Create(ctx, svc, organisations.NewOrganisation{Name: "Example Ltd"})
 	if err != nil {
 		return nil, err
 	}
 	if _, err := svc.Deposit(ctx, accounts[0].ID, "100000000.00", "opening float"); err != nil {
 		return nil, err
 	}
-	_, key, err := svc.CreateAPIKey(ctx, org.ID)
+	keys := auth.New(store.Auth(), svc)
+	_, key, err := keys.CreateAPIKey(ctx, org.ID)
 	if err != nil {
 		return nil, err
 	}
 	if _, _, err := svc.RegisterMember(ctx, disburse.Member{Msisdn: Member}); err != nil {
 		return nil, err
 	}
-	h := httptest.NewServer(httpapi.New(svc, httpapi.Config{Log: slog.New(slog.DiscardHandler), IdempotencyStore: store.Idempotency()}))
-	return &Server{URL: h.URL, APIKey: key, Svc: svc, http: h}, nil
+	h := httptest.NewServer(httpapi.New(svc, httpapi.Config{Log: slog.New(slog.DiscardHandler), IdempotencyStore: store.Idempotency(), AuthStore: store.Auth()}))
+	return &Server{URL: h.URL, APIKey: key, Svc: svc, Auth: keys, http: h}, nil
 }
 
 // Close stops the server, and removes the database StartSQLite made.

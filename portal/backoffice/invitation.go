@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/internal/secrets"
 )
 
 // Invitation asks someone, by email, to join an organisation's portal
@@ -16,7 +18,7 @@ type Invitation struct {
 	ID             string
 	OrganisationID string
 	Email          string
-	Roles          disburse.Roles
+	Roles          auth.Roles
 	Hash           string
 	CreatedAt      time.Time
 	ExpiresAt      time.Time
@@ -43,7 +45,7 @@ var ErrInvitation = disburse.Errorf(disburse.CodeNotFound,
 // An email that is a user of the organisation already is refused; one
 // that is a user elsewhere gets its invitation, which then fails when
 // used, so that the admin learns nothing of other organisations.
-func (s *Service) Invite(ctx context.Context, by User, email string, roles disburse.Roles) (Invitation, string, error) {
+func (s *Service) Invite(ctx context.Context, by User, email string, roles auth.Roles) (Invitation, string, error) {
 	orgID, err := teamAdmin(by)
 	if err != nil {
 		return Invitation{}, "", err
@@ -59,9 +61,9 @@ func (s *Service) Invite(ctx context.Context, by User, email string, roles disbu
 	if err := v.Err(); err != nil {
 		return Invitation{}, "", err
 	}
-	token := disburse.NewSecret(invitationPrefix)
+	token := secrets.New(invitationPrefix)
 	now := s.now()
-	inv := Invitation{ID: disburse.NewID(), OrganisationID: orgID, Email: normal, Roles: roles, Hash: disburse.HashSecret(token),
+	inv := Invitation{ID: disburse.NewID(), OrganisationID: orgID, Email: normal, Roles: roles, Hash: secrets.Hash(token),
 		CreatedAt: now, ExpiresAt: now.Add(InvitationTTL)}
 	err = s.Store.WritePortal(ctx, func(tx Tx) error {
 		u, err := tx.PortalUserByEmail(ctx, normal)
@@ -115,7 +117,7 @@ func (s *Service) Invitation(ctx context.Context, token string) (Invitation, err
 	if !strings.HasPrefix(token, invitationPrefix) {
 		return Invitation{}, ErrInvitation
 	}
-	inv, err := read(ctx, s.Store, func(tx Tx) (Invitation, error) { return tx.InvitationByHash(ctx, disburse.HashSecret(token)) })
+	inv, err := read(ctx, s.Store, func(tx Tx) (Invitation, error) { return tx.InvitationByHash(ctx, secrets.Hash(token)) })
 	if errors.Is(err, disburse.ErrNotFound) || (err == nil && inv.Expired(s.now())) {
 		return Invitation{}, ErrInvitation
 	}

@@ -45,8 +45,3 @@ func (s *Service) now() time.Time {
 func read[T any](ctx context.Context, s Store, fn func(Tx) (T, error)) (T, error) {
 	return txvalue.Read(ctx, s.ReadPortal, fn)
 }
-
-// textMessage explains disburse.ValidText's rule in a failure.
-func textMessage(jsonName string) string {
-	return jsonName + " must be text: valid UTF-8 without control characters"
-}

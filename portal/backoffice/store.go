@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 )
 
 // Store is the back office's persistence port: transactions over the
@@ -31,7 +32,7 @@ type Tx interface {
 	// Account returns the account id, as disburse.Tx does.
 	Account(ctx context.Context, id string) (disburse.Account, error)
 	// APIKey returns the API key id, as disburse.Tx does.
-	APIKey(ctx context.Context, id string) (disburse.APIKey, error)
+	APIKey(ctx context.Context, id string) (auth.APIKey, error)
 	// Batch returns the batch id, as disburse.Tx does.
 	Batch(ctx context.Context, id string) (disburse.Batch, error)
 	// Payment returns the payment id, as disburse.Tx does.
@@ -51,7 +52,7 @@ type Tx interface {
 	// until the transaction ends.
 	LockOrganisationUsers(ctx context.Context, organisationID string) ([]User, error)
 	// SetPortalUserRoles replaces an organisation user's roles.
-	SetPortalUserRoles(ctx context.Context, id string, roles disburse.Roles) error
+	SetPortalUserRoles(ctx context.Context, id string, roles auth.Roles) error
 	// DeletePortalUser deletes a user and their sessions.
 	DeletePortalUser(ctx context.Context, id string) error
 
@@ -85,7 +86,7 @@ type Tx interface {
 	// empty, at most limit of them.
 	OrganisationSummaries(ctx context.Context, search string, limit int) ([]OrganisationSummary, error)
 	// APIKeys lists an organisation's keys, newest first.
-	APIKeys(ctx context.Context, organisationID string) ([]disburse.APIKey, error)
+	APIKeys(ctx context.Context, organisationID string) ([]auth.APIKey, error)
 	// AllBatches lists batches of every organisation newest first, narrowed
 	// by f (an empty organisation id: all), after the batch before.
 	AllBatches(ctx context.Context, f BatchFilter) ([]disburse.Batch, error)
@@ -94,6 +95,13 @@ type Tx interface {
 	// first), as disburse.Tx does: a page costs the same however far into
 	// the batch it is.
 	PaymentsAfter(ctx context.Context, batchID, after string, limit int) ([]disburse.Payment, error)
+	// DraftLegs counts the batch's DRAFT legs by whether their payee is a
+	// member now, in one statement, whatever the batch's size (Preview).
+	DraftLegs(ctx context.Context, batchID string) (DraftLegs, error)
+	// SandboxDraftLegs is DraftLegs for a batch of a sandbox organisation,
+	// its legs counted by whether their payee is a member of the sandbox
+	// (docs/sandbox.md).
+	SandboxDraftLegs(ctx context.Context, batchID string) (DraftLegs, error)
 	// PaymentTransfers lists the transfers of a payment's legs, oldest
 	// first, by the index of transfers on their payment.
 	PaymentTransfers(ctx context.Context, paymentID string) ([]disburse.Transfer, error)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
 )
 
 // An organisation's admins manage its portal users: they invite
@@ -18,7 +19,7 @@ func teamAdmin(by User) (string, error) {
 	if by.Role != RoleOrganisation {
 		return "", disburse.NotFound("organisation")
 	}
-	if err := by.Roles.Permit(disburse.RoleAdmin); err != nil {
+	if err := by.Roles.Permit(auth.RoleAdmin); err != nil {
 		return "", err
 	}
 	return by.OrganisationID, nil
@@ -49,7 +50,7 @@ func (s *Service) Team(ctx context.Context, by User) ([]User, []Invitation, erro
 // SetRoles gives a user of by's organisation roles (at least one). The
 // change applies from the user's next request: every request reads the
 // user afresh.
-func (s *Service) SetRoles(ctx context.Context, by User, userID string, roles disburse.Roles) (User, error) {
+func (s *Service) SetRoles(ctx context.Context, by User, userID string, roles auth.Roles) (User, error) {
 	if roles == 0 {
 		return User{}, disburse.Invalid("Roles", "", "choose at least one role")
 	}
@@ -122,20 +123,20 @@ func (s *Service) changeTeam(ctx context.Context, by User, userID string, change
 func stillAdmin(team []User, by User) error {
 	for _, u := range team {
 		if u.ID == by.ID {
-			return u.Roles.Permit(disburse.RoleAdmin)
+			return u.Roles.Permit(auth.RoleAdmin)
 		}
 	}
-	return disburse.Forbidden(disburse.RoleAdmin, 0)
+	return auth.Forbidden(auth.RoleAdmin, 0)
 }
 
 // keepsAnAdmin refuses a change that gives the user id roles (none:
 // removes them) when it would leave the team without an admin.
-func keepsAnAdmin(team []User, id string, roles disburse.Roles) error {
+func keepsAnAdmin(team []User, id string, roles auth.Roles) error {
 	for _, u := range team {
 		if u.ID == id {
 			u.Roles = roles
 		}
-		if u.Roles.Has(disburse.RoleAdmin) {
+		if u.Roles.Has(auth.RoleAdmin) {
 			return nil
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/csvpayments"
+	"github.com/disburse/disburse/internal/text"
 )
 
 // UploadPhase is how far the portal has got with a CSV upload.
@@ -78,7 +79,7 @@ func (s *Service) SaveUpload(ctx context.Context, u *Upload) error {
 	kept.Failures = make([]csvpayments.Failure, min(len(u.Failures), UploadFailuresKept))
 	for i := range kept.Failures {
 		kept.Failures[i] = u.Failures[i]
-		kept.Failures[i].Value = disburse.ShortValue(u.Failures[i].Value)
+		kept.Failures[i].Value = text.Short(u.Failures[i].Value)
 	}
 	return s.Store.WritePortal(ctx, func(tx Tx) error { return tx.UpdateUpload(ctx, kept) })
 }

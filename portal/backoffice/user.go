@@ -12,12 +12,15 @@ import (
 	"time"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/internal/secrets"
+	"github.com/disburse/disburse/internal/text"
 	"golang.org/x/crypto/argon2"
 )
 
 // Role is the kind of portal user: an operator or a user of one
 // organisation. What an organisation user may do there is their
-// disburse.Roles (docs/portal.md, "Roles").
+// auth.Roles (docs/portal.md, "Roles").
 type Role string
 
 // The kinds: an operator sees every organisation, an organisation user
@@ -34,8 +37,8 @@ type User struct {
 	Email          string
 	PasswordHash   string
 	Role           Role
-	OrganisationID string         // set for RoleOrganisation only
-	Roles          disburse.Roles // an organisation user's roles there; none for an operator
+	OrganisationID string     // set for RoleOrganisation only
+	Roles          auth.Roles // an organisation user's roles there; none for an operator
 	CreatedAt      time.Time
 }
 
@@ -43,7 +46,7 @@ type User struct {
 // role need: an organisation user by their roles; an operator always, as
 // the operator's pages and the handlers say what an operator may do there
 // (operators look but do not pay: docs/portal.md).
-func (u User) Permits(need disburse.Role) bool {
+func (u User) Permits(need auth.Role) bool {
 	return u.Role == RoleOperator || u.Roles.Permits(need)
 }
 
@@ -77,7 +80,7 @@ type NewUser struct {
 	Email          string
 	Role           Role
 	OrganisationID string
-	Roles          disburse.Roles
+	Roles          auth.Roles
 	Password       string
 }
 
@@ -90,7 +93,7 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (User, string, err
 		return User{}, "", err
 	}
 	if in.Role == RoleOrganisation && in.Roles == 0 {
-		in.Roles = disburse.RolesOf(disburse.RoleAdmin)
+		in.Roles = auth.RolesOf(auth.RoleAdmin)
 	}
 	u := User{ID: disburse.NewID(), Email: email, PasswordHash: s.passwordCost().hash(password), Role: in.Role, OrganisationID: in.OrganisationID,
 		Roles: in.Roles, CreatedAt: s.now()}
@@ -145,7 +148,7 @@ func checkNewUser(in NewUser, email string) (string, error) {
 
 // checkPassword holds a chosen password to the rules.
 func checkPassword(v *disburse.Validation, password string) {
-	if n := len([]rune(password)); n < minPasswordRunes || n > 200 || !disburse.ValidText(password) {
+	if n := len([]rune(password)); n < minPasswordRunes || n > 200 || !text.Valid(password) {
 		v.Add(-1, "Password", "", fmt.Sprintf("password must be %d to 200 characters, without control characters", minPasswordRunes))
 	}
 }
@@ -263,7 +266,7 @@ var ErrSignIn = disburse.Errorf(disburse.CodeUnauthorized, "the email or the pas
 // session's secret for the cookie and the user.
 func (s *Service) SignIn(ctx context.Context, email, password string) (string, User, error) {
 	email = normaliseEmail(email)
-	if !disburse.ValidText(email) || !disburse.ValidText(password) {
+	if !text.Valid(email) || !text.Valid(password) {
 		return "", User{}, ErrSignIn
 	}
 	u, err := read(ctx, s.Store, func(tx Tx) (User, error) { return tx.PortalUserByEmail(ctx, email) })
@@ -277,10 +280,10 @@ func (s *Service) SignIn(ctx context.Context, email, password string) (string, U
 	if !CheckPassword(u.PasswordHash, password) {
 		return "", User{}, s.signInFailed(ctx, u)
 	}
-	secret := disburse.NewSecret(sessionPrefix)
+	secret := secrets.New(sessionPrefix)
 	now := s.now()
 	err = s.Store.WritePortal(ctx, func(tx Tx) error {
-		if err := tx.InsertPortalSession(ctx, Session{Hash: disburse.HashSecret(secret), UserID: u.ID, CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(SessionTTL)}); err != nil {
+		if err := tx.InsertPortalSession(ctx, Session{Hash: secrets.Hash(secret), UserID: u.ID, CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(SessionTTL)}); err != nil {
 			return err
 		}
 		return tx.InsertAudit(ctx, disburse.NewAuditEntry(now, u.Actor(), "portal.signedIn", u.OrganisationID, u.ID, nil))
@@ -316,17 +319,17 @@ func (u User) Actor() disburse.Actor {
 }
 
 // SessionUser returns the user a session secret signs in, or
-// disburse.ErrUnauthorized when it is unknown, expired or idle too long. It is read
+// auth.ErrUnauthorized when it is unknown, expired or idle too long. It is read
 // afresh from the store on every request, so a sign-out on one replica
 // ends the session on all of them.
 func (s *Service) SessionUser(ctx context.Context, secret string) (User, error) {
 	if !strings.HasPrefix(secret, sessionPrefix) {
-		return User{}, disburse.ErrUnauthorized
+		return User{}, auth.ErrUnauthorized
 	}
-	hash := disburse.HashSecret(secret)
+	hash := secrets.Hash(secret)
 	sess, err := read(ctx, s.Store, func(tx Tx) (Session, error) { return tx.PortalSession(ctx, hash) })
 	if errors.Is(err, disburse.ErrNotFound) {
-		return User{}, disburse.ErrUnauthorized
+		return User{}, auth.ErrUnauthorized
 	}
 	if err != nil {
 		return User{}, err
@@ -336,7 +339,7 @@ func (s *Service) SessionUser(ctx context.Context, secret string) (User, error) 
 		if err := s.Store.WritePortal(ctx, func(tx Tx) error { return tx.DeletePortalSession(ctx, hash) }); err != nil {
 			return User{}, err
 		}
-		return User{}, disburse.ErrUnauthorized
+		return User{}, auth.ErrUnauthorized
 	}
 	if now.Sub(sess.LastSeenAt) >= portalTouchEvery {
 		if err := s.Store.WritePortal(ctx, func(tx Tx) error { return tx.TouchPortalSession(ctx, hash, now) }); err != nil {
@@ -348,7 +351,7 @@ func (s *Service) SessionUser(ctx context.Context, secret string) (User, error) 
 
 // SignOut ends a session at once, on every replica.
 func (s *Service) SignOut(ctx context.Context, secret string) error {
-	return s.Store.WritePortal(ctx, func(tx Tx) error { return tx.DeletePortalSession(ctx, disburse.HashSecret(secret)) })
+	return s.Store.WritePortal(ctx, func(tx Tx) error { return tx.DeletePortalSession(ctx, secrets.Hash(secret)) })
 }
 
 // PurgeSessions deletes sessions that can no longer be used and

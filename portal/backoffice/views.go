@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/internal/text"
 )
 
 // Scope is the organisation a portal user may see: their own, or every
@@ -97,21 +99,21 @@ func validBatchStatus(st disburse.BatchStatus) bool {
 // OrganisationSummaries lists organisations with their float and held
 // totals, those whose name contains search.
 func (s *Service) OrganisationSummaries(ctx context.Context, search string, limit int) ([]OrganisationSummary, error) {
-	if !disburse.ValidText(search) {
-		return nil, disburse.Invalid("Search", search, textMessage("search"))
+	if !text.Valid(search) {
+		return nil, disburse.Invalid("Search", search, disburse.TextMessage("search"))
 	}
 	return read(ctx, s.Store, func(tx Tx) ([]OrganisationSummary, error) { return tx.OrganisationSummaries(ctx, search, limit) })
 }
 
 // APIKeys lists an organisation's API keys, newest first.
-func (s *Service) APIKeys(ctx context.Context, organisationID string) ([]disburse.APIKey, error) {
-	return read(ctx, s.Store, func(tx Tx) ([]disburse.APIKey, error) { return tx.APIKeys(ctx, organisationID) })
+func (s *Service) APIKeys(ctx context.Context, organisationID string) ([]auth.APIKey, error) {
+	return read(ctx, s.Store, func(tx Tx) ([]auth.APIKey, error) { return tx.APIKeys(ctx, organisationID) })
 }
 
 // ScopedAPIKey returns the key id when it is within scope.
-func (s *Service) ScopedAPIKey(ctx context.Context, scope, id string) (disburse.APIKey, error) {
-	return read(ctx, s.Store, func(tx Tx) (disburse.APIKey, error) {
-		return scopedRow(ctx, tx, scope, id, "API key", tx.APIKey, func(k disburse.APIKey) string { return k.OrganisationID })
+func (s *Service) ScopedAPIKey(ctx context.Context, scope, id string) (auth.APIKey, error) {
+	return read(ctx, s.Store, func(tx Tx) (auth.APIKey, error) {
+		return scopedRow(ctx, tx, scope, id, "API key", tx.APIKey, func(k auth.APIKey) string { return k.OrganisationID })
 	})
 }
 
@@ -181,8 +183,8 @@ func (s *Service) ScopedPaymentTransfers(ctx context.Context, scope, id string) 
 // the cursor f.After (Tx.NotificationsPage says in which order).
 func (s *Service) NotificationsPage(ctx context.Context, f NotificationFilter) ([]disburse.Notification, error) {
 	var v disburse.Validation
-	if !disburse.ValidText(f.Recipient) {
-		v.Add(-1, "Recipient", f.Recipient, textMessage("recipient"))
+	if !text.Valid(f.Recipient) {
+		v.Add(-1, "Recipient", f.Recipient, disburse.TextMessage("recipient"))
 	}
 	if f.Status != "" && !slices.Contains(disburse.NotificationStatuses(), f.Status) {
 		v.Add(-1, "Status", string(f.Status), "status must be PENDING, SENT or FAILED")

@@ -1,7 +1,9 @@
-package disburse
+package auth
 
 import (
 	"strings"
+
+	"github.com/disburse/disburse"
 )
 
 // Role is what a credential of an organisation may do: an API key has
@@ -35,7 +37,7 @@ func ParseRole(name string) (Role, bool) {
 // CheckRole is the failure, on field, of a name that is no role.
 func CheckRole(field, name string) error {
 	if _, ok := ParseRole(name); !ok {
-		return Invalid(field, name, rolesMessage)
+		return disburse.Invalid(field, name, rolesMessage)
 	}
 	return nil
 }
@@ -99,7 +101,7 @@ func ParseRoles(field, text string) (Roles, error) {
 		}
 		r, ok := ParseRole(name)
 		if !ok {
-			return 0, Invalid(field, name, rolesMessage)
+			return 0, disburse.Invalid(field, name, rolesMessage)
 		}
 		set |= RolesOf(r)
 	}
@@ -109,18 +111,18 @@ func ParseRoles(field, text string) (Roles, error) {
 // Forbidden is the answer to a credential whose roles do not permit what
 // it asked for (docs/api.md section 3.1): 403 forbidden. The credential's
 // own organisation is never in doubt here, so it reveals nothing.
-func Forbidden(need Role, have Roles) *Error {
+func Forbidden(need Role, have Roles) *disburse.Error {
 	held := have.String()
 	if held == "" {
 		held = "none"
 	}
 	if need == RoleViewer {
-		return Errorf(CodeForbidden, "this needs a role of the organisation; the credential's roles: %s", held)
+		return disburse.Errorf(disburse.CodeForbidden, "this needs a role of the organisation; the credential's roles: %s", held)
 	}
 	if need == RoleAdmin {
-		return Errorf(CodeForbidden, "this needs the admin role; the credential's roles: %s", held)
+		return disburse.Errorf(disburse.CodeForbidden, "this needs the admin role; the credential's roles: %s", held)
 	}
-	return Errorf(CodeForbidden, "this needs the %s or admin role; the credential's roles: %s", need, held)
+	return disburse.Errorf(disburse.CodeForbidden, "this needs the %s or admin role; the credential's roles: %s", need, held)
 }
 
 // Permit is nil when rs permits need, else Forbidden.

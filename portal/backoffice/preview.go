@@ -1,11 +1,15 @@
-package disburse
+package backoffice
 
-import "context"
+import (
+	"context"
+
+	"github.com/disburse/disburse"
+)
 
 // LegTotal counts legs and sums their amounts.
 type LegTotal struct {
 	Count  int64
-	Amount Money
+	Amount disburse.Money
 }
 
 // DraftLegs are a DRAFT batch's legs by what a submit would do with each
@@ -23,31 +27,34 @@ type DraftLegs struct {
 // now, and whether a submit would wait for an approval. Membership may
 // change before the click: the submit reads it again.
 type Preview struct {
-	Batch         Batch
-	Float         Account
+	Batch         disburse.Batch
+	Float         disburse.Account
 	Legs          DraftLegs // zero unless the batch is DRAFT
 	NeedsApproval bool
 }
 
 // FloatAfterSubmit is the payout account's balance once a submit has paid
 // the batch; below zero, the submit would fail for too little float.
-func (p Preview) FloatAfterSubmit() Money {
+func (p Preview) FloatAfterSubmit() disburse.Money {
 	return p.Float.Balance - p.Batch.Summary.PaymentsAmount - p.Batch.Summary.ReferralsAmount
 }
 
 // FloatAfterCancel is the payout account's balance once a cancel has
 // returned the batch's pending legs (none from DRAFT).
-func (p Preview) FloatAfterCancel() Money { return p.Float.Balance + p.Batch.Summary.HeldAmount }
+func (p Preview) FloatAfterCancel() disburse.Money {
+	return p.Float.Balance + p.Batch.Summary.HeldAmount
+}
 
 // Short is how much the float lacks for a submit of the batch, or zero.
-func (p Preview) Short() Money { return max(0, -p.FloatAfterSubmit()) }
+func (p Preview) Short() disburse.Money { return max(0, -p.FloatAfterSubmit()) }
 
-// Preview reads what a submit or a cancel of the organisation's batch
-// would do now, in one snapshot. The legs are counted by one statement
+// Preview reads what a submit or a cancel of a batch within scope (an
+// organisation user's: theirs) would do now, in one snapshot; another
+// organisation's batch is not found. The legs are counted by one statement
 // (Tx.DraftLegs), never a payment at a time: a batch holds up to a million.
-func (s *Service) Preview(ctx context.Context, organisationID, batchID string) (Preview, error) {
+func (s *Service) Preview(ctx context.Context, scope, batchID string) (Preview, error) {
 	return read(ctx, s.Store, func(tx Tx) (Preview, error) {
-		b, err := ownBatch(ctx, tx, organisationID, batchID, false)
+		b, err := scopedRow(ctx, tx, scope, batchID, "batch", tx.Batch, batchOrganisation)
 		if err != nil {
 			return Preview{}, err
 		}
@@ -55,7 +62,7 @@ func (s *Service) Preview(ctx context.Context, organisationID, batchID string) (
 		if p.Float, err = tx.Account(ctx, b.AccountID); err != nil {
 			return Preview{}, err
 		}
-		if b.Status != BatchDraft {
+		if b.Status != disburse.BatchDraft {
 			return p, nil
 		}
 		org, err := tx.Organisation(ctx, b.OrganisationID)
@@ -63,7 +70,7 @@ func (s *Service) Preview(ctx context.Context, organisationID, batchID string) (
 			return Preview{}, err
 		}
 		p.NeedsApproval = b.ApprovalID == "" && org.NeedsApproval(b.Summary)
-		p.Legs, err = tx.DraftLegs(ctx, b.ID)
+		p.Legs, err = draftLegsIn(ctx, tx, org, b.ID)
 		return p, err
 	})
 }

@@ -1,9 +1,12 @@
-package disburse
+package auth
 
 import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/disburse/disburse"
+	"github.com/disburse/disburse/internal/secrets"
 )
 
 // Prefixes make a leaked secret recognisable by its kind.
@@ -14,16 +17,16 @@ const (
 
 // CreateAPIKey is CreateAPIKeyBy as the actor in ctx, of the default role, admin.
 func (s *Service) CreateAPIKey(ctx context.Context, organisationID string) (APIKey, string, error) {
-	return s.CreateAPIKeyBy(ctx, ActorOf(ctx), organisationID, "")
+	return s.CreateAPIKeyBy(ctx, disburse.ActorOf(ctx), organisationID, "")
 }
 
 // CreateAPIKeyBy issues an API key of role to an organisation; an empty
 // role is admin, the role of every key made before roles existed
 // (docs/api.md section 3.1). The key is returned once and only its hash
 // is stored (docs/api.md section 3).
-func (s *Service) CreateAPIKeyBy(ctx context.Context, actor Actor, organisationID string, role Role) (APIKey, string, error) {
-	if !ValidID(organisationID) {
-		return APIKey{}, "", NotFound("organisation")
+func (s *Service) CreateAPIKeyBy(ctx context.Context, actor disburse.Actor, organisationID string, role Role) (APIKey, string, error) {
+	if !disburse.ValidID(organisationID) {
+		return APIKey{}, "", disburse.NotFound("organisation")
 	}
 	if role == "" {
 		role = RoleAdmin
@@ -31,13 +34,17 @@ func (s *Service) CreateAPIKeyBy(ctx context.Context, actor Actor, organisationI
 	if err := CheckRole("Role", string(role)); err != nil {
 		return APIKey{}, "", err
 	}
-	secret := NewSecret(apiKeyPrefix)
-	key := APIKey{ID: NewID(), OrganisationID: organisationID, Hash: HashSecret(secret), Prefix: secret[:len(apiKeyPrefix)+6], Role: role,
-		CreatedAt: s.now(), Secret: secret}
+	var key APIKey
+	var secret string
 	err := s.Store.Write(ctx, func(tx Tx) error {
-		if _, err := tx.Organisation(ctx, organisationID); err != nil {
-			return OrNotFound(err, "organisation")
+		org, err := tx.Organisation(ctx, organisationID)
+		if err != nil {
+			return disburse.OrNotFound(err, "organisation")
 		}
+		prefix := keyPrefix(org) // a sandbox's keys say so (docs/sandbox.md)
+		secret = secrets.New(prefix)
+		key = APIKey{ID: disburse.NewID(), OrganisationID: organisationID, Hash: secrets.Hash(secret), Prefix: secret[:len(prefix)+6], Role: role,
+			CreatedAt: s.now(), Secret: secret}
 		if err := tx.InsertAPIKey(ctx, key); err != nil {
 			return err
 		}
@@ -51,19 +58,19 @@ func (s *Service) CreateAPIKeyBy(ctx context.Context, actor Actor, organisationI
 
 // RevokeAPIKey is RevokeAPIKeyBy as the actor in ctx.
 func (s *Service) RevokeAPIKey(ctx context.Context, id string) error {
-	return s.RevokeAPIKeyBy(ctx, ActorOf(ctx), id)
+	return s.RevokeAPIKeyBy(ctx, disburse.ActorOf(ctx), id)
 }
 
 // RevokeAPIKeyBy revokes a key; the tokens it issued stop working at once,
 // because every token lookup reads its key's revocation.
-func (s *Service) RevokeAPIKeyBy(ctx context.Context, actor Actor, id string) error {
-	if !ValidID(id) {
-		return NotFound("API key")
+func (s *Service) RevokeAPIKeyBy(ctx context.Context, actor disburse.Actor, id string) error {
+	if !disburse.ValidID(id) {
+		return disburse.NotFound("API key")
 	}
 	return s.Store.Write(ctx, func(tx Tx) error {
 		key, err := tx.APIKey(ctx, id)
 		if err != nil {
-			return OrNotFound(err, "API key")
+			return disburse.OrNotFound(err, "API key")
 		}
 		if !key.RevokedAt.IsZero() {
 			return nil
@@ -78,18 +85,18 @@ func (s *Service) RevokeAPIKeyBy(ctx context.Context, actor Actor, id string) er
 // ErrUnauthorized is the one answer to every failed authentication, by API
 // token or by the operator's, so a
 // caller learns nothing about which part was wrong.
-var ErrUnauthorized = Errorf(CodeUnauthorized, "missing, invalid, expired or revoked credentials")
+var ErrUnauthorized = disburse.Errorf(disburse.CodeUnauthorized, "missing, invalid, expired or revoked credentials")
 
 // IssueToken exchanges an API key for an access token valid for TokenTTL.
 func (s *Service) IssueToken(ctx context.Context, apiKey string) (string, time.Duration, error) {
 	if apiKey == "" {
-		return "", 0, Invalid("ApiKey", "", "apiKey is required")
+		return "", 0, disburse.Invalid("ApiKey", "", "apiKey is required")
 	}
 	now := s.now()
-	secret := NewSecret(tokenPrefix)
+	secret := secrets.New(tokenPrefix)
 	err := s.Store.Write(ctx, func(tx Tx) error {
-		key, err := tx.APIKeyByHash(ctx, HashSecret(apiKey))
-		if errors.Is(err, ErrNotFound) {
+		key, err := tx.APIKeyByHash(ctx, secrets.Hash(apiKey))
+		if errors.Is(err, disburse.ErrNotFound) {
 			return ErrUnauthorized
 		}
 		if err != nil {
@@ -99,7 +106,7 @@ func (s *Service) IssueToken(ctx context.Context, apiKey string) (string, time.D
 			return ErrUnauthorized
 		}
 		return tx.InsertToken(ctx, Token{
-			Hash: HashSecret(secret), APIKeyID: key.ID, OrganisationID: key.OrganisationID,
+			Hash: secrets.Hash(secret), APIKeyID: key.ID, OrganisationID: key.OrganisationID,
 			ExpiresAt: now.Add(s.TokenTTL), CreatedAt: now,
 		})
 	})
@@ -113,8 +120,10 @@ func (s *Service) IssueToken(ctx context.Context, apiKey string) (string, time.D
 // as the actor of the changes it makes, and the key's role.
 type Caller struct {
 	OrganisationID string
-	Actor          Actor
+	Actor          disburse.Actor
 	Roles          Roles
+	// APIVersion is the organisation's default version (docs/versioning.md).
+	APIVersion string
 }
 
 // Authenticate returns who an access token acts for.
@@ -124,8 +133,8 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Caller, error
 	}
 	// Read afresh on every request, never cached: a revoked key's tokens
 	// must stop at once on every replica (docs/api.md section 3).
-	t, err := s.Store.TokenByHash(ctx, HashSecret(token))
-	if errors.Is(err, ErrNotFound) {
+	t, err := s.Store.TokenByHash(ctx, secrets.Hash(token))
+	if errors.Is(err, disburse.ErrNotFound) {
 		return Caller{}, ErrUnauthorized
 	}
 	if err != nil {
@@ -140,8 +149,8 @@ func (s *Service) tokenCaller(t Token) (Caller, error) {
 	if !t.KeyRevokedAt.IsZero() || !s.now().Before(t.ExpiresAt) {
 		return Caller{}, ErrUnauthorized
 	}
-	return Caller{OrganisationID: t.OrganisationID, Actor: Actor{Type: ActorAPIKey, ID: t.APIKeyID, Name: t.KeyPrefix},
-		Roles: RolesOf(t.KeyRole)}, nil
+	return Caller{OrganisationID: t.OrganisationID, Actor: disburse.Actor{Type: disburse.ActorAPIKey, ID: t.APIKeyID, Name: t.KeyPrefix},
+		Roles: RolesOf(t.KeyRole), APIVersion: t.APIVersion}, nil
 }
 
 // purgeBatchSize bounds one transaction of PurgeTokens.
