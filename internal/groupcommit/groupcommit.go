@@ -24,8 +24,8 @@ import (
 // Do; those of a group that has just ended are on their way back with
 // their next requests, so the next group waits for as many callers as
 // were lately in Do (shared between the groups that run at once), but
-// never longer than the last group took to run: a caller arriving alone
-// finds no one to wait for and runs at once. Up to leaders groups run at
+// never longer than the last group took to run, nor than maxWait: a
+// caller arriving alone finds no one to wait for and runs at once. Up to leaders groups run at
 // once, so that one group's round trips to the database overlap
 // another's; the rows they share are written last, and the groups queue
 // only for those.
@@ -46,9 +46,10 @@ type Group[In, Out any] struct {
 	// or on their way back to it: the most lately in Do, less those who
 	// did not come back while the queue waited for them.
 	inside, callers int
-	// linger is how long the last group ran: the longest the queue waits
-	// for others to join it, from its first call or the last group's end,
-	// whichever is later (waitUntil); timer starts it then.
+	// linger is how long the last group ran, at most maxWait: the longest
+	// the queue waits for others to join it, from its first call or the
+	// last group's end, whichever is later (waitUntil); timer starts it
+	// then.
 	linger    time.Duration
 	waitUntil time.Time
 	lastEnd   time.Time
@@ -58,6 +59,12 @@ type Group[In, Out any] struct {
 
 // Stats counts what a Group ran: its groups, and the calls in them.
 type Stats struct{ Groups, Calls int64 }
+
+// maxWait bounds the wait for callers on their way back, however long the
+// last group ran: a caller's way back (its answer read, its next request
+// sent) is far shorter, and a group slowed by a stalled database must not
+// make the next one wait as long for callers who have gone.
+const maxWait = 20 * time.Millisecond
 
 // groupTimeout bounds a group's transaction, which runs on after its
 // leader's client has gone: the others in the group still want it.
@@ -119,7 +126,7 @@ func (g *Group[In, Out]) Do(ctx context.Context, in In) (Out, error) {
 	g.stats.Groups++
 	g.stats.Calls += int64(len(group))
 	g.lastEnd = time.Now()
-	g.linger = g.lastEnd.Sub(start)
+	g.linger = min(g.lastEnd.Sub(start), maxWait)
 	// Those who queued meanwhile wait for this group's callers to come back
 	// as they would for the first of them.
 	g.waitUntil = later(g.waitUntil, g.lastEnd.Add(g.linger))

@@ -202,3 +202,24 @@ func TestGroupTakesEveryoneQueued(t *testing.T) {
 		}
 	})
 }
+
+// TestWaitIsBounded: after a slow group, a caller whose fellows do not
+// come back waits for them at most maxWait, not as long as that group ran.
+func TestWaitIsBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &sleeper{took: time.Second}
+		g := New(1, 128, s.run)
+		var wg sync.WaitGroup
+		for i := range 4 {
+			wg.Go(func() { g.Do(t.Context(), i) })
+		}
+		wg.Wait() // groups of 1 and 3: four callers lately
+		start := time.Now()
+		if _, err := g.Do(t.Context(), 9); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took != maxWait+s.took {
+			t.Errorf("the one caller back took %v, want its wait of %v and the group's %v", took, maxWait, s.took)
+		}
+	})
+}
