@@ -53,15 +53,27 @@ func (s *Service) RegisterMemberBy(ctx context.Context, actor Actor, in Member) 
 	return out.member, out.created, err
 }
 
+// RegistrationGroups is how many groups the registrations that shared a
+// transaction formed so far, and how many registrations they held: what
+// grouping did under a given load (docs/benchmarks.md, "Registration").
+func (s *Service) RegistrationGroups() (groups, registrations int64) {
+	if s.registrations == nil {
+		return 0, 0
+	}
+	st := s.registrations.Stats()
+	return st.Groups, st.Calls
+}
+
 // maxRegistrationGroup bounds a group: its transaction locks every
 // pending leg of its payees.
 const maxRegistrationGroup = 128
 
 // registrationGroups is how many groups of registrations one process runs
-// at once: two, so that one group's round trips overlap the other's
-// writes of the shared rows (docs/benchmarks.md, "Issue 16:
-// registration").
-const registrationGroups = 2
+// at once: one, holding every caller that waits (internal/groupcommit).
+// Since a group waits for its callers to come back, one group of all of
+// them ran faster than two of half each, as it does for the floor
+// (docs/benchmarks.md, "Registration").
+const registrationGroups = 1
 
 // registration is one request to register a member, by actor.
 type registration struct {

@@ -77,9 +77,13 @@ type Config struct {
 	// Curve measures add and submit, against their floors, at each batch
 	// size of CurveSizes instead, and draws the cost per payment against
 	// the size into CurvePNG (curve.go).
-	Curve       bool
-	CurveSizes  []int
-	CurvePNG    string
+	Curve      bool
+	CurveSizes []int
+	CurvePNG   string
+	// Tenants, when positive, measures that many organisations adding and
+	// submitting Payments/Tenants payments each at once against one
+	// organisation's Payments, instead (tenants.go).
+	Tenants     int
 	Duration    time.Duration // per endpoint, with HTTPLoad
 	Connections int           // concurrent connections, with HTTPLoad
 
@@ -139,6 +143,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Curve {
 		return runCurve(ctx, env)
 	}
+	if cfg.Tenants > 0 {
+		return runTenants(ctx, env)
+	}
 	return runPayments(ctx, env)
 }
 
@@ -174,6 +181,8 @@ func (c *Config) checkSizes() error {
 		return fmt.Errorf("bench: --pairs must be positive, not %d", c.Pairs)
 	case c.Register < 0:
 		return fmt.Errorf("bench: --register must not be negative, not %d", c.Register)
+	case c.Tenants < 0 || c.Tenants > 0 && c.Payments/c.Tenants < 20:
+		return fmt.Errorf("bench: --tenants must not be negative, and --payments must give each of them at least 20, not %d", c.Payments/max(c.Tenants, 1))
 	}
 	return nil
 }

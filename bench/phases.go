@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,18 +59,26 @@ func registerWorkers(n int) int { return max(1, min(64, n/10)) }
 // register registers msisdns as members through POST /admin/members, with
 // workers requests in flight at once, and returns the wall time of all.
 func register(ctx context.Context, c *client, msisdns []string, workers int) (time.Duration, error) {
+	took, _, err := registerTimed(ctx, c, msisdns, workers)
+	return took, err
+}
+
+// registerTimed is register, with each registration's latency besides.
+func registerTimed(ctx context.Context, c *client, msisdns []string, workers int) (time.Duration, []time.Duration, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var next atomic.Int64
 	var mu sync.Mutex
 	var first error
 	var wg sync.WaitGroup
+	latencies := make([][]time.Duration, workers)
 	start := time.Now()
-	for range workers {
+	for w := range workers {
 		wg.Go(func() {
 			for i := int(next.Add(1)) - 1; i < len(msisdns) && ctx.Err() == nil; i = int(next.Add(1)) - 1 {
 				body := []byte(`{"msisdn":"` + msisdns[i] + `"}`)
-				if _, err := c.call(ctx, "POST", "/admin/members", c.admin, body, 201, nil); err != nil {
+				took, err := c.call(ctx, "POST", "/admin/members", c.admin, body, 201, nil)
+				if err != nil {
 					mu.Lock()
 					if first == nil {
 						first = err
@@ -77,11 +86,12 @@ func register(ctx context.Context, c *client, msisdns []string, workers int) (ti
 					mu.Unlock()
 					cancel()
 				}
+				latencies[w] = append(latencies[w], took)
 			}
 		})
 	}
 	wg.Wait()
-	return time.Since(start), first
+	return time.Since(start), slices.Concat(latencies...), first
 }
 
 // registerNonMembers registers the first k non-members of a submitted

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"text/tabwriter"
+	"time"
 
 	"github.com/disburse/disburse"
 )
@@ -30,16 +31,35 @@ type registrationWorld struct {
 	payees  int // non-members with pending legs
 }
 
-// registrationRound is one count of clients' registrations.
+// registrationRound is one count of clients' registrations, against the
+// floor of the same count of clients (registration_floor.go). Groups is
+// the mean size of the groups the service formed; latencies are ms.
 type registrationRound struct {
-	Clients    int     `json:"clients"`
-	Registered int     `json:"registered"`
-	Seconds    float64 `json:"seconds"`
-	PerS       float64 `json:"per_s"`
+	Clients     int     `json:"clients"`
+	Registered  int     `json:"registered"`
+	Seconds     float64 `json:"seconds"`
+	PerS        float64 `json:"per_s"`
+	P50Ms       float64 `json:"p50_ms"`
+	P99Ms       float64 `json:"p99_ms"`
+	Groups      float64 `json:"mean_group"`
+	FloorPerS   float64 `json:"floor_per_s"`
+	FloorGroup  int     `json:"floor_group"`
+	FloorAtOnce int     `json:"floor_groups_at_once"`
+	Ratio       float64 `json:"ratio"`
+	FloorPayees int     `json:"floor_registered"`
 }
 
 // registrationPayee is the msisdn of the mode's non-member p.
 func registrationPayee(p int) string { return msisdn(firstNonMember + p) }
+
+// payeesFrom is the msisdns of the mode's non-members [from, from+n).
+func payeesFrom(from, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = registrationPayee(from + i)
+	}
+	return out
+}
 
 func runRegistration(ctx context.Context, e *env) error {
 	cfg := e.cfg
@@ -47,30 +67,31 @@ func runRegistration(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	perRound := min(cfg.Register, w.payees/len(cfg.Clients))
-	if perRound < 1 {
-		return fmt.Errorf("bench: %d payees are too few for %d rounds of registrations", w.payees, len(cfg.Clients))
+	// Each round's service registers perRound payees, and its floor as
+	// many again for each grouping.
+	perRound := min(cfg.Register, w.payees/(len(cfg.Clients)*(1+maxFloorGroupings)))
+	if perRound < 2 {
+		return fmt.Errorf("bench: %d payees are too few for %d rounds of registrations and their floors", w.payees, len(cfg.Clients))
+	}
+	if engineOf(cfg.DatabaseURL) == "postgres" {
+		if err := preparePostgresFloor(ctx, cfg.DatabaseURL); err != nil {
+			return fmt.Errorf("registration floor: %w", err)
+		}
+		defer func() {
+			if err := dropPostgresFloor(context.WithoutCancel(ctx), cfg.DatabaseURL); err != nil {
+				e.say("registration floor: %v", err)
+			}
+		}()
 	}
 	var rounds []registrationRound
 	next := 0
 	for _, clients := range cfg.Clients {
-		msisdns := make([]string, perRound)
-		for i := range msisdns {
-			msisdns[i] = registrationPayee(next + i)
-		}
-		e.say("registering %d payees with %d clients", perRound, clients)
-		stop, err := e.profile("register")
+		r, err := registrationRoundOf(ctx, e, w, next, perRound, clients)
 		if err != nil {
 			return err
 		}
-		took, err := register(ctx, e.client, msisdns, clients)
-		stop()
-		if err != nil {
-			return err
-		}
-		next += perRound
-		rounds = append(rounds, registrationRound{Clients: clients, Registered: perRound,
-			Seconds: round3(took.Seconds()), PerS: perSecond(perRound, took)})
+		next += r.Registered + r.FloorPayees
+		rounds = append(rounds, r)
 	}
 	if err := w.checkSettled(ctx, e, next); err != nil {
 		return err
@@ -83,6 +104,62 @@ func runRegistration(ctx context.Context, e *env) error {
 		return err
 	}
 	return ledgerError(ok, problems)
+}
+
+// registrationSlices is how many turns a round's service and its floor
+// take, one after the other: both then meet the same load on a machine
+// whose load swings from one second to the next.
+const registrationSlices = 4
+
+// registrationRoundOf registers n payees from the from-th with clients
+// requests in flight, and has the floor register the next ones with each
+// grouping those clients allow, as many each, in turns.
+func registrationRoundOf(ctx context.Context, e *env, w *registrationWorld, from, n, clients int) (registrationRound, error) {
+	e.say("registering %d payees with %d clients, and the floor as many in each grouping, in %d turns", n, clients, registrationSlices)
+	groupings := floorGroupings(clients)
+	floorFrom := from + n
+	var took time.Duration
+	floorTook := make([]time.Duration, len(groupings))
+	var latencies []time.Duration
+	groups, calls := e.svc.RegistrationGroups()
+	for i := range registrationSlices {
+		a, b := i*n/registrationSlices, (i+1)*n/registrationSlices
+		stop, err := e.profile("register")
+		if err != nil {
+			return registrationRound{}, err
+		}
+		d, l, err := registerTimed(ctx, e.client, payeesFrom(from+a, b-a), clients)
+		stop()
+		if err != nil {
+			return registrationRound{}, err
+		}
+		took, latencies = took+d, append(latencies, l...)
+		fd, err := registrationFloor(ctx, e, w, payeesFrom(floorFrom+a*len(groupings), (b-a)*len(groupings)), groupings)
+		if err != nil {
+			return registrationRound{}, err
+		}
+		for k := range fd {
+			floorTook[k] += fd[k]
+		}
+	}
+	groupsAfter, callsAfter := e.svc.RegistrationGroups()
+	r := registrationRound{Clients: clients, Registered: n, Seconds: round3(took.Seconds()), PerS: perSecond(n, took),
+		P50Ms: ms(percentile(latencies, 50)), P99Ms: ms(percentile(latencies, 99)), FloorPayees: n * len(groupings)}
+	if groupsAfter > groups {
+		r.Groups = round1(float64(callsAfter-calls) / float64(groupsAfter-groups))
+	}
+	for k, g := range groupings {
+		e.say("floor: %d registrations in groups of %d, %d at once: %v", n, g.size, g.at, floorTook[k].Round(time.Millisecond))
+		if rate := perSecond(n, floorTook[k]); rate > r.FloorPerS {
+			r.FloorPerS, r.FloorGroup, r.FloorAtOnce = rate, g.size, g.at
+		}
+	}
+	if r.FloorPerS > 0 {
+		r.Ratio = float64(int64(r.PerS/r.FloorPerS*100+0.5)) / 100
+	}
+	e.say("%d clients: %.0f a second in groups of %.1f, p99 %.2f ms; floor %.0f a second (groups of %d, %d at once); ratio %.2f",
+		clients, r.PerS, r.Groups, r.P99Ms, r.FloorPerS, r.FloorGroup, r.FloorAtOnce, r.Ratio)
+	return r, nil
 }
 
 // legsOf is the organisations of payee p's pending legs.
@@ -190,18 +267,21 @@ func (w *registrationWorld) checkSettled(ctx context.Context, e *env, registered
 
 // registrationJSON is the --registration mode's last line. RegisterPerS is
 // the slowest round's rate: the one a target must hold for every count of
-// clients.
+// clients. RegisterRatio is the lowest of the rounds' ratios to their
+// floors, and RegisterFloorPerS that round's floor.
 type registrationJSON struct {
-	Store        string              `json:"store"`
-	Mode         string              `json:"mode"`
-	Payments     int                 `json:"payments"`
-	PendingLegs  int                 `json:"pending_legs"`
-	Orgs         int                 `json:"orgs"`
-	Payees       int                 `json:"payees"`
-	RegisterPerS float64             `json:"register_per_s"`
-	Rounds       []registrationRound `json:"rounds"`
-	LedgerOK     bool                `json:"ledger_ok"`
-	PeakRSSMB    float64             `json:"peak_rss_mb"`
+	Store             string              `json:"store"`
+	Mode              string              `json:"mode"`
+	Payments          int                 `json:"payments"`
+	PendingLegs       int                 `json:"pending_legs"`
+	Orgs              int                 `json:"orgs"`
+	Payees            int                 `json:"payees"`
+	RegisterPerS      float64             `json:"register_per_s"`
+	RegisterFloorPerS float64             `json:"register_floor_per_s"`
+	RegisterRatio     float64             `json:"register_ratio"`
+	Rounds            []registrationRound `json:"rounds"`
+	LedgerOK          bool                `json:"ledger_ok"`
+	PeakRSSMB         float64             `json:"peak_rss_mb"`
 }
 
 func writeRegistration(e *env, w *registrationWorld, rounds []registrationRound, ok bool) error {
@@ -209,16 +289,22 @@ func writeRegistration(e *env, w *registrationWorld, rounds []registrationRound,
 	fmt.Fprintf(&b, "Disburse registrations: %s, %d organisations, %d payments, %d pending legs to %d payees\n\n",
 		engineOf(e.cfg.DatabaseURL), len(w.orgs), 2*w.legs, w.legs, w.payees)
 	t := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(t, "clients\tregistered\ttime\trate")
+	fmt.Fprintln(t, "clients\tregistered\ttime\trate\tmean group\tp50\tp99\tfloor\tfloor's grouping\tratio")
 	rates := make([]float64, len(rounds))
+	lowest := rounds[0]
 	for i, r := range rounds {
-		fmt.Fprintf(t, "%d\t%d\t%.3f s\t%.0f a second\n", r.Clients, r.Registered, r.Seconds, r.PerS)
+		fmt.Fprintf(t, "%d\t%d\t%.3f s\t%.0f a second\t%.1f\t%.2f ms\t%.2f ms\t%.0f a second\t%d × %d at once\t%.2f\n",
+			r.Clients, r.Registered, r.Seconds, r.PerS, r.Groups, r.P50Ms, r.P99Ms, r.FloorPerS, r.FloorGroup, r.FloorAtOnce, r.Ratio)
 		rates[i] = r.PerS
+		if r.Ratio < lowest.Ratio {
+			lowest = r
+		}
 	}
 	t.Flush()
 	fmt.Fprintf(&b, "\nledger: %s\n\n", okText(ok))
 	j := registrationJSON{Store: engineOf(e.cfg.DatabaseURL), Mode: "registration", Payments: 2 * w.legs, PendingLegs: w.legs,
-		Orgs: len(w.orgs), Payees: w.payees, RegisterPerS: slices.Min(rates), Rounds: rounds, LedgerOK: ok, PeakRSSMB: peakRSSMB()}
+		Orgs: len(w.orgs), Payees: w.payees, RegisterPerS: slices.Min(rates), RegisterFloorPerS: lowest.FloorPerS, RegisterRatio: lowest.Ratio,
+		Rounds: rounds, LedgerOK: ok, PeakRSSMB: peakRSSMB()}
 	if err := writeJSONLine(&b, j); err != nil {
 		return err
 	}

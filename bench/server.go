@@ -19,6 +19,7 @@ import (
 	"github.com/disburse/disburse/internal/secrets"
 	"github.com/disburse/disburse/notifications"
 	"github.com/disburse/disburse/notify"
+	"github.com/disburse/disburse/sqlstore"
 	"github.com/disburse/disburse/webhooks"
 )
 
@@ -65,16 +66,8 @@ func start(ctx context.Context, cfg Config) (*env, error) {
 		return nil, err
 	}
 	e := &env{cfg: cfg, store: store, clock: &clock{}, served: make(chan error, 1), gateway: newGateway(), webhookSender: notify.NewWebhook(true)}
-	e.svc = disburse.NewService(store)
-	e.svc.Clock = e.clock.now
-	// The access log is formatted as serve formats it, then discarded: its
-	// cost is counted, a terminal's is not.
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e.svc.Log = log
+	e.svc, e.hooks = newService(store, e.clock)
 	e.notes = notifications.New(store.Notifications(), e.svc)
-	e.hooks = webhooks.New(store.Webhooks(), e.svc)
-	// The webhook endpoints are the local gateway: plain http on loopback.
-	e.hooks.Config.AllowPrivate = true
 	admin := secrets.New("adm_")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -82,12 +75,32 @@ func start(ctx context.Context, cfg Config) (*env, error) {
 		store.Close()
 		return nil, err
 	}
-	e.srv = &http.Server{Handler: httpapi.New(e.svc, httpapi.Config{AdminToken: admin, Log: log, Webhooks: e.hooks, IdempotencyStore: store.Idempotency(),
-		// A day: a token must outlive the longest run and the clock's jumps.
-		AuthStore: store.Auth(), TokenTTL: 24 * time.Hour}), ReadHeaderTimeout: 10 * time.Second}
+	e.srv = newServer(e.svc, e.hooks, store, admin)
 	go func() { e.served <- e.srv.Serve(ln) }()
 	e.client = newClient("http://"+ln.Addr().String(), admin)
 	return e, nil
+}
+
+// newService is a replica's service over store, on the bench's clock, with
+// its webhook endpoints' service.
+func newService(store *sqlstore.Store, c *clock) (*disburse.Service, *webhooks.Service) {
+	svc := disburse.NewService(store)
+	svc.Clock = c.now
+	// The access log is formatted as serve formats it, then discarded: its
+	// cost is counted, a terminal's is not.
+	svc.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	hooks := webhooks.New(store.Webhooks(), svc)
+	// The webhook endpoints are the local gateway: plain http on loopback.
+	hooks.Config.AllowPrivate = true
+	return svc, hooks
+}
+
+// newServer is the HTTP server of a replica's API.
+func newServer(svc *disburse.Service, hooks *webhooks.Service, store *sqlstore.Store, admin string) *http.Server {
+	handler := httpapi.New(svc, httpapi.Config{AdminToken: admin, Log: svc.Log, Webhooks: hooks, IdempotencyStore: store.Idempotency(),
+		// A day: a token must outlive the longest run and the clock's jumps.
+		AuthStore: store.Auth(), TokenTTL: 24 * time.Hour})
+	return &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 }
 
 func (e *env) close() {
