@@ -183,6 +183,8 @@ func (c *Config) checkSizes() error {
 		return fmt.Errorf("bench: --register must not be negative, not %d", c.Register)
 	case c.Tenants < 0 || c.Tenants > 0 && c.Payments/c.Tenants < 20:
 		return fmt.Errorf("bench: --tenants must not be negative, and --payments must give each of them at least 20, not %d", c.Payments/max(c.Tenants, 1))
+	case c.Curve && (len(c.CurveSizes) == 0 || slices.Min(c.CurveSizes) < 20):
+		return errors.New("bench: every --curve-sizes size must be at least 20")
 	}
 	return nil
 }
@@ -193,11 +195,14 @@ func (c *Config) checkModes() error {
 		return errors.New("bench: --duration and --connections must be positive")
 	case c.Registration && (c.Orgs < 1 || len(c.Clients) == 0 || slices.Min(c.Clients) < 1):
 		return errors.New("bench: --orgs and every --clients count must be positive")
-	case c.Curve && (len(c.CurveSizes) == 0 || slices.Min(c.CurveSizes) < 20):
-		return errors.New("bench: every --curve-sizes size must be at least 20")
 	case c.Deliver < 0 || c.DeliveryRate < 0 || c.DeliveryConcurrency < 1 || c.Rate < 1:
 		return errors.New("bench: --deliver and --delivery-rate must not be negative, --delivery-concurrency and --rate must be positive")
 	}
+	return c.checkProfilePhase()
+}
+
+// checkProfilePhase refuses a --profile-phase no run has.
+func (c *Config) checkProfilePhase() error {
 	switch c.ProfilePhase {
 	case "add", "submit", "register", "reverse", "deliver", "batch", "export", "all":
 		return nil

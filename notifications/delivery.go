@@ -75,6 +75,24 @@ type claimRoom struct {
 	leases    *fanout.Leases
 }
 
+// mayStart waits for a slot, a place for an unwritten outcome and the
+// pace's turn, and says whether the next send of hold's claim may start.
+// Shutting down, or the lease no longer kept: the rest is handed back at
+// once rather than at lease expiry.
+func (room claimRoom) mayStart(ctx context.Context, hold *fanout.Hold, now func() time.Time) bool {
+	if !room.slots.Wait(ctx, "") {
+		return false
+	}
+	if room.unwritten.Wait(ctx) {
+		if room.turn.Wait(ctx) && hold.MayStart(now()) {
+			return true
+		}
+		room.unwritten.Give()
+	}
+	room.slots.Give("")
+	return false
+}
+
 // claim claims up to p.BatchSize notifications and returns how many and
 // the run that sends each as a slot frees.
 func (s *Service) claim(ctx context.Context, n Notifier, owner string, p Policy, room claimRoom) (int, func() (int, error), error) {
@@ -94,21 +112,7 @@ func (s *Service) claim(ctx context.Context, n Notifier, owner string, p Policy,
 	// Sends and outcomes are not cut short by shutdown, or a message the
 	// gateway got would be counted as failed and sent again.
 	bg := context.WithoutCancel(ctx)
-	mayStart := func(ctx context.Context, _ disburse.Notification) bool {
-		// Shutting down, or the lease is no longer kept: the rest is
-		// handed back at once rather than at lease expiry.
-		if !room.slots.Wait(ctx, "") {
-			return false
-		}
-		if room.unwritten.Wait(ctx) {
-			if room.turn.Wait(ctx) && hold.MayStart(s.now()) {
-				return true
-			}
-			room.unwritten.Give()
-		}
-		room.slots.Give("")
-		return false
-	}
+	mayStart := func(ctx context.Context, _ disburse.Notification) bool { return room.mayStart(ctx, hold, s.now) }
 	attempt := func(msg disburse.Notification) disburse.Notification {
 		defer room.slots.Give("")
 		sendErr := send(bg, n, msg, p.SendTimeout)
