@@ -282,9 +282,9 @@ func (rd *reader) scalar(f *fieldPlan, v jsontext.Value, fv reflect.Value) *disb
 		if !valid {
 			return notUTF8(f.name, s)
 		}
-		fv.SetString(s)
+		setString(fv, f.pointer, s)
 	case f.kind == kindNumber && k == '0':
-		fv.SetString(string(v))
+		setString(fv, f.pointer, string(v))
 	case f.kind == kindBool && (k == 't' || k == 'f'):
 		set(fv, f.pointer, reflect.ValueOf(k == 't'))
 	case f.kind == kindInt && k == '0':
@@ -333,6 +333,18 @@ func (rd *reader) strings(f *fieldPlan, v jsontext.Value, fv reflect.Value) *dis
 	}
 	fv.Set(list)
 	return nil
+}
+
+// setString stores s in the string field fv, or in a new string fv
+// points to (an optional member: nil when absent).
+func setString(fv reflect.Value, pointer bool, s string) {
+	if pointer {
+		p := reflect.New(fv.Type().Elem())
+		p.Elem().SetString(s)
+		fv.Set(p)
+		return
+	}
+	fv.SetString(s)
 }
 
 // set stores x in fv, or in a new value fv points to.

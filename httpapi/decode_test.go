@@ -184,6 +184,27 @@ func TestSettingsApprovalThreshold(t *testing.T) {
 
 // TestDecodeListOfStrings: an array of strings is read whole, null leaves
 // it empty.
+// TestDecodeOptionalText: a member read into a pointer is nil when absent
+// and points to its value when present, a string or a number's text.
+func TestDecodeOptionalText(t *testing.T) {
+	type optional struct {
+		Name       *string          `json:"name"`
+		Amount     *disburse.Number `json:"amount"`
+		WrongTypes disburse.WrongTypes
+	}
+	var got optional
+	if err := decodeBody(`{"name":"Acme","amount":12.50}`, DefaultMaxBodyBytes, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Name == nil || *got.Name != "Acme" || got.Amount == nil || *got.Amount != "12.50" {
+		t.Errorf("name %v, amount %v; want Acme and 12.50", got.Name, got.Amount)
+	}
+	got = optional{}
+	if err := decodeBody(`{}`, DefaultMaxBodyBytes, &got); err != nil || got.Name != nil || got.Amount != nil {
+		t.Errorf("absent: name %v, amount %v, err %v; want both nil", got.Name, got.Amount, err)
+	}
+}
+
 func TestDecodeListOfStrings(t *testing.T) {
 	var got webhookRequest
 	if err := decodeBody(`{"url":"https://example.com","events":["batch.closed","payment.settled"]}`, DefaultMaxBodyBytes, &got); err != nil {
