@@ -48,7 +48,7 @@ func (s *Service) settleSomeMembersPending(ctx context.Context) (n int, queued b
 			return err
 		}
 		queued = true
-		legs, members, err := legsPendingToMembers(ctx, tx, batchID)
+		legs, org, members, err := legsPendingToMembers(ctx, tx, batchID)
 		if err != nil {
 			return err
 		}
@@ -62,7 +62,7 @@ func (s *Service) settleSomeMembersPending(ctx context.Context) (n int, queued b
 		}
 		m := writeBuffer{now: s.Now()}
 		defer func() { moved = m.moved }()
-		return s.settleToMembers(ctx, tx, &m, legs, members)
+		return s.settleToMembers(ctx, tx, &m, legs, map[string]Organisation{org.ID: org}, members)
 	})
 	if err == nil {
 		s.Report(moved)
@@ -73,8 +73,8 @@ func (s *Service) settleSomeMembersPending(ctx context.Context) (n int, queued b
 // settleToMembers settles each leg of legs (locked by the caller) pending
 // to one of members, by msisdn: holding → the member's wallet, as a
 // registration does.
-func (s *Service) settleToMembers(ctx context.Context, tx Tx, m *writeBuffer, legs []Payment, members map[string]Member) error {
-	return s.resolve(ctx, tx, m, legs, func(org Organisation, p *Payment, wallets map[string]string) {
+func (s *Service) settleToMembers(ctx context.Context, tx Tx, m *writeBuffer, legs []Payment, orgs map[string]Organisation, members map[string]Member) error {
+	return s.resolve(ctx, tx, m, legs, orgs, func(org Organisation, p *Payment, wallets map[string]string) {
 		settleLegs(m, org, p, members, wallets)
 	}, func(org Organisation) []string { return memberPayees(legs, members, org.ID) })
 }

@@ -106,8 +106,9 @@ func (s *Service) register(ctx context.Context, group []registration) ([]registe
 			return nil
 		}
 		legs, err := tx.LockPendingLegsTo(ctx, slices.Sorted(maps.Keys(ms.created))...)
+		var orgs map[string]Organisation
 		if err == nil {
-			legs, err = liveLegs(ctx, tx, legs)
+			legs, orgs, err = liveLegs(ctx, tx, legs)
 		}
 		if err != nil {
 			return err
@@ -117,7 +118,7 @@ func (s *Service) register(ctx context.Context, group []registration) ([]registe
 		}
 		m := writeBuffer{now: now}
 		defer func() { moved = m.moved }()
-		return s.settleToMembers(ctx, tx, &m, legs, ms.created)
+		return s.settleToMembers(ctx, tx, &m, legs, orgs, ms.created)
 	})
 	if err == nil {
 		s.Report(moved)
@@ -240,14 +241,10 @@ func settleLegs(m *writeBuffer, org Organisation, p *Payment, members map[string
 // money use case (docs/ledger.md, "Lock order"): payments, accounts, then
 // the batch, so a cancel, a sweep and a registration never wait on each
 // other in a circle, and none resolves a leg another has already locked.
-func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments []Payment,
+func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments []Payment, orgs map[string]Organisation,
 	change func(org Organisation, p *Payment, wallets map[string]string),
 	walletsFor func(org Organisation) []string) error {
 	ids, byBatch := byBatchID(payments)
-	orgs, err := organisationsOf(ctx, tx, payments)
-	if err != nil {
-		return err
-	}
 	wallets, err := ensureWallets(ctx, tx, orgs, walletsFor, m.now)
 	if err != nil {
 		return err

@@ -76,7 +76,7 @@ func (s *Service) reverseLegs(ctx context.Context, tx Tx, m *writeBuffer, due []
 	if err != nil {
 		return err
 	}
-	return s.resolve(ctx, tx, m, due, func(org Organisation, p *Payment, wallets map[string]string) {
+	return s.resolve(ctx, tx, m, due, orgs, func(org Organisation, p *Payment, wallets map[string]string) {
 		settleLegs(m, org, p, members[org.ID], wallets)
 		returnLegs(m, org, batches[p.BatchID], p, PaymentPending, TransferReverse)
 	}, func(org Organisation) []string { return memberPayees(due, members[org.ID], org.ID) })

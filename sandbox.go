@@ -90,16 +90,17 @@ func membersByOrganisation(ctx context.Context, tx Tx, orgs map[string]Organisat
 }
 
 // liveLegs keeps, of legs a live registration locked, those of live
-// organisations: a live member is no member of any sandbox.
-func liveLegs(ctx context.Context, tx Tx, legs []Payment) ([]Payment, error) {
+// organisations (a live member is no member of any sandbox), and returns
+// the organisations it read, which the settlement pays with.
+func liveLegs(ctx context.Context, tx Tx, legs []Payment) ([]Payment, map[string]Organisation, error) {
 	if len(legs) == 0 {
-		return legs, nil
+		return legs, nil, nil
 	}
 	orgs, err := organisationsOf(ctx, tx, legs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return slices.DeleteFunc(legs, func(p Payment) bool { return orgs[p.OrganisationID].Sandbox }), nil
+	return slices.DeleteFunc(legs, func(p Payment) bool { return orgs[p.OrganisationID].Sandbox }), orgs, nil
 }
 
 // fundingAccountOf is the funding account deposits into a are drawn from:
@@ -114,17 +115,17 @@ func fundingAccountOf(ctx context.Context, tx Tx, a Account) (string, error) {
 // legsPendingToMembers locks up to memberCheckSize of a queued batch's
 // legs pending to members (SettleMembersPending), and reads those
 // members: the live ones, or the sandbox's for a batch of a sandbox.
-func legsPendingToMembers(ctx context.Context, tx Tx, batchID string) ([]Payment, map[string]Member, error) {
+func legsPendingToMembers(ctx context.Context, tx Tx, batchID string) ([]Payment, Organisation, map[string]Member, error) {
 	b, err := tx.Batch(ctx, batchID) // unlocked: the lock order takes the payments first
 	if errors.Is(err, ErrNotFound) {
-		return nil, nil, nil // nothing of it to settle: the check is done
+		return nil, Organisation{}, nil, nil // nothing of it to settle: the check is done
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, Organisation{}, nil, err
 	}
 	org, err := tx.Organisation(ctx, b.OrganisationID)
 	if err != nil {
-		return nil, nil, err
+		return nil, Organisation{}, nil, err
 	}
 	lock := tx.LockLegsPendingToMembers
 	if org.Sandbox {
@@ -132,19 +133,19 @@ func legsPendingToMembers(ctx context.Context, tx Tx, batchID string) ([]Payment
 	}
 	legs, err := lock(ctx, batchID, memberCheckSize)
 	if err != nil || len(legs) == 0 {
-		return legs, nil, err
+		return legs, org, nil, err
 	}
 	members, err := membersIn(ctx, tx, org, msisdnsOf(legs, true))
-	return legs, members, err
+	return legs, org, members, err
 }
 
-// SettleTo settles, in tx, each leg of legs (locked by the caller) pending
-// to one of members, at now, as a registration does: what a sandbox's
-// registration runs (package sandbox). It returns the money moved, for
-// Report once tx commits.
-func (s *Service) SettleTo(ctx context.Context, tx Tx, now time.Time, legs []Payment, members map[string]Member) ([]Movement, error) {
+// SettleTo settles, in tx, each leg of legs (org's, locked by the caller)
+// pending to one of members, at now, as a registration does: what a
+// sandbox's registration runs (package sandbox). It returns the money
+// moved, for Report once tx commits.
+func (s *Service) SettleTo(ctx context.Context, tx Tx, now time.Time, org Organisation, legs []Payment, members map[string]Member) ([]Movement, error) {
 	m := writeBuffer{now: now}
-	err := s.settleToMembers(ctx, tx, &m, legs, members)
+	err := s.settleToMembers(ctx, tx, &m, legs, map[string]Organisation{org.ID: org}, members)
 	return m.moved, err
 }
 

@@ -67,7 +67,7 @@ func RegisterMember(ctx context.Context, s *disburse.Service, organisationID, pa
 			return err
 		}
 		members := map[string]disburse.Member{payee: {Msisdn: payee, RegisteredAt: now}}
-		moved, err = s.SettleTo(ctx, tx, now, legs, members)
+		moved, err = s.SettleTo(ctx, tx, now, org, legs, members)
 		return err
 	})
 	if err == nil {
