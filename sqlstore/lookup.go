@@ -18,8 +18,26 @@ import (
 // and ROLLBACK would only add work: on PostgreSQL two round trips of the
 // three a read took.
 
-// TokenByHash is Tx.TokenByHash outside any transaction.
+// TokenByHash is Tx.TokenByHash outside any transaction, kept for a
+// moment when found (token_cache.go).
 func (a authStore) TokenByHash(ctx context.Context, hash string) (auth.Token, error) {
+	c := a.s.tokens
+	if c.ttl <= 0 {
+		return a.tokenByHash(ctx, hash)
+	}
+	tk, gen, ok := c.get(hash)
+	if ok {
+		return tk, nil
+	}
+	read := c.now()
+	tk, err := a.tokenByHash(ctx, hash)
+	if err == nil {
+		c.put(hash, tk, gen, read)
+	}
+	return tk, err
+}
+
+func (a authStore) tokenByHash(ctx context.Context, hash string) (auth.Token, error) {
 	var tk auth.Token
 	err := a.s.lookup(ctx, tokenByHashQuery, []any{hash}, tokenFields(&tk))
 	return tk, found("token", err)

@@ -53,6 +53,7 @@ func benchFlags(cfg *bench.Config, args []string) error {
 	fs.Func("curve-sizes", "with --curve: comma-separated batch sizes (default 10000,100000,1000000)", intList(&cfg.CurveSizes))
 	fs.StringVar(&cfg.CurvePNG, "curve-png", "", "with --curve: the PNG to write (default curve-STORE.png in the working directory)")
 	fs.IntVar(&cfg.Tenants, "tenants", 0, "measure this many organisations adding and submitting --payments/N payments each at once (through two replicas on PostgreSQL) against one organisation's --payments, instead")
+	fs.StringVar(&cfg.Executable, "serve-binary", cfg.Executable, "with --small-requests: the disburse binary whose serve is measured (default: this one), to measure another build with the same bench")
 	fs.BoolVar(&cfg.SmallRequests, "small-requests", false, "measure the service's CPU a small request (GET /accounts at --rate) and POST /batches against its statements' floor (--connections workers), with this binary's serve as a child process, instead")
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "with --http-load: how long each endpoint is measured; with --small-requests, each step")
 	fs.IntVar(&cfg.Connections, "connections", cfg.Connections, "with --http-load: concurrent connections; with --small-requests, the writers and the floor's clients")
