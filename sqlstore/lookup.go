@@ -21,20 +21,10 @@ import (
 // TokenByHash is Tx.TokenByHash outside any transaction, kept for a
 // moment when found (token_cache.go).
 func (a authStore) TokenByHash(ctx context.Context, hash string) (auth.Token, error) {
-	c := a.s.tokens
-	if c.ttl <= 0 {
+	if a.s.tokens.ttl <= 0 {
 		return a.tokenByHash(ctx, hash)
 	}
-	tk, gen, ok := c.get(hash)
-	if ok {
-		return tk, nil
-	}
-	read := c.now()
-	tk, err := a.tokenByHash(ctx, hash)
-	if err == nil {
-		c.put(hash, tk, gen, read)
-	}
-	return tk, err
+	return a.s.tokens.token(hash, func() (auth.Token, error) { return a.tokenByHash(ctx, hash) })
 }
 
 func (a authStore) tokenByHash(ctx context.Context, hash string) (auth.Token, error) {

@@ -47,6 +47,17 @@ type tokenCache struct {
 	// may predate a commit that changed it, so it is not kept.
 	gen    uint64
 	tokens map[string]cachedToken
+	// reads are the reads under way, by hash: a request that misses while
+	// one runs waits for it rather than read too, so that a TTL's end
+	// costs one read however many requests arrive meanwhile.
+	reads map[string]*tokenRead
+}
+
+// tokenRead is one read of a token from the database, which others may wait for.
+type tokenRead struct {
+	done  chan struct{}
+	token auth.Token
+	err   error
 }
 
 type cachedToken struct {
@@ -55,39 +66,49 @@ type cachedToken struct {
 }
 
 func newTokenCache(ttl time.Duration, now func() time.Time) *tokenCache {
-	return &tokenCache{ttl: ttl, now: now, tokens: map[string]cachedToken{}}
+	return &tokenCache{ttl: ttl, now: now, tokens: map[string]cachedToken{}, reads: map[string]*tokenRead{}}
 }
 
-// get returns the token kept for hash, if it was read within the TTL, and
-// the generation a read of it begins at otherwise.
-func (c *tokenCache) get(hash string) (auth.Token, uint64, bool) {
+// token returns the token with hash: the one kept, if read within the
+// TTL; else the outcome of the read under way, or of read, run now and
+// kept if found and no emptying came meanwhile.
+func (c *tokenCache) token(hash string, read func() (auth.Token, error)) (auth.Token, error) {
+	c.mu.Lock()
+	if e, ok := c.tokens[hash]; ok && c.now().Sub(e.read) < c.ttl {
+		c.mu.Unlock()
+		return e.token, nil
+	}
+	if r, ok := c.reads[hash]; ok {
+		c.mu.Unlock()
+		<-r.done
+		return r.token, r.err
+	}
+	r := &tokenRead{done: make(chan struct{})}
+	c.reads[hash] = r
+	gen, at := c.gen, c.now()
+	c.mu.Unlock()
+	defer close(r.done)
+	r.token, r.err = read()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.tokens[hash]
-	if ok && c.now().Sub(e.read) < c.ttl {
-		return e.token, c.gen, true
+	if c.reads[hash] == r {
+		delete(c.reads, hash)
 	}
-	return auth.Token{}, c.gen, false
+	if r.err == nil && gen == c.gen { // no commit emptied the cache while it read
+		if len(c.tokens) >= tokenCacheMax {
+			clear(c.tokens)
+		}
+		c.tokens[hash] = cachedToken{token: r.token, read: at}
+	}
+	return r.token, r.err
 }
 
-// put keeps a token read that began at generation gen, unless the cache
-// has been emptied since.
-func (c *tokenCache) put(hash string, t auth.Token, gen uint64, read time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if gen != c.gen {
-		return
-	}
-	if len(c.tokens) >= tokenCacheMax {
-		clear(c.tokens)
-	}
-	c.tokens[hash] = cachedToken{token: t, read: read}
-}
-
-// empty forgets every token, and every read under way.
+// empty forgets every token, and every read under way: a request that
+// misses after this reads afresh.
 func (c *tokenCache) empty() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
 	clear(c.tokens)
+	clear(c.reads)
 }
