@@ -47,6 +47,8 @@ func startServe(ctx context.Context, exe, url, admin string) (*servedProcess, er
 		"--rate-limit-organisation", "100000000/1m", "--rate-limit-operator", "100000000/1m",
 		"--rate-limit-address", "100000000/1m", "--worker-interval", "1h")
 	cmd.Env = withoutDisburseVariables(os.Environ())
+	// A bench that dies, by a signal or a panic, takes its serve with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
