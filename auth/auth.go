@@ -61,8 +61,10 @@ func (s *Service) RevokeAPIKey(ctx context.Context, id string) error {
 	return s.RevokeAPIKeyBy(ctx, disburse.ActorOf(ctx), id)
 }
 
-// RevokeAPIKeyBy revokes a key; the tokens it issued stop working at once,
-// because every token lookup reads its key's revocation.
+// RevokeAPIKeyBy revokes a key; the tokens it issued stop working at once
+// on this replica, because every token lookup reads its key's revocation
+// and the store forgets the tokens it kept when an auth write commits,
+// and within a second on the others (docs/api.md section 3).
 func (s *Service) RevokeAPIKeyBy(ctx context.Context, actor disburse.Actor, id string) error {
 	if !disburse.ValidID(id) {
 		return disburse.NotFound("API key")
@@ -131,8 +133,9 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Caller, error
 	if token == "" {
 		return Caller{}, ErrUnauthorized
 	}
-	// Read afresh on every request, never cached: a revoked key's tokens
-	// must stop at once on every replica (docs/api.md section 3).
+	// The store may keep a token for a moment (sqlstore/token_cache.go):
+	// a revoked key's tokens stop at once on the replica that revoked it,
+	// and within a second on the others (docs/api.md section 3).
 	t, err := s.Store.TokenByHash(ctx, secrets.Hash(token))
 	if errors.Is(err, disburse.ErrNotFound) {
 		return Caller{}, ErrUnauthorized

@@ -83,9 +83,14 @@ type Config struct {
 	// Tenants, when positive, measures that many organisations adding and
 	// submitting Payments/Tenants payments each at once against one
 	// organisation's Payments, instead (tenants.go).
-	Tenants     int
-	Duration    time.Duration // per endpoint, with HTTPLoad
-	Connections int           // concurrent connections, with HTTPLoad
+	Tenants int
+	// SmallRequests measures the service's CPU a small request and
+	// POST /batches against its statements' floor, with the service run
+	// as Executable's `serve` in a child process, instead (small.go).
+	SmallRequests bool
+	Executable    string
+	Duration      time.Duration // per endpoint, with HTTPLoad; per step, with SmallRequests
+	Connections   int           // concurrent connections, with HTTPLoad
 
 	// CPUProfile, when set, receives the CPU profile of ProfilePhase's first
 	// service run ("add", "submit", "register", "reverse", "deliver"), of GET
@@ -146,6 +151,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Tenants > 0 {
 		return runTenants(ctx, env)
 	}
+	if cfg.SmallRequests {
+		return runSmallRequests(ctx, env)
+	}
 	return runPayments(ctx, env)
 }
 
@@ -191,7 +199,7 @@ func (c *Config) checkSizes() error {
 
 func (c *Config) checkModes() error {
 	switch {
-	case (c.HTTPLoad || c.LoadDuringDelivery) && (c.Duration <= 0 || c.Connections < 1):
+	case (c.HTTPLoad || c.LoadDuringDelivery || c.SmallRequests) && (c.Duration <= 0 || c.Connections < 1):
 		return errors.New("bench: --duration and --connections must be positive")
 	case c.Registration && (c.Orgs < 1 || len(c.Clients) == 0 || slices.Min(c.Clients) < 1):
 		return errors.New("bench: --orgs and every --clients count must be positive")
@@ -204,8 +212,8 @@ func (c *Config) checkModes() error {
 // checkProfilePhase refuses a --profile-phase no run has.
 func (c *Config) checkProfilePhase() error {
 	switch c.ProfilePhase {
-	case "add", "submit", "register", "reverse", "deliver", "batch", "export", "all":
+	case "add", "submit", "register", "reverse", "deliver", "batch", "export", "small", "all":
 		return nil
 	}
-	return fmt.Errorf("bench: --profile-phase must be add, submit, register, reverse, deliver, batch, export or all, not %q", c.ProfilePhase)
+	return fmt.Errorf("bench: --profile-phase must be add, submit, register, reverse, deliver, batch, export, small or all, not %q", c.ProfilePhase)
 }

@@ -18,8 +18,12 @@ func (s *Store) Auth() auth.Store { return authStore{s} }
 // authStore is the auth.Store of a Store.
 type authStore struct{ s *Store }
 
-// Write runs fn in a write transaction, retried as Store.Write retries.
+// Write runs fn in a write transaction, retried as Store.Write retries,
+// and then empties the token cache, whatever the outcome (a COMMIT lost
+// may have been kept): a revoked key's tokens stop at once
+// (token_cache.go).
 func (a authStore) Write(ctx context.Context, fn func(auth.Tx) error) error {
+	defer a.s.tokens.empty()
 	return a.s.writeTx(ctx, func(t *tx) error { return fn(t) })
 }
 

@@ -18,8 +18,16 @@ import (
 // and ROLLBACK would only add work: on PostgreSQL two round trips of the
 // three a read took.
 
-// TokenByHash is Tx.TokenByHash outside any transaction.
+// TokenByHash is Tx.TokenByHash outside any transaction, kept for a
+// moment when found (token_cache.go).
 func (a authStore) TokenByHash(ctx context.Context, hash string) (auth.Token, error) {
+	if a.s.tokens.ttl <= 0 {
+		return a.tokenByHash(ctx, hash)
+	}
+	return a.s.tokens.token(hash, func() (auth.Token, error) { return a.tokenByHash(ctx, hash) })
+}
+
+func (a authStore) tokenByHash(ctx context.Context, hash string) (auth.Token, error) {
 	var tk auth.Token
 	err := a.s.lookup(ctx, tokenByHashQuery, []any{hash}, tokenFields(&tk))
 	return tk, found("token", err)

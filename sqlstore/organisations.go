@@ -59,6 +59,7 @@ func (t *tx) OrganisationByName(ctx context.Context, name string) (disburse.Orga
 }
 
 func (t *tx) UpdateOrganisation(ctx context.Context, o disburse.Organisation) error {
+	t.tokensChanged = true // a kept token carries its organisation's default version
 	return t.update(ctx, "organisation",
 		`UPDATE organisations SET name = ?, currency = ?, referrals_enabled = ?, reversal_period_us = ?, holding_account_id = ?,
 			approval_threshold = ?, api_version = ? WHERE id = ?`,

@@ -26,6 +26,7 @@ type Store struct {
 	write, read *sql.DB
 	e           Engine
 	prepared    *statements // the lookups, prepared; nil: not kept (lookup.go)
+	tokens      *tokenCache // TokenByHash's reads, kept (token_cache.go)
 }
 
 var _ disburse.Store = (*Store)(nil)
@@ -37,7 +38,7 @@ type Option func(*Store)
 // ones, and the lookups, on read; both may be the same pool. The Store owns
 // the pools: Close closes them.
 func New(write, read *sql.DB, e Engine, opts ...Option) *Store {
-	s := &Store{write: write, read: read, e: e}
+	s := &Store{write: write, read: read, e: e, tokens: newTokenCache(TokenCacheTTL, time.Now)}
 	for _, o := range opts {
 		o(s)
 	}
@@ -56,7 +57,19 @@ func (s *Store) Write(ctx context.Context, fn func(disburse.Tx) error) error {
 
 // writeTx is Write for any port a *tx implements.
 func (s *Store) writeTx(ctx context.Context, fn func(*tx) error) error {
-	return s.retrying(ctx, func() error { return s.transact(ctx, s.write, false, fn) })
+	tokensChanged := false
+	defer func() {
+		if tokensChanged { // after the commit, whatever its outcome (token_cache.go)
+			s.tokens.empty()
+		}
+	}()
+	return s.retrying(ctx, func() error {
+		return s.transact(ctx, s.write, false, func(t *tx) error {
+			err := fn(t)
+			tokensChanged = tokensChanged || t.tokensChanged
+			return err
+		})
+	})
 }
 
 // Read runs fn in a read-only transaction: one consistent snapshot. A

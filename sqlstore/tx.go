@@ -29,6 +29,10 @@ type tx struct {
 	tx   *sql.Tx
 	conn *sql.Conn // for Conn.Raw: an engine may talk to the driver's connection
 	e    Engine
+	// tokensChanged: the transaction changed what a kept token says (an
+	// organisation's default version), so its commit empties the token
+	// cache (token_cache.go).
+	tokensChanged bool
 }
 
 var _ disburse.Tx = (*tx)(nil)

@@ -15,6 +15,12 @@ import (
 func benchmark(ctx context.Context, args []string) error {
 	cfg := bench.Defaults
 	cfg.Open, cfg.Out, cfg.Progress = openStore, os.Stdout, os.Stderr
+	// --small-requests runs this binary's serve as the service under test.
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cfg.Executable = exe
 	if err := benchFlags(&cfg, args); err != nil {
 		return err
 	}
@@ -36,7 +42,7 @@ func benchFlags(cfg *bench.Config, args []string) error {
 	fs.IntVar(&cfg.DeliveryConcurrency, "delivery-concurrency", cfg.DeliveryConcurrency, "sends in flight at once while delivering, as serve's flag")
 	fs.IntVar(&cfg.DeliveryRate, "delivery-rate", cfg.DeliveryRate, "most sends a second while delivering, as serve's flag; 0 is no limit")
 	fs.BoolVar(&cfg.LoadDuringDelivery, "load-during-delivery", false, "measure GET /batches/{id} at --rate, alone and while the outbox of a submit of --payments is delivered, instead")
-	fs.IntVar(&cfg.Rate, "rate", cfg.Rate, "with --load-during-delivery: requests a second, over --connections")
+	fs.IntVar(&cfg.Rate, "rate", cfg.Rate, "with --load-during-delivery: requests a second, over --connections; with --small-requests, GET /accounts a second")
 	fs.BoolVar(&cfg.HTTPLoad, "http-load", false, "measure GET /batches/{id}, GET /batches?take=100 and GET /healthz under load instead")
 	fs.BoolVar(&cfg.WritesDuringSubmit, "writes-during-submit", false, "measure POST /batches by the submitting organisation and by another one while a batch of --payments is submitted, instead")
 	fs.BoolVar(&cfg.Export, "export", false, "measure GET /batches/{id}/payments.csv of a submitted batch of --payments (written by the floor) instead: its time and peak RSS")
@@ -47,10 +53,12 @@ func benchFlags(cfg *bench.Config, args []string) error {
 	fs.Func("curve-sizes", "with --curve: comma-separated batch sizes (default 10000,100000,1000000)", intList(&cfg.CurveSizes))
 	fs.StringVar(&cfg.CurvePNG, "curve-png", "", "with --curve: the PNG to write (default curve-STORE.png in the working directory)")
 	fs.IntVar(&cfg.Tenants, "tenants", 0, "measure this many organisations adding and submitting --payments/N payments each at once (through two replicas on PostgreSQL) against one organisation's --payments, instead")
-	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "with --http-load: how long each endpoint is measured")
-	fs.IntVar(&cfg.Connections, "connections", cfg.Connections, "with --http-load: concurrent connections")
+	fs.StringVar(&cfg.Executable, "serve-binary", cfg.Executable, "with --small-requests: the disburse binary whose serve is measured (default: this one), to measure another build with the same bench")
+	fs.BoolVar(&cfg.SmallRequests, "small-requests", false, "measure the service's CPU a small request (GET /accounts at --rate) and POST /batches against its statements' floor (--connections workers), with this binary's serve as a child process, instead")
+	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "with --http-load: how long each endpoint is measured; with --small-requests, each step")
+	fs.IntVar(&cfg.Connections, "connections", cfg.Connections, "with --http-load: concurrent connections; with --small-requests, the writers and the floor's clients")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of --profile-phase to this file")
-	fs.StringVar(&cfg.ProfilePhase, "profile-phase", cfg.ProfilePhase, "the phase --cpuprofile covers: add, submit, register, reverse, deliver (the first service run), batch (GET /batches/{id} under --http-load), export (with --export) or all")
+	fs.StringVar(&cfg.ProfilePhase, "profile-phase", cfg.ProfilePhase, "the phase --cpuprofile covers: add, submit, register, reverse, deliver (the first service run), batch (GET /batches/{id} under --http-load), export (with --export), small (with --small-requests: the bench's in-process server under the same load) or all")
 	return fs.Parse(args)
 }
 
