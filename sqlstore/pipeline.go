@@ -74,7 +74,8 @@ func (t *tx) Together(ctx context.Context, fn func() error) error {
 	return err
 }
 
-// flush sends the held statements, if any.
+// flush sends the held statements, if any, and then runs what waited for
+// their answers (holdRead).
 func (t *tx) flush(ctx context.Context) error {
 	if t.failed != nil {
 		return t.failed
@@ -82,13 +83,28 @@ func (t *tx) flush(ctx context.Context) error {
 	if len(t.held) == 0 {
 		return nil
 	}
-	stmts := t.held
-	t.held = nil
-	if err := t.e.Pipeline(ctx, Conn{t: t}, stmts); err != nil {
-		t.failed = err
-		return err
+	stmts, then := t.held, t.then
+	t.held, t.then = nil, nil
+	err := t.e.Pipeline(ctx, Conn{t: t}, stmts)
+	for _, f := range then {
+		if err != nil {
+			break
+		}
+		err = f()
 	}
-	return nil
+	if err != nil {
+		t.failed = err
+	}
+	return err
+}
+
+// holdRead holds s, a query, inside Together without sending what is held
+// (later sends a query at once), and runs then once its rows are read:
+// then may issue statements of its own, which the engine's pipeline,
+// still reading, could not.
+func (t *tx) holdRead(s Statement, then func() error) {
+	t.held = append(t.held, s)
+	t.then = append(t.then, then)
 }
 
 // later runs s now, or holds it inside Together.

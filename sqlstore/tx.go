@@ -30,9 +30,10 @@ type tx struct {
 	conn *sql.Conn // for Conn.Raw: an engine may talk to the driver's connection
 	e    Engine
 
-	together bool        // inside Together: blind writes are held (pipeline.go)
-	held     []Statement // the writes held, in order
-	failed   error       // a held write's failure: the transaction is lost
+	together bool           // inside Together: blind writes are held (pipeline.go)
+	held     []Statement    // the writes held, in order
+	then     []func() error // what runs once the held are answered (holdRead)
+	failed   error          // a held write's failure: the transaction is lost
 }
 
 var _ disburse.Tx = (*tx)(nil)
