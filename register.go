@@ -113,12 +113,16 @@ func (s *Service) register(ctx context.Context, group []registration) ([]registe
 		if err != nil {
 			return err
 		}
-		if err := tx.InsertAudit(ctx, s.registrationAudit(group, ms, pendingLegsTo(legs))...); err != nil {
-			return err
-		}
 		m := writeBuffer{now: now}
 		defer func() { moved = m.moved }()
-		return s.settleToMembers(ctx, tx, &m, legs, orgs, ms.created)
+		// The audit and the settlement's writes go together: a group's
+		// round trips were most of its cost (docs/benchmarks.md, "Registration").
+		return tx.Together(ctx, func() error {
+			if err := tx.InsertAudit(ctx, s.registrationAudit(group, ms, pendingLegsTo(legs))...); err != nil {
+				return err
+			}
+			return s.settleToMembers(ctx, tx, &m, legs, orgs, ms.created)
+		})
 	})
 	if err == nil {
 		s.Report(moved)
@@ -242,6 +246,15 @@ func settleLegs(m *writeBuffer, org Organisation, p *Payment, members map[string
 // the batch, so a cancel, a sweep and a registration never wait on each
 // other in a circle, and none resolves a leg another has already locked.
 func (s *Service) resolve(ctx context.Context, tx Tx, m *writeBuffer, payments []Payment, orgs map[string]Organisation,
+	change func(org Organisation, p *Payment, wallets map[string]string),
+	walletsFor func(org Organisation) []string) error {
+	return tx.Together(ctx, func() error { return s.resolveTogether(ctx, tx, m, payments, orgs, change, walletsFor) })
+}
+
+// resolveTogether is resolve inside Tx.Together: its writes, held, go with
+// the wallets' insert and the summaries' update, the two statements whose
+// rows it reads.
+func (s *Service) resolveTogether(ctx context.Context, tx Tx, m *writeBuffer, payments []Payment, orgs map[string]Organisation,
 	change func(org Organisation, p *Payment, wallets map[string]string),
 	walletsFor func(org Organisation) []string) error {
 	ids, byBatch := byBatchID(payments)

@@ -38,6 +38,13 @@ type Tx interface {
 	IdempotencyMarks // idempotency_marks.go
 	SandboxTx        // sandbox_store.go
 
+	// Together runs fn with the writes whose only answer is their count
+	// held back, and sent with the next statement whose rows fn reads, or
+	// at fn's end: in one round trip on PostgreSQL (docs/benchmarks.md,
+	// "Registration"). They run in the order fn issues them; a held
+	// write's failure comes back from a later call, or from Together.
+	Together(ctx context.Context, fn func() error) error
+
 	// InsertAudit appends to the audit log. Nothing updates or deletes it.
 	InsertAudit(ctx context.Context, es ...AuditEntry) error
 	InsertOrganisation(ctx context.Context, o Organisation) error

@@ -30,7 +30,7 @@ func (e Engine) InsertRows(ctx context.Context, c sqlstore.Conn, table string, c
 	for i, col := range cols {
 		names[i] = col.Name
 	}
-	return c.Raw(func(driverConn any) error {
+	return c.Raw(ctx, func(driverConn any) error {
 		conn, ok := driverConn.(*stdlib.Conn)
 		if !ok {
 			return fmt.Errorf("postgres: copy into %s: not a pgx connection: %T", table, driverConn)

@@ -142,7 +142,7 @@ func (Engine) PaymentPages(ctx context.Context, c sqlstore.Conn, p *sqlstore.Pay
 	fetch := fmt.Sprintf(`FETCH FORWARD %d FROM %s`, p.Size, paymentCursor)
 	for {
 		var n int
-		err := c.Raw(func(driverConn any) error {
+		err := c.Raw(ctx, func(driverConn any) error {
 			conn, ok := driverConn.(*stdlib.Conn)
 			if !ok {
 				return fmt.Errorf("postgres: payment pages: not a pgx connection: %T", driverConn)

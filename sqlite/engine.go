@@ -150,3 +150,9 @@ func (Engine) PaymentPages(ctx context.Context, c sqlstore.Conn, p *sqlstore.Pay
 		nextArgs = append(slices.Clip(p.Args), last, p.Size)
 	}
 }
+
+// Pipeline runs stmts one after another: SQLite runs in process, with no
+// round trip to save.
+func (Engine) Pipeline(ctx context.Context, c sqlstore.Conn, stmts []sqlstore.Statement) error {
+	return c.RunEach(ctx, stmts)
+}

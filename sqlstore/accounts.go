@@ -98,13 +98,15 @@ func (t *tx) ensureWallets(ctx context.Context, what string, msisdns []string, s
 		TextCol("msisdn", func(i int) string { return msisdns[i] }),
 	}, st.extra...)
 	wallets := make(map[string]string, len(msisdns))
-	scan := func(r *sql.Rows) error {
+	scan := func(r Rows) error {
 		var msisdn, id string
 		err := r.Scan(&msisdn, &id)
 		wallets[msisdn] = id
 		return err
 	}
-	if _, err := t.bulk(ctx, st.insert, st.insertArgs, len(msisdns), cols, scan); err != nil {
+	// Inside Together it goes with the writes held before it (tx.later).
+	if err := t.bulkLater(ctx, st.insert, st.insertArgs, len(msisdns), cols, scan,
+		func(_ int64, err error) error { return err }); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	existing := slices.DeleteFunc(slices.Clone(msisdns), func(m string) bool { _, ok := wallets[m]; return ok })
@@ -116,7 +118,7 @@ func (t *tx) ensureWallets(ctx context.Context, what string, msisdns []string, s
 	cond, arg := t.e.AnyOf("msisdn", existing)
 	rows, err := t.query(ctx, st.read+cond, append(slices.Clone(st.readArgs), arg)...)
 	if err == nil {
-		err = forEach(rows, scan)
+		err = forEach(rows, func(r *sql.Rows) error { return scan(r) })
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)

@@ -105,13 +105,13 @@ func (t *tx) AddToSummaries(ctx context.Context, ids []string, changes []disburs
 		returning = append(returning, "batches."+strings.TrimSpace(name))
 	}
 	byID := make(map[string]disburse.Batch, len(ids))
-	_, err := t.bulk(ctx, `UPDATE batches SET `+strings.Join(set, ", ")+` FROM @rows AS r WHERE batches.id = r.id
+	err := t.bulkLater(ctx, `UPDATE batches SET `+strings.Join(set, ", ")+` FROM @rows AS r WHERE batches.id = r.id
 		RETURNING `+strings.Join(returning, ", "),
-		nil, len(ids), cols, func(r *sql.Rows) error {
+		nil, len(ids), cols, func(r Rows) error {
 			b, err := scanBatch(r)
 			byID[b.ID] = b
 			return err
-		})
+		}, func(_ int64, err error) error { return err })
 	if err != nil {
 		return nil, fmt.Errorf("add to batch summaries: %w", err)
 	}

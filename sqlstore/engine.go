@@ -43,6 +43,11 @@ type Engine interface {
 	// the query; and p.Use may change the payments p.Read has read without
 	// changing which payments later pages hold.
 	PaymentPages(ctx context.Context, c Conn, p *PaymentPagesParams) error
+	// Pipeline runs stmts in order in c's transaction, in as few round
+	// trips as the engine allows, calling each one's Done (and Row for
+	// each of a query's rows); it stops at the first failure Done returns.
+	// What Together holds back is sent this way (pipeline.go).
+	Pipeline(ctx context.Context, c Conn, stmts []Statement) error
 	// Migrations returns the engine's embedded goose migrations, which
 	// Store.SchemaCurrent compares with what the database has applied.
 	Migrations() fs.FS
@@ -87,7 +92,10 @@ type Rows interface {
 
 // Conn is the transaction an Engine's operation runs in. Its statements
 // take ? placeholders, as all of the store's SQL does.
-type Conn struct{ t *tx }
+type Conn struct {
+	t    *tx
+	fail func(error) error // names an insert's failure (tx.insertRows); nil: as it is
+}
 
 // Exec runs a statement in the transaction.
 func (c Conn) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
@@ -103,20 +111,36 @@ func (c Conn) Query(ctx context.Context, query string, args ...any) (*sql.Rows, 
 // engine runs many times over (SQLite's full chunks of a multi-row
 // INSERT); the caller closes it.
 func (c Conn) Prepare(ctx context.Context, query string) (*sql.Stmt, error) {
+	if err := c.t.flush(ctx); err != nil {
+		return nil, err
+	}
 	return c.t.tx.PrepareContext(ctx, c.t.e.Rebind(query))
 }
 
 // Raw calls f with the driver's connection the transaction is open on, for
-// what database/sql has no words for (PostgreSQL's COPY).
-func (c Conn) Raw(f func(driverConn any) error) error { return c.t.conn.Raw(f) }
+// what database/sql has no words for (PostgreSQL's COPY), after what
+// Together holds is sent.
+func (c Conn) Raw(ctx context.Context, f func(driverConn any) error) error {
+	if err := c.t.flush(ctx); err != nil {
+		return err
+	}
+	return c.t.conn.Raw(f)
+}
 
 // InsertSelect inserts the n rows of cols into table, in row order, with
 // INSERT ... SELECT from the Dialect's Rows, a chunk of MaxBulkRows at a
 // time: the plain SQL, the same on every engine.
+//
+// Inside Together the insert is held (tx.later), and its failure named
+// when it is sent.
 func (c Conn) InsertSelect(ctx context.Context, table string, cols []Column, n int) error {
-	_, err := c.t.bulk(ctx, `INSERT INTO `+table+` (`+columnNames(cols)+`) SELECT `+qualified("r", cols)+
-		` FROM @rows AS r ORDER BY r.ord`, nil, n, cols, nil)
-	return err
+	return c.t.bulkLater(ctx, `INSERT INTO `+table+` (`+columnNames(cols)+`) SELECT `+qualified("r", cols)+
+		` FROM @rows AS r ORDER BY r.ord`, nil, n, cols, nil, func(_ int64, err error) error {
+		if err != nil && c.fail != nil {
+			return c.fail(err)
+		}
+		return err
+	})
 }
 
 // Violation is the kind of constraint an error violated.

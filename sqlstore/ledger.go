@@ -52,22 +52,23 @@ func (t *tx) ApplyBalances(ctx context.Context, changes disburse.BalanceChanges)
 	}
 	slices.Sort(ids)
 	if err := t.lockAccounts(ctx, ids); err != nil {
-		return fmt.Errorf("lock accounts: %w", err)
+		return err
 	}
 	cols := []Column{
 		IDCol("id", func(i int) string { return ids[i] }),
 		IntCol("delta", func(i int) int64 { return int64(changes[ids[i]]) }),
 	}
-	_, err := t.bulk(ctx, `UPDATE accounts SET balance = accounts.balance + r.delta
-		FROM @rows AS r WHERE accounts.id = r.id`, nil, len(ids), cols, nil)
-	if err != nil {
+	return t.bulkLater(ctx, `UPDATE accounts SET balance = accounts.balance + r.delta
+		FROM @rows AS r WHERE accounts.id = r.id`, nil, len(ids), cols, nil, func(_ int64, err error) error {
+		if err == nil {
+			return nil
+		}
 		if t.e.Violation(err) == CheckViolation {
 			// The only CHECK an UPDATE of balance can break.
 			err = ErrNegativeBalance
 		}
 		return fmt.Errorf("apply transfers to balances: %w", err)
-	}
-	return nil
+	})
 }
 
 // lockAccounts locks the accounts ids names in the accounts' lock order,
@@ -83,10 +84,17 @@ func (t *tx) lockAccounts(ctx context.Context, ids []string) error {
 	if lock == "" {
 		return nil
 	}
-	_, err := t.bulk(ctx, `SELECT a.id FROM accounts a WHERE a.id IN (SELECT r.id FROM @rows AS r)
+	// Run as an exec, its rows unread: inside Together it is held and sent
+	// with the update that follows it, still before it.
+	return t.bulkLater(ctx, `SELECT a.id FROM accounts a WHERE a.id IN (SELECT r.id FROM @rows AS r)
 		ORDER BY CASE a.kind WHEN 'PAYOUT' THEN 0 WHEN 'HOLDING' THEN 1 WHEN 'WALLET' THEN 2 ELSE 3 END, a.id`+lock,
-		nil, len(ids), []Column{IDCol("id", func(i int) string { return ids[i] })}, func(*sql.Rows) error { return nil })
-	return err
+		nil, len(ids), []Column{IDCol("id", func(i int) string { return ids[i] })}, nil,
+		func(_ int64, err error) error {
+			if err != nil {
+				return fmt.Errorf("lock accounts: %w", err)
+			}
+			return nil
+		})
 }
 
 // StatementEntries reads transfers into the member's wallet; only PAY and

@@ -27,7 +27,7 @@ func (t *tx) PaymentPages(ctx context.Context, batchID string, status disburse.P
 		}
 		return len(page), page[len(page)-1].ID, nil
 	}
-	err := t.e.PaymentPages(ctx, Conn{t}, &PaymentPagesParams{Query: query, Args: args, Size: size, Read: read, Use: func() error {
+	err := t.e.PaymentPages(ctx, Conn{t: t}, &PaymentPagesParams{Query: query, Args: args, Size: size, Read: read, Use: func() error {
 		if len(page) == 0 {
 			return nil
 		}
@@ -62,7 +62,7 @@ func (t *tx) PaymentsAfter(ctx context.Context, batchID, after string, n int) ([
 		}
 		return len(page), page[len(page)-1].ID, nil
 	}
-	err := t.e.PaymentPages(ctx, Conn{t}, &PaymentPagesParams{Query: query, Args: args, Size: n, Read: read,
+	err := t.e.PaymentPages(ctx, Conn{t: t}, &PaymentPagesParams{Query: query, Args: args, Size: n, Read: read,
 		Use: func() error { return nil }, OnePage: true})
 	if err != nil {
 		return nil, fmt.Errorf("payments after: %w", err)

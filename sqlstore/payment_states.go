@@ -22,20 +22,19 @@ import (
 // form in every pair of runs measured (docs/benchmarks.md, "A payment's
 // state sent once").
 func (t *tx) UpdatePaymentStates(ctx context.Context, ps []disburse.Payment) error {
-	var n int64
-	var err error
+	done := func(n int64, err error) error {
+		if err != nil {
+			return fmt.Errorf("update payment states: %w", err)
+		}
+		if n != int64(len(ps)) {
+			return fmt.Errorf("update payment states: %d of %d payments: %w", n, len(ps), disburse.ErrNotFound)
+		}
+		return nil
+	}
 	if len(ps) < statesOnceFrom {
-		n, err = t.updateEachState(ctx, ps)
-	} else {
-		n, err = t.updateDistinctStates(ctx, ps)
+		return t.updateEachState(ctx, ps, done)
 	}
-	if err != nil {
-		return fmt.Errorf("update payment states: %w", err)
-	}
-	if n != int64(len(ps)) {
-		return fmt.Errorf("update payment states: %d of %d payments: %w", n, len(ps), disburse.ErrNotFound)
-	}
-	return nil
+	return t.updateDistinctStates(ctx, ps, done)
 }
 
 // statesOnceFrom is the size of a write from which UpdatePaymentStates
@@ -43,26 +42,27 @@ func (t *tx) UpdatePaymentStates(ctx context.Context, ps []disburse.Payment) err
 const statesOnceFrom = 1000
 
 // updateEachState joins the payments to their ids, each row with its state.
-func (t *tx) updateEachState(ctx context.Context, ps []disburse.Payment) (int64, error) {
+// Inside Together it is held (tx.later); done gets the rows it updated.
+func (t *tx) updateEachState(ctx context.Context, ps []disburse.Payment, done func(int64, error) error) error {
 	cols := paymentStateColumns(ps)
-	return t.bulk(ctx, `UPDATE payments SET `+setFrom("r", cols[1:])+` FROM @rows AS r WHERE payments.id = r.id`,
-		nil, len(ps), cols, nil)
+	return t.bulkLater(ctx, `UPDATE payments SET `+setFrom("r", cols[1:])+` FROM @rows AS r WHERE payments.id = r.id`,
+		nil, len(ps), cols, nil, done)
 }
 
 // updateDistinctStates joins the payments to their ids and their ids to
 // their states, numbered by k.
-func (t *tx) updateDistinctStates(ctx context.Context, ps []disburse.Payment) (int64, error) {
+func (t *tx) updateDistinctStates(ctx context.Context, ps []disburse.Payment, done func(int64, error) error) error {
 	states, stateOf := distinctStates(ps)
 	stateCols := paymentStateColumns(states)[1:]
 	src, stateArgs, err := t.e.Rows(append(stateCols, IntCol("k", func(i int) int64 { return int64(i) })), len(states))
 	if err != nil {
-		return 0, err
+		return done(0, err)
 	}
-	return t.bulk(ctx, `WITH s AS MATERIALIZED `+src+` UPDATE payments SET `+setFrom("s", stateCols)+
+	return t.bulkLater(ctx, `WITH s AS MATERIALIZED `+src+` UPDATE payments SET `+setFrom("s", stateCols)+
 		` FROM @rows AS r JOIN s ON s.k = r.k WHERE payments.id = r.id`, stateArgs, len(ps), []Column{
 		IDCol("id", func(i int) string { return ps[i].ID }),
 		IntCol("k", func(i int) int64 { return int64(stateOf[i]) }),
-	}, nil)
+	}, nil, done)
 }
 
 // paymentState is what paymentStateColumns write, but the id. Times are

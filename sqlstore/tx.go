@@ -33,19 +33,33 @@ type tx struct {
 	// organisation's default version), so its commit empties the token
 	// cache (token_cache.go).
 	tokensChanged bool
+
+	together bool           // inside Together: blind writes are held (pipeline.go)
+	held     []Statement    // the writes held, in order
+	then     []func() error // what runs once the held are answered (holdRead)
+	failed   error          // a held write's failure: the transaction is lost
 }
 
 var _ disburse.Tx = (*tx)(nil)
 
 func (t *tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if err := t.flush(ctx); err != nil {
+		return nil, err
+	}
 	return t.tx.ExecContext(ctx, t.e.Rebind(query), args...)
 }
 
 func (t *tx) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if err := t.flush(ctx); err != nil {
+		return nil, err
+	}
 	return t.tx.QueryContext(ctx, t.e.Rebind(query), args...)
 }
 
 func (t *tx) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	// A held write's failure is kept in t.failed, which Together returns;
+	// the row's own query then fails on PostgreSQL's aborted transaction.
+	_ = t.flush(ctx)
 	return t.tx.QueryRowContext(ctx, t.e.Rebind(query), args...)
 }
 
@@ -62,15 +76,30 @@ func (t *tx) insert(ctx context.Context, what, query string, args ...any) error 
 
 // insertRows inserts the n rows of cols into table, in row order, the
 // engine's way. A key collision is ErrDuplicate.
+//
+// An insert Together holds fails later, through the same naming.
 func (t *tx) insertRows(ctx context.Context, table string, cols []Column, n int) error {
-	if err := t.e.InsertRows(ctx, Conn{t}, table, cols, n); err != nil {
-		if t.e.Violation(err) == UniqueViolation {
+	fail := func(err error) error {
+		var named *insertFailure
+		switch {
+		case err == nil || errors.As(err, &named):
+			return err
+		case t.e.Violation(err) == UniqueViolation:
 			err = ErrDuplicate
 		}
-		return fmt.Errorf("insert %s: %w", table, err)
+		return &insertFailure{table: table, err: err}
 	}
-	return nil
+	return fail(t.e.InsertRows(ctx, Conn{t: t, fail: fail}, table, cols, n))
 }
+
+// insertFailure is a failed insert into table, named once.
+type insertFailure struct {
+	table string
+	err   error
+}
+
+func (e *insertFailure) Error() string { return "insert " + e.table + ": " + e.err.Error() }
+func (e *insertFailure) Unwrap() error { return e.err }
 
 // update runs an UPDATE of one row by key; no such row is ErrNotFound.
 func (t *tx) update(ctx context.Context, what, query string, args ...any) error {

@@ -102,6 +102,11 @@ func (t *tx) WebhookEndpoints(ctx context.Context, organisationID string) ([]web
 // organisations once, matches them in memory and writes the deliveries in
 // bulk: an organisation has a handful of endpoints, and a transaction
 // that writes events (a registration, a sweep) may span many organisations.
+//
+// Inside Together the read is held with the writes, and the deliveries
+// written once it is answered: a registration group's events then cost no
+// round trip of their own where no endpoint wants them (docs/benchmarks.md,
+// "Registration"); the count it returns there is 0.
 func (t *tx) InsertWebhookEvents(ctx context.Context, events []disburse.WebhookEvent) (int, error) {
 	orgs := make([]string, 0, 1)
 	for _, e := range events {
@@ -109,15 +114,42 @@ func (t *tx) InsertWebhookEvents(ctx context.Context, events []disburse.WebhookE
 			orgs = append(orgs, e.OrganisationID)
 		}
 	}
-	args := make([]any, len(orgs))
-	for i, o := range orgs {
-		args[i] = o
+	args := []any{true}
+	for _, o := range orgs {
+		args = append(args, o)
 	}
-	endpoints, err := list(ctx, t, "webhook endpoints", func(r *sql.Rows) (webhooks.Endpoint, error) { return scanEndpoint(r) },
-		`SELECT `+endpointColumns+` FROM webhook_endpoints WHERE enabled = ? AND organisation_id IN (`+placeholders(len(orgs))+`) ORDER BY created_at, id`,
-		append([]any{true}, args...)...)
-	if err != nil || len(endpoints) == 0 {
+	var endpoints []webhooks.Endpoint
+	read := Statement{Query: t.e.Rebind(`SELECT ` + endpointColumns + ` FROM webhook_endpoints WHERE enabled = ? AND organisation_id IN (` +
+		placeholders(len(orgs)) + `) ORDER BY created_at, id`), Args: args,
+		Row: func(r Rows) error {
+			e, err := scanEndpoint(r)
+			endpoints = append(endpoints, e)
+			return err
+		},
+		Done: func(_ int64, err error) error {
+			if err != nil {
+				return fmt.Errorf("webhook endpoints: %w", err)
+			}
+			return nil
+		}}
+	if t.together {
+		t.holdRead(read, func() error {
+			_, err := t.insertDeliveries(ctx, events, endpoints)
+			return err
+		})
+		return 0, nil
+	}
+	if err := t.later(ctx, read); err != nil {
 		return 0, err
+	}
+	return t.insertDeliveries(ctx, events, endpoints)
+}
+
+// insertDeliveries writes a delivery for each of events and each of
+// endpoints, of its organisation, that wants it.
+func (t *tx) insertDeliveries(ctx context.Context, events []disburse.WebhookEvent, endpoints []webhooks.Endpoint) (int, error) {
+	if len(endpoints) == 0 {
+		return 0, nil
 	}
 	ds := make([]webhooks.Delivery, 0, len(events))
 	for _, ev := range events {

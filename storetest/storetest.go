@@ -58,6 +58,8 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"OnePendingApprovalABatch", testOnePendingApprovalABatch},
 		{"Approvals", testApprovals},
 		{"Notifications", testNotifications},
+		{"Together", testTogether},
+		{"TogetherFails", testTogetherFails},
 		{"WriteRollsBack", testWriteRollsBack},
 		{"WriteSurvivesPanic", testWriteSurvivesPanic},
 		{"ReadIsReadOnly", testReadIsReadOnly},
