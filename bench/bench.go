@@ -83,9 +83,12 @@ type Config struct {
 	// Tenants, when positive, measures that many organisations adding and
 	// submitting Payments/Tenants payments each at once against one
 	// organisation's Payments, instead (tenants.go).
-	Tenants     int
-	Duration    time.Duration // per endpoint, with HTTPLoad
-	Connections int           // concurrent connections, with HTTPLoad
+	Tenants int
+	// BulkConcurrency is each replica's bulk gate (httpapi.Config's): 0
+	// the service's default, negative none, to compare.
+	BulkConcurrency int
+	Duration        time.Duration // per endpoint, with HTTPLoad
+	Connections     int           // concurrent connections, with HTTPLoad
 
 	// CPUProfile, when set, receives the CPU profile of ProfilePhase's first
 	// service run ("add", "submit", "register", "reverse", "deliver"), of GET

@@ -47,6 +47,7 @@ func benchFlags(cfg *bench.Config, args []string) error {
 	fs.Func("curve-sizes", "with --curve: comma-separated batch sizes (default 10000,100000,1000000)", intList(&cfg.CurveSizes))
 	fs.StringVar(&cfg.CurvePNG, "curve-png", "", "with --curve: the PNG to write (default curve-STORE.png in the working directory)")
 	fs.IntVar(&cfg.Tenants, "tenants", 0, "measure this many organisations adding and submitting --payments/N payments each at once (through two replicas on PostgreSQL) against one organisation's --payments, instead")
+	fs.IntVar(&cfg.BulkConcurrency, "bulk-concurrency", 0, "each replica's bulk requests (adds, submits) served at once, as serve's flag; 0 the service's default, -1 no limit (to compare)")
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "with --http-load: how long each endpoint is measured")
 	fs.IntVar(&cfg.Connections, "connections", cfg.Connections, "with --http-load: concurrent connections")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of --profile-phase to this file")
