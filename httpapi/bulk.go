@@ -57,7 +57,7 @@ func (s *server) bulk(h orgHandlerFunc) orgHandlerFunc {
 		}
 		defer release()
 		s.restartDeadlines(w)
-		return h(w, r, orgID)
+		return h(w, r.WithContext(bulkgate.WithBulk(r.Context())), orgID)
 	}
 }
 
