@@ -89,8 +89,11 @@ type Config struct {
 	// as Executable's `serve` in a child process, instead (small.go).
 	SmallRequests bool
 	Executable    string
-	Duration      time.Duration // per endpoint, with HTTPLoad; per step, with SmallRequests
-	Connections   int           // concurrent connections, with HTTPLoad
+	// BulkConcurrency is each replica's bulk gate (httpapi.Config's): 0
+	// the service's default, negative none, to compare.
+	BulkConcurrency int
+	Duration        time.Duration // per endpoint, with HTTPLoad; per step, with SmallRequests
+	Connections     int           // concurrent connections, with HTTPLoad
 
 	// CPUProfile, when set, receives the CPU profile of ProfilePhase's first
 	// service run ("add", "submit", "register", "reverse", "deliver"), of GET

@@ -33,7 +33,7 @@ func startReplica(ctx context.Context, e *env) (*replica, error) {
 		return nil, err
 	}
 	svc, hooks := newService(store, e.clock)
-	r := &replica{store: store, srv: newServer(svc, hooks, store, e.client.admin), served: make(chan error, 1)}
+	r := &replica{store: store, srv: newServer(svc, hooks, store, e.client.admin, e.cfg.BulkConcurrency), served: make(chan error, 1)}
 	go func() { r.served <- r.srv.Serve(ln) }()
 	r.client = newClient("http://"+ln.Addr().String(), e.client.admin)
 	return r, nil

@@ -75,7 +75,7 @@ func start(ctx context.Context, cfg Config) (*env, error) {
 		store.Close()
 		return nil, err
 	}
-	e.srv = newServer(e.svc, e.hooks, store, admin)
+	e.srv = newServer(e.svc, e.hooks, store, admin, cfg.BulkConcurrency)
 	go func() { e.served <- e.srv.Serve(ln) }()
 	e.client = newClient("http://"+ln.Addr().String(), admin)
 	return e, nil
@@ -96,8 +96,8 @@ func newService(store *sqlstore.Store, c *clock) (*disburse.Service, *webhooks.S
 }
 
 // newServer is the HTTP server of a replica's API.
-func newServer(svc *disburse.Service, hooks *webhooks.Service, store *sqlstore.Store, admin string) *http.Server {
-	handler := httpapi.New(svc, httpapi.Config{AdminToken: admin, Log: svc.Log, Webhooks: hooks, IdempotencyStore: store.Idempotency(),
+func newServer(svc *disburse.Service, hooks *webhooks.Service, store *sqlstore.Store, admin string, bulk int) *http.Server {
+	handler := httpapi.New(svc, httpapi.Config{AdminToken: admin, Log: svc.Log, Webhooks: hooks, IdempotencyStore: store.Idempotency(), BulkConcurrency: bulk,
 		// A day: a token must outlive the longest run and the clock's jumps.
 		AuthStore: store.Auth(), TokenTTL: 24 * time.Hour})
 	return &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}

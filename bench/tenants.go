@@ -29,10 +29,15 @@ type tenantsWorld struct {
 	observer *org   // the small tenant whose latency is measured
 	observed string // its batch, read again and again
 	clients  []*client
+	stores   []pooled // each replica's (tenants_waits.go)
 }
 
-// observed is the small tenant's latencies while the tenants ran.
-type observed struct{ get, post []time.Duration }
+// observed is the small tenant's latencies while the tenants ran, and
+// what the process waited for meanwhile, a pair's run each.
+type observed struct {
+	get, post []time.Duration
+	waits     []waitsSeen
+}
 
 func runTenants(ctx context.Context, e *env) error {
 	w, stop, err := buildTenantsWorld(ctx, e)
@@ -83,7 +88,7 @@ func runTenants(ctx context.Context, e *env) error {
 // pair, and, on PostgreSQL, the second replica; stop closes it.
 func buildTenantsWorld(ctx context.Context, e *env) (*tenantsWorld, func(), error) {
 	cfg := e.cfg
-	w := &tenantsWorld{clients: []*client{e.client}}
+	w := &tenantsWorld{clients: []*client{e.client}, stores: []pooled{e.store.(pooled)}}
 	stop := func() {}
 	if engineOf(cfg.DatabaseURL) == "postgres" {
 		r, err := startReplica(ctx, e)
@@ -96,6 +101,7 @@ func buildTenantsWorld(ctx context.Context, e *env) (*tenantsWorld, func(), erro
 			}
 		}
 		w.clients = append(w.clients, r.client)
+		w.stores = append(w.stores, r.store)
 	}
 	e.say("%s: %d organisations at once through %d replicas, against one, %d payments, %d pairs",
 		engineOf(cfg.DatabaseURL), cfg.Tenants, len(w.clients), cfg.Payments, cfg.Pairs)
@@ -133,6 +139,7 @@ func (w *tenantsWorld) addAndSubmitAll(ctx context.Context, pair, share, chunk i
 	err := alongside(ctx, func(ctx context.Context) error { return w.observe(ctx, seen) }, func() error {
 		errs := make([]error, len(w.tenants))
 		var wg sync.WaitGroup
+		mark := markWaits(w.stores)
 		start := time.Now()
 		for k, o := range w.tenants {
 			spec := o.newBatch(fmt.Sprintf("t%d-%d", pair, k), share, true)
@@ -140,6 +147,7 @@ func (w *tenantsWorld) addAndSubmitAll(ctx context.Context, pair, share, chunk i
 		}
 		wg.Wait()
 		took = time.Since(start)
+		seen.waits = append(seen.waits, mark.since(w.stores))
 		return firstError(errs)
 	})
 	return took, err
@@ -210,6 +218,11 @@ type tenantsJSON struct {
 	OtherRequests int       `json:"other_tenant_requests"`
 	LedgerOK      bool      `json:"ledger_ok"`
 	PeakRSSMB     float64   `json:"peak_rss_mb"`
+	SchedP99      float64   `json:"sched_latency_p99_ms"`
+	SchedP999     float64   `json:"sched_latency_p999_ms"`
+	PoolWaits     int64     `json:"pool_waits"`
+	PoolWaitMS    float64   `json:"pool_wait_ms"`
+	BulkGate      int       `json:"bulk_concurrency"`
 	TenantsRuns   []float64 `json:"tenants_s_runs"`
 	OneOrgRuns    []float64 `json:"one_org_s_runs"`
 }
@@ -221,7 +234,9 @@ func writeTenants(e *env, replicas int, one, all []time.Duration, seen observed,
 		TenantsS: secs(median(all)), OneOrgS: secs(median(one)), TenantsRatio: ratio(median(all), median(one)),
 		OtherP99: ms(p99(slices.Concat(seen.get, seen.post))), OtherGetP99: ms(p99(seen.get)), OtherPostP99: ms(p99(seen.post)),
 		OtherRequests: len(seen.get) + len(seen.post), LedgerOK: ok, PeakRSSMB: peakRSSMB(), TenantsRuns: runs(all), OneOrgRuns: runs(one),
+		BulkGate: cfg.BulkConcurrency,
 	}
+	j.addWaits(seen.waits)
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "Disburse tenants: %s, %d organisations at once through %d replica(s) against one, %d payments, %d pairs (medians)\n\n",
 		j.Store, j.Tenants, j.Replicas, j.Payments, j.Pairs)
@@ -231,6 +246,8 @@ func writeTenants(e *env, replicas int, one, all []time.Duration, seen observed,
 	fmt.Fprintf(t, "ratio\t%.2f\n", j.TenantsRatio)
 	fmt.Fprintf(t, "another organisation meanwhile, p99\t%.2f ms\tGET /batches/{id} %.2f ms, POST /batches %.2f ms, %d requests\n",
 		j.OtherP99, j.OtherGetP99, j.OtherPostP99, j.OtherRequests)
+	fmt.Fprintf(t, "meanwhile, the Go scheduler's latency\tp99 %.2f ms, p99.9 %.2f ms\n", j.SchedP99, j.SchedP999)
+	fmt.Fprintf(t, "meanwhile, waits for a pooled connection\t%d, %.1f ms in all\n", j.PoolWaits, j.PoolWaitMS)
 	fmt.Fprintf(t, "ledger\t%s\n", okText(ok))
 	t.Flush()
 	b.WriteByte('\n')
@@ -252,3 +269,13 @@ func percentile(ds []time.Duration, p int) time.Duration {
 }
 
 func p99(ds []time.Duration) time.Duration { return percentile(ds, 99) }
+
+// addWaits puts the pairs' waits in j: the worst pair's percentiles, every
+// pair's pool waits.
+func (j *tenantsJSON) addWaits(ws []waitsSeen) {
+	for _, w := range ws {
+		j.SchedP99, j.SchedP999 = max(j.SchedP99, ms(w.SchedP99)), max(j.SchedP999, ms(w.SchedP999))
+		j.PoolWaits += w.PoolWaits
+		j.PoolWaitMS += ms(w.PoolWait)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/idempotency"
+	"github.com/disburse/disburse/internal/bulkgate"
 	"github.com/disburse/disburse/internal/ratelimit"
 	"github.com/disburse/disburse/internal/reqroute"
 	"github.com/disburse/disburse/operators"
@@ -77,6 +78,16 @@ type Config struct {
 	// (webhooks.go). Nil serves no webhooks: those routes then answer
 	// 500, as a handler that panics does.
 	Webhooks *webhooks.Service
+	// BulkConcurrency is how many bulk requests (adds, submits,
+	// approvals) this process serves at once, the rest waiting their turn
+	// (bulk.go); 0 means DefaultBulkConcurrency, a negative value no limit.
+	BulkConcurrency int
+	// BulkGate, when set, is the gate itself (a test's, to hold it) and
+	// BulkConcurrency is not read.
+	BulkGate *bulkgate.Gate
+	// Timeouts are the HTTP server's, restarted when a bulk request is
+	// admitted (bulk.go); zero: not restarted.
+	Timeouts ServerTimeouts
 }
 
 type server struct {
@@ -94,6 +105,8 @@ type server struct {
 	mux              *http.ServeMux
 	access           map[string]access // each route's, by its pattern (access.go)
 	hooks            *webhooks.Service
+	bulkGate         *bulkgate.Gate // nil: bulk requests are not limited
+	timeouts         ServerTimeouts
 }
 
 // New returns the API's handler: the route table on a ServeMux, inside the
@@ -107,7 +120,8 @@ func New(svc *disburse.Service, cfg Config) http.Handler {
 	}
 	s := &server{svc: svc, operators: operators.New(cfg.OperatorStore, cfg.AdminToken).WithClock(svc.Clock), maxBody: cfg.MaxBodyBytes, log: cfg.Log, spoolDir: cfg.SpoolDir,
 		idempotencyLease: cfg.IdempotencyLease, keys: idempotency.New(svc, cfg.IdempotencyStore),
-		limits: newLimiters(cfg.RateLimits, cfg.Addresses), metrics: cfg.Metrics, hooks: cfg.Webhooks}
+		limits: newLimiters(cfg.RateLimits, cfg.Addresses), metrics: cfg.Metrics, hooks: cfg.Webhooks,
+		bulkGate: newBulkGate(cfg), timeouts: cfg.Timeouts}
 	s.auth = auth.New(cfg.AuthStore, svc)
 	if cfg.TokenTTL > 0 {
 		s.auth.TokenTTL = cfg.TokenTTL
@@ -210,8 +224,8 @@ func (s *server) routes() []route {
 		{"GET", "/batches/{id}/payments", viewer, s.org(s.listPayments)},
 		// payments.csv is a segment of its own: no pattern above takes it.
 		{"GET", "/batches/{id}/payments.csv", viewer, s.org(s.exportPayments)},
-		{"POST", "/batches/{id}/payments", maker, s.org(s.orgIdempotent(replayKept, (*server).addPayments))},
-		{"POST", "/batches/{id}/submit", maker, s.org(s.orgIdempotent(replaySubmit, (*server).submitBatch))},
+		{"POST", "/batches/{id}/payments", maker, s.org(s.bulk(s.orgIdempotent(replayKept, (*server).addPayments)))},
+		{"POST", "/batches/{id}/submit", maker, s.org(s.bulk(s.orgIdempotent(replaySubmit, (*server).submitBatch)))},
 		{"POST", "/batches/{id}/cancel", maker, s.org(s.orgIdempotent(replayKept, (*server).cancelBatch))},
 		{"GET", "/payments/statusCodes", viewer, s.org(paymentStatusCodes)},
 		{"GET", "/payments/{id}", viewer, s.org(s.getPayment)},
@@ -226,7 +240,7 @@ func (s *server) routes() []route {
 		// is refused in the domain, whatever their role.
 		{"GET", "/approvals", viewer, s.org(s.listApprovals)},
 		{"GET", "/approvals/{id}", viewer, s.org(s.getApproval)},
-		{"POST", "/approvals/{id}/approve", approver, s.org(s.orgIdempotent(replayKept, (*server).approve))},
+		{"POST", "/approvals/{id}/approve", approver, s.org(s.bulk(s.orgIdempotent(replayKept, (*server).approve)))},
 		{"POST", "/approvals/{id}/reject", approver, s.org(s.orgIdempotent(replayKept, (*server).reject))},
 
 		// A sandbox organisation's own calls (sandbox.go, docs/sandbox.md):

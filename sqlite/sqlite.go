@@ -42,7 +42,7 @@ func open(ctx context.Context, path string, e Engine) (*sqlstore.Store, error) {
 		write.Close()
 		return nil, err
 	}
-	s := sqlstore.New(write, read, e, sqlstore.PrepareLookups())
+	s := sqlstore.New(write, read, e, sqlstore.PrepareLookups(), sqlstore.OneWriter())
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, err

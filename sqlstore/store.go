@@ -27,6 +27,7 @@ type Store struct {
 	e           Engine
 	prepared    *statements // the lookups, prepared; nil: not kept (lookup.go)
 	tokens      *tokenCache // TokenByHash's reads, kept (token_cache.go)
+	lane        *writerLane // the one writer's turns (writer_lane.go); nil: none
 }
 
 var _ disburse.Store = (*Store)(nil)
@@ -155,6 +156,13 @@ func (e *commitError) Unwrap() error { return e.err }
 // fn takes the tx itself, so that Write and a feature's store (keyStore)
 // each hand it on as their own port, with no type assertion.
 func (s *Store) transact(ctx context.Context, db *sql.DB, readOnly bool, fn func(*tx) error) (err error) {
+	if s.lane != nil && !readOnly {
+		release, err := s.lane.acquire(ctx)
+		if err != nil {
+			return fmt.Errorf("sqlstore: connect: %w", err)
+		}
+		defer release() // after the connection's Close below: deferred first
+	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("sqlstore: connect: %w", err)

@@ -57,6 +57,7 @@ func benchFlags(cfg *bench.Config, args []string) error {
 	fs.BoolVar(&cfg.SmallRequests, "small-requests", false, "measure the service's CPU a small request (GET /accounts at --rate) and POST /batches against its statements' floor (--connections workers), with this binary's serve as a child process, instead")
 	fs.DurationVar(&cfg.Duration, "duration", cfg.Duration, "with --http-load: how long each endpoint is measured; with --small-requests, each step")
 	fs.IntVar(&cfg.Connections, "connections", cfg.Connections, "with --http-load: concurrent connections; with --small-requests, the writers and the floor's clients")
+	fs.IntVar(&cfg.BulkConcurrency, "bulk-concurrency", 0, "each replica's bulk requests (adds, submits) served at once, as serve's flag; 0 the service's default, -1 no limit (to compare)")
 	fs.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of --profile-phase to this file")
 	fs.StringVar(&cfg.ProfilePhase, "profile-phase", cfg.ProfilePhase, "the phase --cpuprofile covers: add, submit, register, reverse, deliver (the first service run), batch (GET /batches/{id} under --http-load), export (with --export), small (with --small-requests: the bench's in-process server under the same load) or all")
 	return fs.Parse(args)

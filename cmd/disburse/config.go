@@ -49,6 +49,9 @@ type config struct {
 	// Idempotency-Keys and request budgets (config_limits.go).
 	IdempotencyLease time.Duration
 	RateLimits       httpapi.RateLimits
+	// BulkConcurrency is how many adds and submits this process serves at
+	// once (httpapi.Config's; docs/operations.md, "Bulk work").
+	BulkConcurrency int
 
 	// DeliveryConcurrency is how many notification sends, and how many
 	// webhook attempts, each process has in flight at once; DeliveryRate
@@ -85,6 +88,7 @@ var variables = map[string]string{
 	"rate-limit-operator":      "DISBURSE_RATE_LIMIT_OPERATOR",
 	"rate-limit-address":       "DISBURSE_RATE_LIMIT_ADDRESS",
 	"rate-limit-member-exists": "DISBURSE_RATE_LIMIT_MEMBER_EXISTS",
+	"bulk-concurrency":         "DISBURSE_BULK_CONCURRENCY",
 	"webhook-allow-private":    "DISBURSE_WEBHOOK_ALLOW_PRIVATE",
 	"tls-cert":                 "DISBURSE_TLS_CERT",
 	"tls-key":                  "DISBURSE_TLS_KEY",
@@ -209,6 +213,8 @@ func (c *config) checkLimits() error {
 		return fmt.Errorf("max-payments-per-batch must be at least 1")
 	case c.MaxBodyBytes < 1:
 		return fmt.Errorf("max-body-bytes must be at least 1")
+	case c.BulkConcurrency < 1:
+		return fmt.Errorf("bulk-concurrency must be at least 1")
 	}
 	return nil
 }

@@ -8,9 +8,12 @@ import (
 	"github.com/disburse/disburse/internal/ratelimit"
 )
 
-// limitFlags registers the Idempotency-Key lease and the request budgets
-// (docs/idempotency.md, docs/operations.md "Rate limits").
+// limitFlags registers the Idempotency-Key lease, the request budgets and
+// the bulk gate (docs/idempotency.md, docs/operations.md "Rate limits" and
+// "Bulk work").
 func (c *config) limitFlags(fs *flag.FlagSet) {
+	fs.IntVar(&c.BulkConcurrency, "bulk-concurrency", httpapi.DefaultBulkConcurrency,
+		"adds and submits (POST /batches/{id}/payments, /submit, /approvals/{id}/approve) this process serves at once; more wait their turn, organisations in turn (DISBURSE_BULK_CONCURRENCY)")
 	fs.DurationVar(&c.IdempotencyLease, "idempotency-lease", idempotency.DefaultLease,
 		"the longest a running request may hold its Idempotency-Key; a dead process's claims free within 15s (DISBURSE_IDEMPOTENCY_LEASE)")
 	c.RateLimits = httpapi.DefaultRateLimits

@@ -47,3 +47,22 @@ func TestSettingsLimits(t *testing.T) {
 		t.Errorf("a bad budget: %v", err)
 	}
 }
+
+// TestSettingsBulkConcurrency: the bulk gate defaults to the API's
+// default, comes from its flag or its variable, and must admit one at
+// least.
+func TestSettingsBulkConcurrency(t *testing.T) {
+	c, err := serveSettings(t, nil)
+	if err != nil || c.BulkConcurrency != httpapi.DefaultBulkConcurrency {
+		t.Fatalf("default: %d, %v; want %d", c.BulkConcurrency, err, httpapi.DefaultBulkConcurrency)
+	}
+	if c, err = serveSettings(t, map[string]string{"DISBURSE_BULK_CONCURRENCY": "3"}); err != nil || c.BulkConcurrency != 3 {
+		t.Fatalf("from the variable: %v", err)
+	}
+	if c, err = serveSettings(t, map[string]string{"DISBURSE_BULK_CONCURRENCY": "3"}, "--bulk-concurrency", "1"); err != nil || c.BulkConcurrency != 1 {
+		t.Fatalf("the flag over the variable: %v", err)
+	}
+	if _, err = serveSettings(t, nil, "--bulk-concurrency", "0"); err == nil || !strings.Contains(err.Error(), "bulk-concurrency") {
+		t.Errorf("a gate of none: %v", err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/idempotency"
+	"github.com/disburse/disburse/internal/bulkgate"
 	"github.com/disburse/disburse/internal/logs"
 	"github.com/disburse/disburse/internal/ratelimit"
 	"github.com/disburse/disburse/notifications"
@@ -78,13 +79,15 @@ func serve(ctx context.Context, args []string) error {
 	loops := backgroundLoops(svc, office, notes, hooks, idempotency.New(svc, keyStore), keys, c, log)
 	var metrics *metricsServer
 	apiConfig := httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log,
-		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keyStore, AuthStore: store.Auth(), TokenTTL: c.TokenTTL, OperatorStore: store, RateLimits: c.RateLimits, Webhooks: hooks}
+		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keyStore, AuthStore: store.Auth(), TokenTTL: c.TokenTTL, OperatorStore: store, RateLimits: c.RateLimits, Webhooks: hooks,
+		BulkGate: bulkgate.New(c.BulkConcurrency), Timeouts: httpapi.ServerTimeouts{Read: c.ReadTimeout, Write: c.WriteTimeout}}
 	if c.MetricsListen != "" {
 		mln, err := net.Listen("tcp", c.MetricsListen)
 		if err != nil {
 			return err
 		}
 		reg := newRegistry(store)
+		registerBulkGauges(reg, apiConfig.BulkGate)
 		apiConfig.Metrics = httpapi.NewMetrics(reg)
 		m := newMeter(reg)
 		svc.Meter, notes.Meter, hooks.Meter = m, m, m

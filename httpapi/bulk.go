@@ -1,0 +1,76 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/disburse/disburse/internal/bulkgate"
+)
+
+// DefaultBulkConcurrency is how many bulk requests (those that add or
+// submit many payments: an add, a submit, an approval, which runs the
+// submit) one process serves at once when Config sets none. Two keep
+// both cores of a small machine busy with bulk work while the small
+// requests of other organisations find CPU and connections free
+// (docs/benchmarks.md, "Many tenants at once"; docs/operations.md, "Bulk
+// work").
+const DefaultBulkConcurrency = 2
+
+// ServerTimeouts are the HTTP server's ReadTimeout and WriteTimeout,
+// which a bulk request's wait at the gate must not use up: they are
+// counted again from the moment it is admitted. Zero leaves a deadline as
+// the server set it.
+type ServerTimeouts struct{ Read, Write time.Duration }
+
+// newBulkGate is the gate of cfg: its own, or one of its concurrency (0:
+// the default); nil when the concurrency is negative (no gate: the bench
+// compares without one).
+func newBulkGate(cfg Config) *bulkgate.Gate {
+	switch {
+	case cfg.BulkGate != nil:
+		return cfg.BulkGate
+	case cfg.BulkConcurrency < 0:
+		return nil
+	case cfg.BulkConcurrency == 0:
+		return bulkgate.New(DefaultBulkConcurrency)
+	default:
+		return bulkgate.New(cfg.BulkConcurrency)
+	}
+}
+
+// bulk passes a bulk request through the process's gate, before its
+// Idempotency-Key is claimed and before its body is read: while it waits
+// it holds no connection, no key and no CPU, and its client's upload
+// waits in the socket. Organisations take turns at the gate
+// (internal/bulkgate). A request whose client hangs up while it waits
+// leaves the queue when the server learns of it (over HTTP/1.1, only once
+// the body is read: it then ends at once, as any request whose client went
+// away, and hands its turn on). Small requests never pass here.
+func (s *server) bulk(h orgHandlerFunc) orgHandlerFunc {
+	if s.bulkGate == nil {
+		return h
+	}
+	return func(w http.ResponseWriter, r *http.Request, orgID string) error {
+		release, err := s.bulkGate.Acquire(r.Context(), orgID)
+		if err != nil {
+			return err
+		}
+		defer release()
+		s.restartDeadlines(w)
+		return h(w, r.WithContext(bulkgate.WithBulk(r.Context())), orgID)
+	}
+}
+
+// restartDeadlines counts the server's timeouts again from now: the time
+// a request waited at the gate is the service's, not its client's, and
+// must not turn into a failed read of its body or a cut answer.
+func (s *server) restartDeadlines(w http.ResponseWriter) {
+	rc := http.NewResponseController(w)
+	now := time.Now()
+	if s.timeouts.Read > 0 {
+		_ = rc.SetReadDeadline(now.Add(s.timeouts.Read)) // unsupported: the deadline stays the server's
+	}
+	if s.timeouts.Write > 0 {
+		_ = rc.SetWriteDeadline(now.Add(s.timeouts.Write))
+	}
+}

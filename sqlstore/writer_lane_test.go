@@ -1,0 +1,80 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/disburse/disburse/internal/bulkgate"
+)
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// TestWriterLaneSmallWritesFirst: with the writer busy and bulk work
+// waiting, small writes that come later go first, each after the
+// transaction under way, until smallBurst of them have passed it.
+func TestWriterLaneSmallWritesFirst(t *testing.T) {
+	l := &writerLane{}
+	if !isClosed(l.enqueue(false)) {
+		t.Fatal("a free writer must be taken at once")
+	}
+	bulk := l.enqueue(true)
+	small := make([]chan struct{}, smallBurst+1)
+	for i := range small {
+		small[i] = l.enqueue(false)
+	}
+	for i := range smallBurst {
+		l.release()
+		if !isClosed(small[i]) || isClosed(bulk) {
+			t.Fatalf("release %d: small write %d admitted %v, bulk %v; want the small one only", i+1, i, isClosed(small[i]), isClosed(bulk))
+		}
+	}
+	l.release()
+	if !isClosed(bulk) || isClosed(small[smallBurst]) {
+		t.Fatal("after smallBurst small writes the waiting bulk one must go")
+	}
+	l.release()
+	if !isClosed(small[smallBurst]) {
+		t.Fatal("the last small write never went")
+	}
+	l.release()
+	if l.busy || len(l.small)+len(l.bulk) != 0 {
+		t.Fatalf("after every release: busy %v, %d small and %d bulk waiting", l.busy, len(l.small), len(l.bulk))
+	}
+}
+
+// TestWriterLaneAcquire: a bulk context waits behind a small one; an
+// Acquire whose context ends leaves the queue and holds nothing.
+func TestWriterLaneAcquire(t *testing.T) {
+	l := &writerLane{}
+	release, err := l.acquire(bulkgate.WithBulk(context.Background()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := l.acquire(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("acquire with an ended context: %v", err)
+	}
+	if len(l.small)+len(l.bulk) != 0 || !l.busy {
+		t.Fatal("the cancelled acquire must leave the queue and the writer with its holder")
+	}
+	b := l.enqueue(true)
+	s := l.enqueue(false)
+	release()
+	if !isClosed(s) || isClosed(b) {
+		t.Fatal("the small write must go before the bulk one queued before it")
+	}
+	l.release()
+	if !isClosed(b) {
+		t.Fatal("the bulk write never went")
+	}
+	l.release()
+}
