@@ -33,14 +33,11 @@ func (s *Service) AddPayments(ctx context.Context, organisationID, batchID strin
 	}
 
 	clear := in.ClearExisting != nil && *in.ClearExisting
-	if v.Err() == nil && len(in.Payments) > s.addChunkSize() {
-		// A large request is checked a chunk at a time while the chunks
-		// before it are inserted (payment_stream.go). Whatever fails there
-		// is added again below, which reports every failure as ever.
-		b, payments, err := s.addInChunks(ctx, organisationID, batchID, in.Payments, clear)
-		if !addAgain(err) {
-			return b, payments, err
-		}
+	// A large request is checked a chunk at a time while the chunks
+	// before it are inserted (payment_stream.go). Whatever fails there is
+	// added again below, which reports every failure as ever.
+	if b, payments, done, err := s.addLarge(ctx, &v, organisationID, batchID, in.Payments, clear); done {
+		return b, payments, err
 	}
 	payments, members, err := s.validateAndFindMembers(ctx, &v, organisationID, in.Payments)
 	if err != nil {

@@ -28,6 +28,16 @@ func (s *Service) addChunkSize() int {
 // again whole, the one way that lists every failure (AddPayments).
 var errCheckAll = errors.New("disburse: a chunk failed its checks")
 
+// addLarge adds a large request in chunks (addInChunks) when nothing of
+// it has failed yet; done is false when the add is to run whole instead.
+func (s *Service) addLarge(ctx context.Context, v *Validation, organisationID, batchID string, in []PaymentInput, clear bool) (b Batch, added []Payment, done bool, err error) {
+	if v.Err() != nil || len(in) <= s.addChunkSize() {
+		return Batch{}, nil, false, nil
+	}
+	b, added, err = s.addInChunks(ctx, organisationID, batchID, in, clear)
+	return b, added, !addAgain(err), err
+}
+
 // addAgain reports whether an add in chunks ended in what the whole add
 // must answer instead: any failure of the request or the batch (its
 // checks, a taken external id, the batch's state). A database that is
