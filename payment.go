@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"time"
 
 	"github.com/disburse/disburse/internal/msisdn"
 	"github.com/disburse/disburse/internal/parallel"
@@ -32,18 +31,12 @@ func (s *Service) AddPayments(ctx context.Context, organisationID, batchID strin
 		return Batch{}, nil, v.Err() // too many to be worth validating one by one
 	}
 
-	clear := in.ClearExisting != nil && *in.ClearExisting
-	// A large request is checked a chunk at a time while the chunks
-	// before it are inserted (payment_stream.go). Whatever fails there is
-	// added again below, which reports every failure as ever.
-	if b, payments, done, err := s.addLarge(ctx, &v, organisationID, batchID, in.Payments, clear); done {
-		return b, payments, err
-	}
 	payments, members, err := s.validateAndFindMembers(ctx, &v, organisationID, in.Payments)
 	if err != nil {
 		return Batch{}, nil, err
 	}
-	add := addition{organisationID: organisationID, batchID: batchID, payments: payments, members: members, clear: clear}
+	add := addition{organisationID: organisationID, batchID: batchID, payments: payments, members: members}
+	add.clear = in.ClearExisting != nil && *in.ClearExisting
 	// Nearly always every external id is free: the payments go in without
 	// asking which are taken, and the store refuses a taken one. Only then,
 	// or when the request fails anyway (its failures come back together),
@@ -226,16 +219,11 @@ func (s *Service) validateAgainstStored(ctx context.Context, tx Tx, v *Validatio
 
 // prepareNew gives the new payments their ids, batch, time and membership.
 func (s *Service) prepareNew(b Batch, add addition) {
-	prepare(b, add.payments, add.members, s.Now())
-}
-
-// prepare gives payments their ids, b as their batch, now as their time,
-// and their membership from members.
-func prepare(b Batch, payments []Payment, members map[string]Member, now time.Time) {
-	for i := range payments {
-		p := &payments[i]
+	now := s.Now()
+	for i := range add.payments {
+		p := &add.payments[i]
 		p.ID, p.BatchID, p.OrganisationID, p.CreatedAt = NewID(), b.ID, b.OrganisationID, now
-		_, p.IsMember = members[p.Msisdn]
+		_, p.IsMember = add.members[p.Msisdn]
 	}
 }
 

@@ -54,19 +54,10 @@ const MsisdnMessage = "msisdn must be an international number: country code firs
 // transaction, into the same Validation.
 func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals bool) ([]Payment, error) {
 	out := make([]Payment, len(in))
-	if err := s.validateInto(v, in, out, referrals); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// validateInto is validatePayments into out, as long as in: an add checked
-// a chunk at a time (payment_stream.go) fills its one list in place.
-func (s *Service) validateInto(v *Validation, in []PaymentInput, out []Payment, referrals bool) error {
 	seenExternal := make(map[string]int, len(in))
 	validPayee, validReferral, err := validMsisdns(in, referrals)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i, p := range in {
 		out[i] = Payment{Msisdn: p.Msisdn, Firstname: p.Firstname, Lastname: p.Lastname, ExternalID: p.ExternalID, Status: PaymentDraft}
@@ -85,7 +76,7 @@ func (s *Service) validateInto(v *Validation, in []PaymentInput, out []Payment, 
 			s.checkReferral(v, i, p, &out[i], validReferral[i])
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // checkPaymentTexts checks payment i's text fields; seenExternal holds

@@ -42,9 +42,6 @@ type Service struct {
 	// and an export (package export) read, at a time: memory follows a
 	// page, not a batch of up to a million payments.
 	PageSize int
-	// AddChunkSize is how many payments of a large add are checked at a
-	// time while the chunk before is inserted (payment_stream.go).
-	AddChunkSize int
 
 	// registrations groups concurrent registrations into one transaction
 	// (register.go); nil runs each alone.
