@@ -2,6 +2,7 @@ package disburse
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -52,18 +53,14 @@ func (s *Service) CreateBatch(ctx context.Context, organisationID string, in Bat
 	}
 	b := Batch{ID: NewID(), OrganisationID: organisationID, Name: in.Name, ExternalID: in.ExternalID, Status: BatchDraft, CreatedAt: s.Now()}
 	err := s.Store.Write(ctx, func(tx Tx) error {
-		accounts, err := tx.PayoutAccounts(ctx, organisationID)
+		accountID, err := tx.PayoutAccountID(ctx, organisationID, in.AccountID)
+		if errors.Is(err, ErrNotFound) {
+			return Invalid("AccountId", in.AccountID, "accountId is not one of the organisation's payout accounts")
+		}
 		if err != nil {
 			return err
 		}
-		for _, a := range accounts {
-			if (in.AccountID == "" && a.IsDefault) || a.ID == in.AccountID {
-				b.AccountID = a.ID
-			}
-		}
-		if b.AccountID == "" {
-			return Invalid("AccountId", in.AccountID, "accountId is not one of the organisation's payout accounts")
-		}
+		b.AccountID = accountID
 		if err := tx.InsertBatch(ctx, b); err != nil {
 			return err
 		}

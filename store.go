@@ -20,6 +20,11 @@ type Store interface {
 	Read(ctx context.Context, fn func(Tx) error) error
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
+	// PayoutAccounts is Tx.PayoutAccounts as one statement outside any
+	// transaction: one statement reads one snapshot by itself, so an
+	// authenticated GET /accounts costs one round trip
+	// (docs/benchmarks.md, "Small requests").
+	PayoutAccounts(ctx context.Context, organisationID string) ([]Account, error)
 	// SchemaCurrent returns nil when every migration this build embeds is
 	// applied (a newer release's may be too), else an error naming the
 	// first one missing.
@@ -64,6 +69,12 @@ type Tx interface {
 	// PayoutAccounts lists an organisation's payout accounts, oldest first,
 	// with HeldBalance filled from its batches.
 	PayoutAccounts(ctx context.Context, organisationID string) ([]Account, error)
+	// PayoutAccountID returns accountID when it is one of the
+	// organisation's payout accounts, or with accountID empty the
+	// organisation's default one; else ErrNotFound. It reads the account's
+	// id and nothing else, so that its cost does not grow with the
+	// account's batches as PayoutAccounts' held amounts do (CreateBatch).
+	PayoutAccountID(ctx context.Context, organisationID, accountID string) (string, error)
 	// EnsureWallets returns the wallet account id of each msisdn in currency,
 	// creating the wallets that do not exist yet.
 	EnsureWallets(ctx context.Context, currency string, msisdns []string, now time.Time) (map[string]string, error)

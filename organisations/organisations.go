@@ -15,7 +15,6 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/internal/apiversion"
 	"github.com/disburse/disburse/internal/text"
-	"github.com/disburse/disburse/internal/txvalue"
 )
 
 // NewOrganisation is the operator's request to create an organisation (docs/api.md section 7).
@@ -267,7 +266,7 @@ func CreateAccountBy(ctx context.Context, s *disburse.Service, actor disburse.Ac
 
 // Accounts lists an organisation's payout accounts with their float and held balances.
 func Accounts(ctx context.Context, s *disburse.Service, organisationID string) ([]disburse.Account, error) {
-	return txvalue.Read(ctx, s.Store.Read, func(tx disburse.Tx) ([]disburse.Account, error) { return tx.PayoutAccounts(ctx, organisationID) })
+	return s.Store.PayoutAccounts(ctx, organisationID)
 }
 
 // validVersion checks an optional apiVersion into v: empty is left to the

@@ -50,13 +50,23 @@ func open(ctx context.Context, url string, e Engine) (*sqlstore.Store, error) {
 	if _, err := Migrate(ctx, url); err != nil {
 		return nil, err
 	}
+	listenCfg, err := listenConfig(url)
+	if err != nil {
+		return nil, err
+	}
 	db, err := openDB(ctx, url, defaultStatementTimeout)
 	if err != nil {
 		return nil, err
 	}
+	listening, err := listen(ctx, listenCfg)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	// One pool for both: PostgreSQL runs reads beside writes on any
-	// connection, and Read's REPEATABLE READ gives it its snapshot.
-	s := sqlstore.New(db, db, e)
+	// connection, and Read's REPEATABLE READ gives it its snapshot. The
+	// token cache hears the other replicas' auth writes (tokens.go).
+	s := sqlstore.New(db, db, e, sqlstore.WatchTokens(announceTokens, watchTokens(listenCfg, listening)))
 	if err := s.Ping(ctx); err != nil {
 		s.Close()
 		return nil, err

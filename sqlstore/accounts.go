@@ -41,17 +41,60 @@ func (t *tx) account(ctx context.Context, id, lock string) (disburse.Account, er
 }
 
 func (t *tx) PayoutAccounts(ctx context.Context, organisationID string) ([]disburse.Account, error) {
-	// HeldBalance: what the holding account holds for this account's
-	// pending legs, which is what its batches' stored summaries hold.
-	return list(ctx, t, "payout accounts", func(r *sql.Rows) (disburse.Account, error) {
-		var held int64
-		a, err := scanAccount(r, &held)
-		a.HeldBalance = disburse.Money(held)
-		return a, err
-	}, `SELECT `+accountColumns+`,
-		(SELECT CAST(COALESCE(SUM(b.held_amount), 0) AS BIGINT) FROM batches b WHERE b.account_id = a.id)
-		FROM accounts a WHERE a.organisation_id = ? AND a.kind = 'PAYOUT'
-		ORDER BY a.created_at, a.id`, organisationID)
+	return list(ctx, t, "payout accounts", scanPayoutAccount, payoutAccountsQuery, organisationID)
+}
+
+// PayoutAccountID reads the account's id alone, by its primary key or the
+// organisation's accounts' index (accounts_organisation): no lock, as
+// PayoutAccounts took none, and no sum over the account's batches.
+func (t *tx) PayoutAccountID(ctx context.Context, organisationID, accountID string) (string, error) {
+	query, args := defaultPayoutAccountQuery, []any{organisationID}
+	if accountID != "" {
+		query, args = payoutAccountQuery, []any{accountID, organisationID}
+	}
+	var id string
+	err := t.queryRow(ctx, query, args...).Scan(&id)
+	return id, found("payout account", err)
+}
+
+// The statements of PayoutAccountID; bench/pgbench/small_write_floor.sql
+// runs the first, as POST /batches without an accountId does. An
+// organisation has one default payout account; were there two, the
+// newest would be taken, as the loop over PayoutAccounts did.
+const (
+	defaultPayoutAccountQuery = `SELECT a.id FROM accounts a WHERE a.organisation_id = ? AND a.kind = 'PAYOUT' AND a.is_default
+	ORDER BY a.created_at DESC, a.id DESC LIMIT 1`
+	payoutAccountQuery = `SELECT a.id FROM accounts a WHERE a.id = ? AND a.organisation_id = ? AND a.kind = 'PAYOUT'`
+)
+
+// PayoutAccounts is Tx.PayoutAccounts as one statement on the read pool,
+// outside any transaction (lookup.go): GET /accounts in one round trip.
+func (s *Store) PayoutAccounts(ctx context.Context, organisationID string) ([]disburse.Account, error) {
+	var accounts []disburse.Account
+	err := s.retrying(ctx, func() error {
+		rows, err := s.lookupRows(ctx, payoutAccountsQuery, organisationID)
+		if err == nil {
+			accounts, err = collect("payout accounts", rows, nil, scanPayoutAccount)
+		}
+		return err
+	})
+	return accounts, err
+}
+
+// payoutAccountsQuery reads an organisation's payout accounts, oldest
+// first, each with its HeldBalance: what the holding account holds for
+// this account's pending legs, which is what its batches' stored
+// summaries hold.
+const payoutAccountsQuery = `SELECT ` + accountColumns + `,
+	(SELECT CAST(COALESCE(SUM(b.held_amount), 0) AS BIGINT) FROM batches b WHERE b.account_id = a.id)
+	FROM accounts a WHERE a.organisation_id = ? AND a.kind = 'PAYOUT'
+	ORDER BY a.created_at, a.id`
+
+func scanPayoutAccount(r *sql.Rows) (disburse.Account, error) {
+	var held int64
+	a, err := scanAccount(r, &held)
+	a.HeldBalance = disburse.Money(held)
+	return a, err
 }
 
 func (t *tx) Wallets(ctx context.Context, msisdn string) ([]disburse.Account, error) {

@@ -60,6 +60,7 @@ func (t *tx) apiKey(ctx context.Context, column, value string) (auth.APIKey, err
 
 // RevokeAPIKey keeps the first revocation time when a key is revoked twice.
 func (t *tx) RevokeAPIKey(ctx context.Context, id string, at time.Time) error {
+	t.tokensChanged = true // every replica's kept tokens of the key (token_watch.go)
 	return t.update(ctx, "api key", `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, micros(at), id)
 }
 
@@ -82,6 +83,10 @@ func (t *tx) DeleteDeadTokens(ctx context.Context, now time.Time, limit int) (in
 		return 0, fmt.Errorf("delete dead tokens: %w", err)
 	}
 	n, err := res.RowsAffected()
+	// A purged token was refused already (expired, or its key's revocation
+	// announced); announcing its deletion keeps every cache to what the
+	// table holds, at the cost of one emptying a purge.
+	t.tokensChanged = t.tokensChanged || n > 0
 	return int(n), err
 }
 

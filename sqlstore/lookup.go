@@ -73,6 +73,19 @@ func (s *Store) lookupOnce(ctx context.Context, query string, args, dest []any) 
 	return stmt.QueryRowContext(ctx, args...).Scan(dest...)
 }
 
+// lookupRows runs query, one statement, on the read pool, as lookup does,
+// and returns its rows.
+func (s *Store) lookupRows(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if s.prepared == nil {
+		return s.read.QueryContext(ctx, s.e.Rebind(query), args...)
+	}
+	stmt, err := s.prepared.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return stmt.QueryContext(ctx, args...)
+}
+
 // qualify prefixes each of a comma-separated list of columns with alias.
 func qualify(alias, columns string) string {
 	cols := strings.Split(columns, ",")

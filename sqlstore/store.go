@@ -28,6 +28,10 @@ type Store struct {
 	prepared    *statements // the lookups, prepared; nil: not kept (lookup.go)
 	tokens      *tokenCache // TokenByHash's reads, kept (token_cache.go)
 	lane        *writerLane // the one writer's turns (writer_lane.go); nil: none
+	// announceTokens, run in a transaction that changes what a kept token
+	// says, tells the other processes' caches (token_watch.go); "": none.
+	announceTokens string
+	stopWatch      func() // ends WatchTokens' listener; nil: none
 }
 
 var _ disburse.Store = (*Store)(nil)
@@ -68,7 +72,10 @@ func (s *Store) writeTx(ctx context.Context, fn func(*tx) error) error {
 		return s.transact(ctx, s.write, false, func(t *tx) error {
 			err := fn(t)
 			tokensChanged = tokensChanged || t.tokensChanged
-			return err
+			if err != nil {
+				return err
+			}
+			return s.announceChange(ctx, t)
 		})
 	})
 }
@@ -229,6 +236,9 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes the prepared statements and the pools.
 func (s *Store) Close() error {
+	if s.stopWatch != nil {
+		s.stopWatch()
+	}
 	if s.prepared != nil {
 		s.prepared.close()
 	}

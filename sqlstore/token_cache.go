@@ -19,12 +19,19 @@ import (
 //     token, the purge) empties the cache after its commit, and a read begun
 //     before that commit is not kept: on this process, a revoked key's
 //     tokens stop at once.
-//   - A key revoked by another process (a replica) stops its tokens here
-//     within TokenCacheTTL.
 //   - A change of an organisation (its default version, which a token
-//     carries) through this Store empties the cache after its commit too;
-//     made by another process, it reaches the tokens kept here within
-//     TokenCacheTTL.
+//     carries) through this Store empties the cache after its commit too.
+//   - Where other processes write the database too (PostgreSQL's
+//     replicas), such a write also announces itself in its transaction
+//     (WatchTokens: a NOTIFY, delivered on commit), and every Store
+//     listening empties its cache when the announcement arrives. While a
+//     Store is not listening (starting, or its listening connection lost)
+//     its cache is off: every request reads the database, so that a
+//     missed announcement never leaves a revoked token alive.
+//   - SQLite has no such announcement: one process serves a file
+//     (docs/operations.md, "PostgreSQL"), and there the first point is all
+//     there is. A second process on the file would see another's
+//     revocation within TokenCacheTTL.
 //
 // A token's expiry is checked on every request against the kept expiry
 // (auth.Service.tokenCaller), and a key's role never changes. A token not
@@ -43,6 +50,9 @@ type tokenCache struct {
 	now func() time.Time
 
 	mu sync.Mutex
+	// off: nothing is kept, every read goes to the database (a watched
+	// cache whose announcements may be missed: WatchTokens).
+	off bool
 	// gen counts the emptyings: a read begun at an earlier generation
 	// may predate a commit that changed it, so it is not kept.
 	gen    uint64
@@ -74,6 +84,10 @@ func newTokenCache(ttl time.Duration, now func() time.Time) *tokenCache {
 // kept if found and no emptying came meanwhile.
 func (c *tokenCache) token(hash string, read func() (auth.Token, error)) (auth.Token, error) {
 	c.mu.Lock()
+	if c.off {
+		c.mu.Unlock()
+		return read()
+	}
 	if e, ok := c.tokens[hash]; ok && c.now().Sub(e.read) < c.ttl {
 		c.mu.Unlock()
 		return e.token, nil
@@ -94,7 +108,7 @@ func (c *tokenCache) token(hash string, read func() (auth.Token, error)) (auth.T
 	if c.reads[hash] == r {
 		delete(c.reads, hash)
 	}
-	if r.err == nil && gen == c.gen { // no commit emptied the cache while it read
+	if r.err == nil && gen == c.gen && !c.off { // no commit emptied the cache while it read
 		if len(c.tokens) >= tokenCacheMax {
 			clear(c.tokens)
 		}
@@ -106,9 +120,19 @@ func (c *tokenCache) token(hash string, read func() (auth.Token, error)) (auth.T
 // empty forgets every token, and every read under way: a request that
 // misses after this reads afresh.
 func (c *tokenCache) empty() {
+	c.setOff(nil)
+}
+
+// setOff empties the cache and, unless off is nil, turns it off or on.
+// Turning it on empties it too: a read that ran while it was off may
+// predate an announcement no one heard.
+func (c *tokenCache) setOff(off *bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
 	clear(c.tokens)
 	clear(c.reads)
+	if off != nil {
+		c.off = *off
+	}
 }

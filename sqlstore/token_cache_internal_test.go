@@ -70,3 +70,30 @@ func TestTokenCacheOneReadAtATime(t *testing.T) {
 		t.Errorf("the reader got %q, the other %q: want both the one read's", a, b)
 	}
 }
+
+// TestTokenCacheOffWhileNotListening: while a watched cache's listener is
+// lost, every request reads the database and nothing is kept, a read
+// begun before the loss included; once it listens again, tokens are kept.
+func TestTokenCacheOffWhileNotListening(t *testing.T) {
+	c := newTokenCache(time.Second, func() time.Time { return time.Unix(1000, 0) })
+	w := TokenWatch{c}
+	reads := 0
+	read := func() (auth.Token, error) { reads++; return auth.Token{APIKeyID: "k"}, nil }
+	_, _ = c.token("h", func() (auth.Token, error) { w.Lost(); return read() })
+	_, _ = c.token("h", read)
+	_, _ = c.token("h", read)
+	if reads != 3 {
+		t.Fatalf("%d reads while lost, want 3: nothing kept", reads)
+	}
+	w.Listening()
+	_, _ = c.token("h", read)
+	_, _ = c.token("h", read)
+	if reads != 4 {
+		t.Fatalf("%d reads once listening, want 4: the token kept", reads)
+	}
+	w.Changed()
+	_, _ = c.token("h", read)
+	if reads != 5 {
+		t.Fatalf("%d reads after an announcement, want 5", reads)
+	}
+}

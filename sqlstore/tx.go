@@ -29,9 +29,10 @@ type tx struct {
 	tx   *sql.Tx
 	conn *sql.Conn // for Conn.Raw: an engine may talk to the driver's connection
 	e    Engine
-	// tokensChanged: the transaction changed what a kept token says (an
-	// organisation's default version), so its commit empties the token
-	// cache (token_cache.go).
+	// tokensChanged: the transaction changed what a kept token says (a
+	// key's revocation, the purge, an organisation's default version), so
+	// it announces itself and its commit empties the token cache
+	// (token_cache.go, token_watch.go).
 	tokensChanged bool
 
 	together bool           // inside Together: blind writes are held (pipeline.go)

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"testing"
@@ -72,7 +73,7 @@ func testFundingAccount(t *testing.T, s disburse.Store) {
 func testPayoutAccounts(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	w := newWorld(t, s)
-	newWorld(t, s) // another organisation's accounts stay out
+	stranger := newWorld(t, s) // another organisation's accounts stay out
 	second := disburse.Account{ID: disburse.NewID(), OrganisationID: w.org.ID, Kind: disburse.AccountPayout,
 		Name: "Second", Currency: "KES", CreatedAt: at(time.Hour)}
 	held := w.batch("held", t0)
@@ -93,6 +94,38 @@ func testPayoutAccounts(t *testing.T, s disburse.Store) {
 	second.HeldBalance = 850
 	got := get(t, s, func(tx disburse.Tx) ([]disburse.Account, error) { return tx.PayoutAccounts(ctx, w.org.ID) })
 	same(t, "PayoutAccounts (oldest first, payout only)", []disburse.Account{w.payout, second}, got)
+	alone, err := s.PayoutAccounts(ctx, w.org.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, "Store.PayoutAccounts (one statement, outside a transaction)", got, alone)
+	testPayoutAccountID(t, s, w, second.ID, stranger.payout.ID)
+}
+
+// testPayoutAccountID: the default payout account, or the one named when
+// it is one of the organisation's payout accounts; else not found.
+func testPayoutAccountID(t *testing.T, s disburse.Store, w world, second, strangers string) {
+	ctx := t.Context()
+	for _, c := range []struct {
+		name, account, want string
+	}{
+		{"the default", "", w.payout.ID},
+		{"a payout account named", second, second},
+		{"the holding account", w.holding.ID, ""},
+		{"another organisation's", strangers, ""},
+		{"none such", disburse.NewID(), ""},
+	} {
+		got := get(t, s, func(tx disburse.Tx) (string, error) {
+			id, err := tx.PayoutAccountID(ctx, w.org.ID, c.account)
+			if errors.Is(err, disburse.ErrNotFound) {
+				return "", nil
+			}
+			return id, err
+		})
+		if got != c.want {
+			t.Errorf("PayoutAccountID, %s: %q, want %q", c.name, got, c.want)
+		}
+	}
 }
 
 func testEnsureWallets(t *testing.T, s disburse.Store) {
