@@ -63,6 +63,12 @@ func (ms *moves) add(kind MoveKind, currency string, amount Money, leg Leg) {
 	if leg == LegPayment {
 		payments = 1
 	}
+	ms.addTotal(kind, currency, amount, payments)
+}
+
+// addTotal counts amount of currency moved as kind by legs of which
+// payments were payment legs.
+func (ms *moves) addTotal(kind MoveKind, currency string, amount Money, payments int64) {
 	for i := range *ms {
 		if m := &(*ms)[i]; m.Kind == kind && m.Currency == currency {
 			m.Amount += amount

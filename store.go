@@ -130,6 +130,15 @@ type Tx interface {
 	// ExternalIDsInUse returns which of ids belong to the organisation's
 	// non-deleted payments outside the batch exceptBatchID (empty: none excepted).
 	ExternalIDsInUse(ctx context.Context, organisationID string, ids []string, exceptBatchID string) ([]string, error)
+	// SubmitPayments pays every DRAFT payment of p's batch, in set-based
+	// statements from the rows already stored: each leg to a member
+	// (read now, in one statement) SETTLED into their wallet (created if
+	// missing), each other leg PENDING to the holding account with p.Due;
+	// a transfer a leg, and a notification a leg told (none in a
+	// sandbox). It leaves the balances as they are and returns what the
+	// transfers moved, summed by account, kind and leg, for the caller's
+	// ApplyBalances (docs/benchmarks.md, "The submit").
+	SubmitPayments(ctx context.Context, p SubmitPlan) ([]LegTotal, error)
 	// UpdatePaymentStates writes, in bulk, the state fields of each payment
 	// by id: Status, IsMember, SubmittedAt, SettledAt, ReversalDueAt,
 	// CancelledAt, ReferralStatus and ReferralSettledAt.

@@ -8,28 +8,27 @@ import (
 
 // Submit pays a DRAFT batch in one transaction (docs/api.md section 6): members
 // are paid from the float at once, non-members' money moves to the holding
-// account until they register or the reversal period ends. The payments
-// move a page at a time (PageSize), each page's writes in bulk, so that a
-// batch of a million never sits in memory whole. It returns the batch;
+// account until they register or the reversal period ends. The database
+// computes the payments' states, transfers and notifications from the rows
+// it holds, in a few set-based statements (Tx.SubmitPayments), so that a
+// batch of a million never passes through memory. It returns the batch;
 // PaymentPages then reads the payments with their new statuses. A batch
 // its organisation wants approved is not paid: the batch returned is
-// DRAFT, its ApprovalID the approval requested (SubmitSpooled).
+// DRAFT, its ApprovalID the approval requested (SubmitWatched).
 func (s *Service) Submit(ctx context.Context, organisationID, batchID string) (Batch, error) {
-	sub, err := s.SubmitSpooled(ctx, organisationID, batchID, nil)
+	sub, err := s.SubmitWatched(ctx, organisationID, batchID, nil)
 	return sub.Batch, err
 }
 
-// AnswerSpool keeps a submit's answer: it is shown the payments a page at
-// a time, in their new state, as the submit writes them. The API answers
-// with them all, and reading a large batch back from the store after the
-// commit was a visible part of the submit (docs/benchmarks.md).
-type AnswerSpool interface {
-	// Restart says the submit's transaction runs again from its start:
-	// the pages shown so far are void.
+// SubmitWatcher is told, inside a submit's transaction, when the batch's
+// payments are paid and the transaction is about to apply the balances
+// and commit: what a test does during a submit (a payee registering
+// then) it does in Paid.
+type SubmitWatcher interface {
+	// Restart says the submit's transaction runs again from its start.
 	Restart()
-	// Page shows the next page once the submit has written it. The
-	// spool may not keep it: its memory serves the next page.
-	Page(payments []Payment)
+	// Paid says the payments are paid, uncommitted.
+	Paid()
 }
 
 // Submission is what a submit did: it paid the batch, or, for a batch at
@@ -40,16 +39,15 @@ type Submission struct {
 	Approval *Approval // nil when the batch was paid
 }
 
-// SubmitSpooled submits as Submit does, showing spool (when not nil) the
-// payments as it goes. Until it returns without an error, nothing shown
-// has been committed; a submit that requested an approval shows nothing.
-func (s *Service) SubmitSpooled(ctx context.Context, organisationID, batchID string, spool AnswerSpool) (Submission, error) {
+// SubmitWatched submits as Submit does, telling w (when not nil) when the
+// payments are paid; a submit that requested an approval pays nothing.
+func (s *Service) SubmitWatched(ctx context.Context, organisationID, batchID string, w SubmitWatcher) (Submission, error) {
 	var sub Submission
 	var moved moves
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		sub, moved = Submission{}, nil
-		if spool != nil {
-			spool.Restart() // a retry after a deadlock runs this again
+		if w != nil {
+			w.Restart() // a retry after a deadlock runs this again
 		}
 		b, err := ownBatch(ctx, tx, organisationID, batchID, true)
 		if err != nil {
@@ -67,7 +65,7 @@ func (s *Service) SubmitSpooled(ctx context.Context, organisationID, batchID str
 			sub = Submission{Batch: b, Approval: &a}
 			return err
 		}
-		moved, err = s.submitLocked(ctx, tx, org, &b, spool)
+		moved, err = s.submitLocked(ctx, tx, org, &b, w)
 		sub.Batch = b
 		return err
 	})
@@ -96,11 +94,11 @@ func checkSubmittable(b Batch) error {
 // writes the batch OPEN or CLOSED with its events and the audit entry,
 // and returns what moved. An approval runs it as the organisation's own
 // submit does, its approver the actor.
-func (s *Service) submitLocked(ctx context.Context, tx Tx, org Organisation, b *Batch, spool AnswerSpool) (moves, error) {
+func (s *Service) submitLocked(ctx context.Context, tx Tx, org Organisation, b *Batch, w SubmitWatcher) (moves, error) {
 	if err := checkFloat(ctx, tx, *b); err != nil {
 		return nil, err
 	}
-	now, moved, err := s.payPages(ctx, tx, org, b, spool)
+	now, moved, err := s.pay(ctx, tx, org, b, w)
 	if err != nil {
 		return nil, err
 	}
@@ -125,33 +123,44 @@ func checkFloat(ctx context.Context, tx Tx, b Batch) error {
 	return nil
 }
 
-// payPages pays the batch's DRAFT payments a page at a time, showing each
-// page to spool once written, then applies the balances, and returns the
-// submit's time and what it moved.
-func (s *Service) payPages(ctx context.Context, tx Tx, org Organisation, b *Batch, spool AnswerSpool) (time.Time, moves, error) {
-	// One buffer for every page, emptied before each: its slices'
-	// memory serves them all. The balances change once, after the
-	// last page, and the holding account's row is locked from then on.
-	m := writeBuffer{now: s.Now(), balances: make(BalanceChanges)}
-	err := tx.PaymentPages(ctx, b.ID, PaymentDraft, s.pageSize(), func(page []Payment) error {
-		m.empty()
-		if err := s.pay(ctx, tx, &m, org, b, page); err != nil {
-			return err
-		}
-		if err := m.flush(ctx, tx); err != nil {
-			return err
-		}
-		if spool != nil {
-			// After the writes, in this goroutine: nothing runs beside
-			// the money transaction.
-			spool.Page(page)
-		}
-		return nil
-	})
+// pay pays the batch's DRAFT payments in the database (Tx.SubmitPayments),
+// then applies what they moved to the balances, once per account, in the
+// accounts' lock order (docs/ledger.md, "Lock order"), and returns the
+// submit's time and what it moved. Membership is read at submit.
+func (s *Service) pay(ctx context.Context, tx Tx, org Organisation, b *Batch, w SubmitWatcher) (time.Time, moves, error) {
+	now := s.Now()
+	plan := SubmitPlan{BatchID: b.ID, OrganisationID: org.ID, Sandbox: org.Sandbox, Currency: org.Currency,
+		PayoutAccountID: b.AccountID, HoldingAccountID: org.HoldingAccountID, Now: now, Due: now.Add(org.ReversalPeriod)}
+	plan.SMSHead, plan.SMSTail = smsParts(org, plan.Due)
+	plan.PushHead, plan.PushTail = pushParts(org)
+	totals, err := tx.SubmitPayments(ctx, plan)
 	if err != nil {
 		return time.Time{}, nil, err
 	}
-	return m.now, m.moved, m.applyBalances(ctx, tx)
+	if w != nil {
+		w.Paid()
+	}
+	changes, moved := make(BalanceChanges), moves(nil)
+	for _, t := range totals {
+		changes[b.AccountID] -= t.Amount
+		changes[t.To] += t.Amount
+		if mk, ok := kindOf(t.Kind); ok && !org.Sandbox { // a sandbox's money is no live figure
+			moved.addTotal(mk, org.Currency, t.Amount, paymentsOf(t))
+		}
+		b.Summary.submitted(t)
+	}
+	if b.Summary.DraftCount != 0 || b.Summary.DraftAmount != 0 {
+		return time.Time{}, nil, fmt.Errorf("submit of batch %s: %d payments left DRAFT", b.ID, b.Summary.DraftCount)
+	}
+	return now, moved, tx.ApplyBalances(ctx, changes)
+}
+
+// paymentsOf is how many payments' payment legs t sums.
+func paymentsOf(t LegTotal) int64 {
+	if t.Leg == LegPayment {
+		return t.Count
+	}
+	return 0
 }
 
 // openSubmitted writes the paid batch OPEN, or CLOSED when nothing is
@@ -174,52 +183,4 @@ func openSubmitted(ctx context.Context, tx Tx, org Organisation, b *Batch, now t
 		return err
 	}
 	return insertEvents(ctx, tx, submitEvents(*b)...)
-}
-
-// pay moves every leg of the DRAFT payments: to a member's wallet, or to the
-// holding account with a reversal date. Membership is read now, at submit.
-func (s *Service) pay(ctx context.Context, tx Tx, m *writeBuffer, org Organisation, b *Batch, payments []Payment) error {
-	msisdns := msisdnsOf(payments, true)
-	members, err := membersIn(ctx, tx, org, msisdns)
-	if err != nil {
-		return err
-	}
-	var paid []string
-	for _, msisdn := range msisdns {
-		if _, ok := members[msisdn]; ok {
-			paid = append(paid, msisdn)
-		}
-	}
-	wallets, err := walletsIn(ctx, tx, org, paid, m.now)
-	if err != nil {
-		return err
-	}
-	due := m.now.Add(org.ReversalPeriod)
-	sms := smsMessages(org, due)
-	m.reserve(payments, members)
-	for i := range payments {
-		p := &payments[i]
-		old := *p
-		_, p.IsMember = members[p.Msisdn]
-		p.SubmittedAt = m.now
-		for _, l := range legsOf(p) {
-			member, isMember := members[l.msisdn]
-			if isMember {
-				m.transfer(org, b.AccountID, wallets[l.msisdn], l.amount, TransferPay, *p, l.which)
-				*l.status, *l.settledAt = PaymentSettled, m.now
-				if member.AppInstalled {
-					m.notify(org, ChannelPush, l.msisdn, pushMessage(org, l.amount))
-				}
-				continue
-			}
-			m.transfer(org, b.AccountID, org.HoldingAccountID, l.amount, TransferHold, *p, l.which)
-			*l.status, p.ReversalDueAt = PaymentPending, due
-			m.notify(org, ChannelSMS, l.msisdn, sms(l.amount))
-		}
-		b.Summary.Change(old, *p)
-	}
-	// Every DRAFT payment changes at submit, so the page itself is what
-	// flush writes, rather than a copy of it (m.record's).
-	m.payments = payments
-	return nil
 }

@@ -53,3 +53,24 @@ func (s *Summary) Change(old, new Payment) {
 
 // Nothing pending: every leg is settled or reversed, so an OPEN batch closes.
 func (s Summary) nothingPending() bool { return s.HeldAmount == 0 }
+
+// submitted moves the legs t sums from DRAFT to where a submit put them:
+// their payments PENDING (HOLD) or SETTLED (PAY), and every held leg,
+// referral legs included, into HeldAmount (contribution's rules).
+func (s *Summary) submitted(t LegTotal) {
+	if t.Kind == TransferHold {
+		s.HeldAmount += t.Amount
+	}
+	if t.Leg != LegPayment {
+		return
+	}
+	s.DraftAmount -= t.Amount
+	s.DraftCount -= t.Count
+	if t.Kind == TransferHold {
+		s.PendingAmount += t.Amount
+		s.PendingCount += t.Count
+	} else {
+		s.SettledAmount += t.Amount
+		s.SettledCount += t.Count
+	}
+}

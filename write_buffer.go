@@ -2,7 +2,6 @@ package disburse
 
 import (
 	"context"
-	"slices"
 	"time"
 )
 
@@ -15,10 +14,6 @@ type writeBuffer struct {
 	transfers     []Transfer
 	payments      []Payment
 	notifications []Notification
-	// balances, when not nil, gathers what the transfers of every flush
-	// change in balances, for the caller to apply once (applyBalances)
-	// rather than on each flush: a submit flushes a page at a time.
-	balances BalanceChanges
 	// moved sums what the transfers move, for the Meter once the
 	// transaction commits (meter.go); emptying the buffer keeps it.
 	moved moves
@@ -56,33 +51,10 @@ func (m *writeBuffer) record(sum *Summary, old, p Payment) {
 	m.payments = append(m.payments, p)
 }
 
-// reserve sizes the buffer's transfers and notifications for payments
-// in one allocation each: grown by append, a large batch allocated several
-// times its final size, which the profile of a submit showed.
-func (m *writeBuffer) reserve(payments []Payment, members map[string]Member) {
-	legs, notes := 0, 0
-	for i := range payments {
-		for _, l := range legsOf(&payments[i]) {
-			legs++
-			if member, ok := members[l.msisdn]; !ok || member.AppInstalled {
-				notes++
-			}
-		}
-	}
-	m.transfers = slices.Grow(m.transfers, legs)
-	m.notifications = slices.Grow(m.notifications, notes)
-}
-
-// empty forgets what was gathered and keeps the memory, for the next page.
-func (m *writeBuffer) empty() {
-	m.transfers, m.payments, m.notifications = m.transfers[:0], nil, m.notifications[:0]
-}
-
 // flush writes everything gathered. The transfers go last: they update
 // the balances, and the holding account's balance is one row that every
 // registration and reversal of an organisation's payees writes, so it is
-// best locked as near the commit as may be (resolve). With m.balances the
-// balances wait for applyBalances.
+// best locked as near the commit as may be (resolve).
 func (m *writeBuffer) flush(ctx context.Context, tx Tx) error {
 	if len(m.payments) > 0 {
 		if err := tx.UpdatePaymentStates(ctx, m.payments); err != nil {
@@ -94,19 +66,10 @@ func (m *writeBuffer) flush(ctx context.Context, tx Tx) error {
 			return err
 		}
 	}
-	switch {
-	case len(m.transfers) == 0:
+	if len(m.transfers) == 0 {
 		return nil
-	case m.balances != nil:
-		m.balances.Add(m.transfers)
-		return tx.InsertTransferRows(ctx, m.transfers)
 	}
 	return tx.InsertTransfers(ctx, m.transfers)
-}
-
-// applyBalances applies what every flush's transfers changed in balances.
-func (m *writeBuffer) applyBalances(ctx context.Context, tx Tx) error {
-	return tx.ApplyBalances(ctx, m.balances)
 }
 
 // legs of a payment: its msisdn, amount and status, for each leg it has.

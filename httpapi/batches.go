@@ -103,16 +103,14 @@ func (s *server) addPayments(w http.ResponseWriter, r *http.Request, orgID strin
 }
 
 // submitBatch answers with every non-deleted payment and its new status,
-// as the submit wrote them (a spool), or when the spool failed, read back
-// a page at a time once the submit has committed. A batch at or above its
-// organisation's approval threshold is not paid: the answer is 202 with
-// the approval requested (docs/api.md section 4.3). It takes no body: one
-// sent is ignored.
+// read a page at a time once the submit has committed: the submit itself
+// computes them in the database and holds none (docs/benchmarks.md, "The
+// submit"). A batch at or above its organisation's approval threshold is
+// not paid: the answer is 202 with the approval requested (docs/api.md
+// section 4.3). It takes no body: one sent is ignored.
 func (s *server) submitBatch(w http.ResponseWriter, r *http.Request, orgID string) error {
-	sp := newSpool(s.spoolDir)
-	defer sp.close()
 	start := time.Now()
-	sub, err := s.svc.SubmitSpooled(r.Context(), orgID, r.PathValue("id"), sp)
+	sub, err := s.svc.SubmitWatched(r.Context(), orgID, r.PathValue("id"), nil)
 	if err != nil {
 		return err
 	}
@@ -122,11 +120,6 @@ func (s *server) submitBatch(w http.ResponseWriter, r *http.Request, orgID strin
 	}
 	b := sub.Batch
 	s.metrics.observeSubmit(b.Summary.PaymentsCount, start)
-	if !sp.failed() {
-		if spooled, n, err := sp.payments(); err == nil {
-			return writeBatchWithSpooled(w, b, spooled, n)
-		}
-	}
 	return writeBatchWithPayments(w, b, func(visit func([]disburse.Payment) error) error {
 		return s.svc.PaymentPages(r.Context(), orgID, b.ID, visit)
 	})

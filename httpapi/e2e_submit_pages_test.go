@@ -1,12 +1,9 @@
 package httpapi_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/disburse/disburse/httpapi"
 )
 
 // TestE2ESubmitAnswersEveryPage: a submit moves the batch and reads its
@@ -17,16 +14,6 @@ import (
 func TestE2ESubmitAnswersEveryPage(t *testing.T) {
 	eachStore(t, func(t *testing.T, store opener) {
 		testE2ESubmitAnswersEveryPage(t, startDefaultOn(t, store))
-	})
-}
-
-// TestE2ESubmitAnswersWithoutSpool: when the submit cannot spool its
-// answer (no such directory), the answer is read from the store, and is
-// the same.
-func TestE2ESubmitAnswersWithoutSpool(t *testing.T) {
-	eachStore(t, func(t *testing.T, store opener) {
-		missing := filepath.Join(t.TempDir(), "missing")
-		testE2ESubmitAnswersEveryPage(t, startOn(t, store, httpapi.Config{AdminToken: adminToken, SpoolDir: missing}))
 	})
 }
 

@@ -37,11 +37,6 @@ type Config struct {
 	MaxBodyBytes int64
 	// Log receives the access log and internal errors; nil means slog.Default().
 	Log *slog.Logger
-	// SpoolDir is where a submit keeps its answer while it writes the
-	// payments (a file as large as the answer, unlinked at once); empty
-	// means os.TempDir(). Where no file can be made, the answer is read
-	// back from the store instead.
-	SpoolDir string
 	// IdempotencyLease is the longest a request of this process may hold
 	// its Idempotency-Key (its claim renewed while it runs); 0 means
 	// idempotency.DefaultLease.
@@ -85,7 +80,6 @@ type server struct {
 	auth      *auth.Service
 	maxBody   int64
 	log       *slog.Logger
-	spoolDir  string
 
 	idempotencyLease time.Duration
 	keys             *idempotency.Keys
@@ -105,7 +99,7 @@ func New(svc *disburse.Service, cfg Config) http.Handler {
 	if cfg.AuthStore == nil {
 		panic("httpapi: Config.AuthStore is nil")
 	}
-	s := &server{svc: svc, operators: operators.New(cfg.OperatorStore, cfg.AdminToken).WithClock(svc.Clock), maxBody: cfg.MaxBodyBytes, log: cfg.Log, spoolDir: cfg.SpoolDir,
+	s := &server{svc: svc, operators: operators.New(cfg.OperatorStore, cfg.AdminToken).WithClock(svc.Clock), maxBody: cfg.MaxBodyBytes, log: cfg.Log,
 		idempotencyLease: cfg.IdempotencyLease, keys: idempotency.New(svc, cfg.IdempotencyStore),
 		limits: newLimiters(cfg.RateLimits, cfg.Addresses), metrics: cfg.Metrics, hooks: cfg.Webhooks}
 	s.auth = auth.New(cfg.AuthStore, svc)

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bufio"
 	"encoding/json"
-	"io"
 	"net/http"
 
 	"github.com/disburse/disburse"
@@ -53,25 +52,6 @@ func writeBatchWithPayments(w http.ResponseWriter, b disburse.Batch, pages payme
 		// Too late for an error response: cut this one short, as
 		// net/http does for a handler that gives up mid-body.
 		panic(http.ErrAbortHandler)
-	}
-	out.WriteString("]}")
-	_ = out.Flush() // a failed write means the client has gone: no one left to tell
-	return nil
-}
-
-// writeBatchWithSpooled answers a submit as writeBatchWithPayments does,
-// with its n payments' JSON, comma separated, from spooled.
-func writeBatchWithSpooled(w http.ResponseWriter, b disburse.Batch, spooled io.Reader, n int) error {
-	if n == 0 {
-		return writeJSON(w, http.StatusOK, toBatch(b)) // payments is omitted when empty
-	}
-	head, err := json.Marshal(toBatch(b))
-	if err != nil {
-		return err
-	}
-	out := startPayments(w, head)
-	if _, err := out.ReadFrom(spooled); err != nil {
-		panic(http.ErrAbortHandler) // too late for an error response, as above
 	}
 	out.WriteString("]}")
 	_ = out.Flush() // a failed write means the client has gone: no one left to tell

@@ -122,7 +122,7 @@ func (p *portal) submit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	sub, err := p.svc.SubmitSpooled(r.Context(), org, r.PathValue("id"), nil)
+	sub, err := p.svc.SubmitWatched(r.Context(), org, r.PathValue("id"), nil)
 	var e *disburse.Error
 	if errors.As(err, &e) && e.Code == disburse.CodeInsufficientFloat {
 		cur, err := p.office.Currencies(r.Context(), org)

@@ -67,7 +67,7 @@ func TestEveryRouteAsWrongOrganisation(t *testing.T) {
 			Payments: []disburse.PaymentInput{{Msisdn: "447911123456", Amount: "1"}}}); err != nil {
 			t.Fatal(err)
 		}
-		sub, err := w.svc.SubmitSpooled(ctx, w.org.ID, held.ID, nil)
+		sub, err := w.svc.SubmitWatched(ctx, w.org.ID, held.ID, nil)
 		if err != nil || sub.Approval == nil {
 			t.Fatalf("submit for approval: %+v, %v", sub, err)
 		}

@@ -151,3 +151,25 @@ func (Engine) AnyOf(column string, values []string) (string, any) {
 func (Engine) PlanEachRun(args ...any) []any {
 	return append([]any{pgx.QueryExecModeCacheDescribe}, args...)
 }
+
+// IDFrom pads the counter's hex to 12 digits after the prefix; uuid_in
+// reads the text.
+func (Engine) IDFrom(prefix, counter string) string {
+	return `CAST(` + prefix + ` || lpad(to_hex(` + counter + `), 12, '0') AS uuid)`
+}
+
+// MoneyText writes units and two digits of cents.
+func (Engine) MoneyText(expr string) string {
+	return `((` + expr + `) / 100)::text || '.' || lpad(((` + expr + `) % 100)::text, 2, '0')`
+}
+
+// EachLeg is a LATERAL subquery that refers to p: PostgreSQL then runs it
+// inside the scan of p, whatever its estimates, and skips the referral
+// leg's row where p has none.
+func (Engine) EachLeg() string {
+	return `CROSS JOIN LATERAL (SELECT 0 AS n UNION ALL SELECT 1 WHERE p.referral_amount > 0) AS l`
+}
+
+// UUIDParam casts: PostgreSQL does not type a parameter of an INSERT's
+// SELECT list from the column it goes into.
+func (Engine) UUIDParam() string { return `CAST(? AS uuid)` }

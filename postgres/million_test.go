@@ -52,16 +52,15 @@ func TestMillionRegistrationDuringSubmit(t *testing.T) {
 	}
 	t.Logf("added %d payments in %v", n, time.Since(start))
 
-	lastPage := n/svc.PageSize - 1
-	w := &registerDuring{page: lastPage, register: func() error {
+	w := &registerDuring{register: func() error {
 		_, _, err := svc.RegisterMember(ctx, disburse.Member{Msisdn: late})
 		return err
 	}}
 	start = time.Now()
-	if _, err := svc.SubmitSpooled(ctx, org.ID, b.ID, w); err != nil {
+	if _, err := svc.SubmitWatched(ctx, org.ID, b.ID, w); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("submitted in %v; the registration on page %d answered %v", time.Since(start), lastPage, w.err)
+	t.Logf("submitted in %v; the registration during it answered %v", time.Since(start), w.err)
 	if w.err != nil || !w.done {
 		t.Fatalf("registration during the submit: done %v, %v", w.done, w.err)
 	}
@@ -83,20 +82,19 @@ func TestMillionRegistrationDuringSubmit(t *testing.T) {
 	}
 }
 
-// registerDuring registers, and waits for it, while the submit is on its
-// page-th page: on PostgreSQL the registration commits beside the submit.
+// registerDuring registers, and waits for it, once the submit has paid
+// the payments and before it commits: on PostgreSQL the registration
+// commits beside the submit.
 type registerDuring struct {
-	page, seen int
-	register   func() error
-	done       bool
-	err        error
+	register func() error
+	done     bool
+	err      error
 }
 
-func (w *registerDuring) Restart() { w.seen = 0 }
+func (w *registerDuring) Restart() {}
 
-func (w *registerDuring) Page([]disburse.Payment) {
-	if w.seen == w.page && !w.done {
+func (w *registerDuring) Paid() {
+	if !w.done {
 		w.err, w.done = w.register(), true
 	}
-	w.seen++
 }

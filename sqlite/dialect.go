@@ -108,3 +108,22 @@ func (e Engine) MaxBulkRows() int {
 	}
 	return maxBulkRows
 }
+
+// IDFrom appends the counter's hex: ids are stored as their text.
+func (Engine) IDFrom(prefix, counter string) string {
+	return `(` + prefix + ` || printf('%012x', ` + counter + `))`
+}
+
+// MoneyText writes units and two digits of cents.
+func (Engine) MoneyText(expr string) string {
+	return `printf('%d.%02d', (` + expr + `) / 100, (` + expr + `) % 100)`
+}
+
+// EachLeg is a CROSS JOIN, which SQLite's planner never reorders: p
+// stays the outer loop.
+func (Engine) EachLeg() string {
+	return `CROSS JOIN (SELECT 0 AS n UNION ALL SELECT 1) AS l`
+}
+
+// UUIDParam is a plain placeholder: ids are text.
+func (Engine) UUIDParam() string { return `?` }

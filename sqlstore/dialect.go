@@ -35,6 +35,20 @@ type Dialect interface {
 	// table's size, which a plan cached while the table was empty does
 	// not (LockPendingLegsTo).
 	PlanEachRun(args ...any) []any
+	// IDFrom is an expression of the id (a UUID, as the engine stores
+	// one) made of prefix, an expression of disburse.IDPrefix's 24
+	// characters, and counter, an integer expression, as 12 hex digits.
+	IDFrom(prefix, counter string) string
+	// MoneyText is an expression of the text of the amount expr, in minor
+	// units, as disburse.Money.String writes a positive one: "12.05".
+	MoneyText(expr string) string
+	// EachLeg joins payments p to the rows l of n 0 and 1, p's payment
+	// and referral legs, p outermost so that the legs come in p's order
+	// (the caller keeps n 1 only where p has a referral).
+	EachLeg() string
+	// UUIDParam is a placeholder for an id that a SELECT's list writes
+	// into a uuid column.
+	UUIDParam() string
 }
 
 // RebindDollar rewrites ? placeholders as $1, $2, ... (PostgreSQL), leaving

@@ -80,7 +80,7 @@ func (f approvalFixture) as(a disburse.Actor) context.Context { return disburse.
 // request submits batch b as the maker and requires an approval requested.
 func (f approvalFixture) request(t *testing.T, b string) disburse.Approval {
 	t.Helper()
-	sub, err := f.svc.SubmitSpooled(f.as(maker), f.org, b, nil)
+	sub, err := f.svc.SubmitWatched(f.as(maker), f.org, b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func testApprovalOffPaysAtOnce(t *testing.T, open func(t *testing.T) disburse.St
 	f := newApprovalFixture(t, open, "")
 	for _, threshold := range []string{"", "200.01"} {
 		f.setThreshold(t, threshold)
-		sub, err := f.svc.SubmitSpooled(f.as(maker), f.org, f.batchOf(t, 20), nil) // 200.00
+		sub, err := f.svc.SubmitWatched(f.as(maker), f.org, f.batchOf(t, 20), nil) // 200.00
 		if err != nil || sub.Approval != nil || sub.Batch.Status != disburse.BatchOpen {
 			t.Errorf("threshold %q: submit of 200.00 = %+v, %v; want it paid, OPEN", threshold, sub, err)
 		}

@@ -29,6 +29,7 @@ func RunConcurrency(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"CancelRacesRegistrationsAndReversal", testCancelRacesRegistrationsAndReversal},
 		{"OneExternalIDRacesIntoManyBatches", testOneExternalIDRacesIntoManyBatches},
 		{"SubmitRacesCancel", testSubmitRacesCancel},
+		{"SubmitWritesEveryLeg", testSubmitWritesEveryLeg},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

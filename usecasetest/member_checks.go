@@ -12,17 +12,16 @@ import (
 // after the submit of a batch that pays them ends with every leg SETTLED
 // (at once, or after one run of SettleMembersPending, the worker's next
 // interval), never reversed. On PostgreSQL a registration that commits
-// while the submit is on the payee's page is seen by neither transaction.
+// while the submit is under way is seen by neither transaction.
 func testRegistrationDuringSubmit(t *testing.T, open func(t *testing.T) disburse.Store) {
 	const pageSize, pages = 10, 5
 	cases := []struct {
 		name                string
-		payeeAt, registerAt int // the payee's payment index; the page during which they register (-1 before, pages after)
+		payeeAt, registerAt int // the payee's payment index; when they register (-1 before, 0 during, pages after)
 	}{
 		{"before", 0, -1},
-		{"during the first page", 0, 0},
-		{"during a late page", pageSize*(pages-1) + 3, pages - 1},
-		{"on an earlier page than theirs", pageSize*(pages-1) + 3, 0},
+		{"during, the first payment theirs", 0, 0},
+		{"during, a late payment theirs", pageSize*(pages-1) + 3, 0},
 		{"after", pageSize * 2, pages},
 	}
 	for _, tc := range cases {
@@ -53,7 +52,7 @@ func testRegistrationDuringSubmit(t *testing.T, open func(t *testing.T) disburse
 				}
 			}
 			w := &registerOnPage{page: tc.registerAt, register: register, done: make(chan error, 1)}
-			if _, err := f.svc.SubmitSpooled(f.ctx, f.org, b.ID, w); err != nil {
+			if _, err := f.svc.SubmitWatched(f.ctx, f.org, b.ID, w); err != nil {
 				t.Fatal(err)
 			}
 			if tc.registerAt >= 0 && tc.registerAt < pages {
@@ -92,10 +91,11 @@ func testRegistrationDuringSubmit(t *testing.T, open func(t *testing.T) disburse
 	}
 }
 
-// registerOnPage registers the payee while the submit is on its page-th
-// page, after that page's membership was read. It waits a little for the
-// registration: on PostgreSQL it commits at once, beside the submit; on
-// SQLite it waits for the submit's write lock, and lands after it.
+// registerOnPage registers the payee during the submit when page is 0,
+// once its membership was read, and not at all otherwise. It waits a
+// little for the registration: on PostgreSQL it commits at once, beside
+// the submit; on SQLite it waits for the submit's write lock, and lands
+// after it.
 type registerOnPage struct {
 	page, seen int
 	register   func() error
@@ -104,7 +104,7 @@ type registerOnPage struct {
 
 func (w *registerOnPage) Restart() { w.seen = 0 }
 
-func (w *registerOnPage) Page([]disburse.Payment) {
+func (w *registerOnPage) Paid() {
 	if w.seen == w.page {
 		go func() { w.done <- w.register() }()
 		select {
