@@ -47,7 +47,7 @@ cp dist/disburse "$image_dir/rootfs/disburse"
 cp "${CA_CERTIFICATES:-/etc/ssl/certs/ca-certificates.crt}" "$image_dir/rootfs/etc/ssl/certs/ca-certificates.crt"
 printf 'root:x:0:0:root:/root:/sbin/nologin\ndisburse:x:65532:65532:disburse:/data:/sbin/nologin\n' >"$image_dir/rootfs/etc/passwd"
 printf 'root:x:0:\ndisburse:x:65532:\n' >"$image_dir/rootfs/etc/group"
-chmod 1777 "$image_dir/rootfs/tmp" # a submit spools its answer to $TMPDIR (docs/operations.md)
+chmod 1777 "$image_dir/rootfs/tmp" # $TMPDIR: SQLite's temporary files
 chmod 0755 "$image_dir/rootfs" "$image_dir/rootfs/etc" "$image_dir/data"
 
 IMAGE="${IMAGE:-disburse:$VERSION}"

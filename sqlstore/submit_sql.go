@@ -88,14 +88,14 @@ func (q submitSQL) organisationOf(msisdn string) string {
 
 func (q submitSQL) walletArgs() []any {
 	now := q.p.Now.UnixMicro()
-	if q.p.Sandbox {
-		return []any{disburse.IDPrefix(), walletBase(), q.p.Currency, now, q.p.BatchID}
-	}
-	return []any{disburse.IDPrefix(), walletBase(), q.p.Currency, now, q.p.BatchID, q.p.Currency}
+	return []any{disburse.IDPrefix(), walletBase(), q.p.Currency, now, q.p.BatchID}
 }
 
 // insertWallets creates the wallets of the members paid that have none,
-// as EnsureWallets does (accounts.go), ids numbered from a random base:
+// as EnsureWallets does (accounts.go): ON CONFLICT looks each member's
+// up in the unique index (a NOT EXISTS was planned, without statistics,
+// as a scan of every wallet for each member). Ids are numbered from a
+// random base:
 // two submits that make wallets in one millisecond with the same prefix
 // would otherwise make the same ids.
 func (q submitSQL) insertWallets() string {
@@ -108,8 +108,7 @@ func (q submitSQL) insertWallets() string {
 	SELECT ` + q.e.IDFrom("?", "? + ROW_NUMBER() OVER ()") + `, ` + kind + `, x.msisdn, CAST(? AS TEXT), 0, FALSE, x.msisdn, CAST(? AS BIGINT)` + scopeVal + `
 	FROM (SELECT g.msisdn AS msisdn, g.organisation_id AS organisation_id FROM ` + q.legs() + ` AS g
 		WHERE g.settled GROUP BY g.msisdn, g.organisation_id) AS x
-	WHERE NOT EXISTS (SELECT 1 FROM accounts w WHERE ` + q.wallet("x.msisdn") + `)
-	ON CONFLICT ` + conflict + ` DO NOTHING`
+	WHERE true ON CONFLICT ` + conflict + ` DO NOTHING`
 }
 
 // insertTransfers writes a transfer a leg: PAY into the member's
