@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/disburse/disburse/internal/bulkgate"
 )
@@ -18,9 +17,10 @@ const DefaultBulkConcurrency = 2
 
 // ServerTimeouts are the HTTP server's ReadTimeout and WriteTimeout,
 // which a bulk request's wait at the gate must not use up: they are
-// counted again from the moment it is admitted. Zero leaves a deadline as
-// the server set it.
-type ServerTimeouts struct{ Read, Write time.Duration }
+// counted again from the moment it is admitted (bulkgate.Deadlines, which
+// the portal's bulk work passes too). Zero leaves a deadline as the
+// server set it.
+type ServerTimeouts = bulkgate.Deadlines
 
 // newBulkGate is the gate of cfg: its own, or one of its concurrency (0:
 // the default); nil when the concurrency is negative (no gate: the bench
@@ -51,26 +51,11 @@ func (s *server) bulk(h orgHandlerFunc) orgHandlerFunc {
 		return h
 	}
 	return func(w http.ResponseWriter, r *http.Request, orgID string) error {
-		release, err := s.bulkGate.Acquire(r.Context(), orgID)
+		r, release, err := s.bulkGate.Admit(w, r, orgID, s.timeouts)
 		if err != nil {
 			return err
 		}
 		defer release()
-		s.restartDeadlines(w)
-		return h(w, r.WithContext(bulkgate.WithBulk(r.Context())), orgID)
-	}
-}
-
-// restartDeadlines counts the server's timeouts again from now: the time
-// a request waited at the gate is the service's, not its client's, and
-// must not turn into a failed read of its body or a cut answer.
-func (s *server) restartDeadlines(w http.ResponseWriter) {
-	rc := http.NewResponseController(w)
-	now := time.Now()
-	if s.timeouts.Read > 0 {
-		_ = rc.SetReadDeadline(now.Add(s.timeouts.Read)) // unsupported: the deadline stays the server's
-	}
-	if s.timeouts.Write > 0 {
-		_ = rc.SetWriteDeadline(now.Add(s.timeouts.Write))
+		return h(w, r, orgID)
 	}
 }

@@ -5,10 +5,10 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/internal/bulkgate"
+	"github.com/disburse/disburse/internal/poll"
 )
 
 // TestBulkGate: while the process's bulk gate is full, an organisation's
@@ -37,7 +37,7 @@ func TestBulkGate(t *testing.T) {
 				answers <- h.statusOf(t.Context(), "/batches/"+add.batch+"/payments", add.o.token, pay("254712345678", "10.00"))
 			}()
 		}
-		waitFor(t, func() bool { return gate.Waiting() == 2 }, "both adds waiting at the gate")
+		poll.Until(t, func() bool { return gate.Waiting() == 2 }, "both adds waiting at the gate")
 
 		// The small requests do not wait.
 		ok[Batch](t, h.do("POST", "/batches", a.token, map[string]string{"name": "small"}), 201)
@@ -55,7 +55,7 @@ func TestBulkGate(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		gone := make(chan int, 1)
 		go func() { gone <- h.statusOf(ctx, "/batches/"+ba.ID+"/payments", a.token, pay("254712345679", "1.00")) }()
-		waitFor(t, func() bool { return gate.Waiting() == 3 }, "the third add waiting")
+		poll.Until(t, func() bool { return gate.Waiting() == 3 }, "the third add waiting")
 		cancel()
 		<-gone
 
@@ -65,7 +65,7 @@ func TestBulkGate(t *testing.T) {
 				t.Fatalf("a waiting add answered %d; want 200", status)
 			}
 		}
-		waitFor(t, func() bool { return gate.Held() == 0 && gate.Waiting() == 0 }, "the hung-up add through the gate")
+		poll.Until(t, func() bool { return gate.Held() == 0 && gate.Waiting() == 0 }, "the hung-up add through the gate")
 		for _, s := range []struct {
 			o     org
 			batch string
@@ -92,17 +92,4 @@ func (h *harness) statusOf(ctx context.Context, path, token, payments string) in
 	}
 	res.Body.Close()
 	return res.StatusCode
-}
-
-// waitFor polls cond, at most 1,000 times over 10 s, and fails the test
-// naming what did not happen.
-func waitFor(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	for range 1000 {
-		if cond() {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("never: %s", what)
 }

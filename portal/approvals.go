@@ -114,12 +114,18 @@ func (p *portal) approvalPage(w http.ResponseWriter, r *http.Request, status int
 }
 
 // approve approves, which submits the batch; too little float rejects
-// the approval, and the page says so as the submit's page does.
+// the approval, and the page says so as the submit's page does. It waits
+// its turn at the process's bulk gate first, as the submit does (bulk.go).
 func (p *portal) approve(w http.ResponseWriter, r *http.Request) error {
 	org, err := ownBatchOnly(r)
 	if err != nil {
 		return err
 	}
+	r, release, err := p.bulk(w, r, org)
+	if err != nil {
+		return err
+	}
+	defer release()
 	a, b, err := p.svc.Approve(r.Context(), org, r.PathValue("id"), r.PostFormValue("comment"))
 	if e := a.Refusal; e != nil {
 		cur, err := p.office.Currencies(r.Context(), org)

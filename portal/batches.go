@@ -116,12 +116,18 @@ func ownBatchOnly(r *http.Request) (string, error) {
 }
 
 // submit shows the float check's shortfall plainly when it fails, and
-// the approval when the batch is at or above the approval threshold.
+// the approval when the batch is at or above the approval threshold. It
+// waits its turn at the process's bulk gate first (bulk.go).
 func (p *portal) submit(w http.ResponseWriter, r *http.Request) error {
 	org, err := ownBatchOnly(r)
 	if err != nil {
 		return err
 	}
+	r, release, err := p.bulk(w, r, org)
+	if err != nil {
+		return err
+	}
+	defer release()
 	sub, err := p.svc.SubmitSpooled(r.Context(), org, r.PathValue("id"), nil)
 	var e *disburse.Error
 	if errors.As(err, &e) && e.Code == disburse.CodeInsufficientFloat {

@@ -88,7 +88,9 @@ const (
 // (backoffice's tests check the service's own).
 var testPasswordCost = backoffice.PasswordCost{Time: 1, Memory: 8, Threads: 1}
 
-func newWorld(t *testing.T, open opener) *world {
+// newWorld serves the portal on a store of open's, with configs applied
+// to the portal's Config.
+func newWorld(t *testing.T, open opener, configs ...func(*portal.Config)) *world {
 	t.Helper()
 	ctx := t.Context()
 	store := open(t)
@@ -117,8 +119,12 @@ func newWorld(t *testing.T, open opener) *world {
 	w.userPassword = mk(userEmail, backoffice.RoleOrganisation, w.org.ID)
 	w.otherPassword = mk(otherEmail, backoffice.RoleOrganisation, w.other.ID)
 	w.checkerPassword = mk(checkerEmail, backoffice.RoleOrganisation, w.org.ID, auth.RoleApprover, auth.RoleMaker)
+	cfg := portal.Config{AuthStore: store.Auth(), Operators: w.ops}
+	for _, c := range configs {
+		c(&cfg)
+	}
 	w.srv = httptest.NewServer(httpapi.New(svc, httpapi.Config{AdminToken: adminToken, IdempotencyStore: store.Idempotency(), AuthStore: store.Auth(), OperatorStore: store,
-		Portal: portal.New(svc, office, portal.Config{AuthStore: store.Auth(), Operators: w.ops})}))
+		Portal: portal.New(svc, office, cfg)}))
 	t.Cleanup(w.srv.Close)
 	return w
 }
@@ -157,13 +163,11 @@ type answer struct {
 
 func (b *browser) do(req *http.Request) answer {
 	b.t.Helper()
-	res, err := b.c.Do(req)
-	if err != nil {
-		b.t.Fatal(err)
+	a := <-b.send(req)
+	if a.status == 0 {
+		b.t.Fatal(a.body)
 	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
-	return answer{res.StatusCode, res.Header, string(body)}
+	return a
 }
 
 func (b *browser) get(path string) answer {
@@ -174,13 +178,35 @@ func (b *browser) get(path string) answer {
 
 func (b *browser) post(path string, form url.Values) answer {
 	b.t.Helper()
+	return b.do(b.postRequest(path, form))
+}
+
+// postRequest is the request of post, to send another way (send).
+func (b *browser) postRequest(path string, form url.Values) *http.Request {
 	req, _ := http.NewRequest("POST", b.base+path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	if b.origin != "" {
 		req.Header.Set("Origin", b.origin)
 		req.Header.Set("Sec-Fetch-Site", "same-origin")
 	}
-	return b.do(req)
+	return req
+}
+
+// send sends req from a goroutine of its own and hands over its answer
+// when it comes: status 0 and the error as the body when none does.
+func (b *browser) send(req *http.Request) <-chan answer {
+	answered := make(chan answer, 1)
+	go func() {
+		res, err := b.c.Do(req)
+		if err != nil {
+			answered <- answer{body: err.Error()}
+			return
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		answered <- answer{res.StatusCode, res.Header, string(body)}
+	}()
+	return answered
 }
 
 // expect fails the test unless the answer has status and its body holds

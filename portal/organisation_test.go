@@ -24,6 +24,11 @@ func (b *browser) upload(batchID, csv string) answer {
 // sends it, when it is not empty.
 func (b *browser) uploadAs(batchID, uploadID, csv string) answer {
 	b.t.Helper()
+	return b.do(b.uploadRequest(batchID, uploadID, csv))
+}
+
+// uploadRequest is the request of uploadAs, to send another way (send).
+func (b *browser) uploadRequest(batchID, uploadID, csv string) *http.Request {
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	if uploadID != "" {
@@ -35,7 +40,7 @@ func (b *browser) uploadAs(batchID, uploadID, csv string) answer {
 	req, _ := http.NewRequest("POST", b.base+"/portal/batches/"+batchID+"/upload", &body)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Origin", b.origin)
-	return b.do(req)
+	return req
 }
 
 // walk follows a list's rel="next" links from first, at most maxPages

@@ -19,6 +19,7 @@ import (
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/auth"
+	"github.com/disburse/disburse/internal/bulkgate"
 	"github.com/disburse/disburse/internal/ratelimit"
 	"github.com/disburse/disburse/internal/reqroute"
 	"github.com/disburse/disburse/operators"
@@ -57,6 +58,15 @@ type Config struct {
 	// RateLimited, when not nil, is told each sign-in the limits refuse,
 	// by the limit's name (SignInLimit), for the operator's metrics.
 	RateLimited func(limit string)
+	// BulkGate is the process's bulk gate, the one the API's adds,
+	// submits and approvals pass (httpapi.Config.BulkGate): an upload's
+	// check and add, a submit and an approval pass it too, so the portal's
+	// bulk work takes its turn with the API's (docs/operations.md, "Bulk
+	// work"). Nil: the portal's bulk work is not limited.
+	BulkGate *bulkgate.Gate
+	// Deadlines are the server's timeouts, counted again once the gate
+	// admits a request (httpapi.Config.Timeouts).
+	Deadlines bulkgate.Deadlines
 }
 
 // SignInLimit names the sign-in limits in the metrics
@@ -74,6 +84,8 @@ type portal struct {
 	// addresses is Config.Addresses.
 	addresses *ratelimit.Limiter
 	limited   func(limit string) // nil: not counted
+	bulkGate  *bulkgate.Gate     // nil: bulk work is not limited
+	deadlines bulkgate.Deadlines
 }
 
 // New returns the portal's handler, to be served at Prefix
@@ -84,7 +96,8 @@ func New(svc *disburse.Service, office *backoffice.Service, cfg Config) http.Han
 		panic("portal: Config.AuthStore is nil")
 	}
 	p := &portal{svc: svc, office: office, auth: auth.New(cfg.AuthStore, svc), operators: cfg.Operators, log: cfg.Log, pages: parsePages(),
-		limiter: newSignInLimiter(cfg.SignInLimits), addresses: cfg.Addresses, limited: cfg.RateLimited}
+		limiter: newSignInLimiter(cfg.SignInLimits), addresses: cfg.Addresses, limited: cfg.RateLimited,
+		bulkGate: cfg.BulkGate, deadlines: cfg.Deadlines}
 	if p.log == nil {
 		p.log = slog.Default()
 	}

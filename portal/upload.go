@@ -58,7 +58,8 @@ type uploadResult struct {
 // added, in one transaction (Service.AddPaymentChunks, which checks again
 // what needs the stored batch): a failure there adds nothing either. How
 // far it has got is written to the database as it goes, for the page to
-// poll (uploadStatus).
+// poll (uploadStatus). The checks and the add wait their turn at the
+// process's bulk gate, as the API's add does (bulk.go).
 func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 	org, err := ownBatchOnly(r)
 	if err != nil {
@@ -82,6 +83,14 @@ func (p *portal) upload(w http.ResponseWriter, r *http.Request) error {
 		return p.batchPage(w, r, http.StatusBadRequest, page{Errors: []string{err.Error()}})
 	}
 	defer spool.Close()
+	// The gate is passed once the file is in: a browser's upload, however
+	// slow, holds no place of the process's bulk work, and the file waits
+	// on disk, not in memory, while the checks and the add wait their turn.
+	r, release, err := p.bulk(w, r, org)
+	if err != nil {
+		return err
+	}
+	defer release()
 
 	chunk := p.svc.Limits.MaxPaymentsPerRequest
 	if chunk <= 0 {

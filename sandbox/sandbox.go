@@ -10,6 +10,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/disburse/disburse"
@@ -127,13 +128,14 @@ func ExpireBatch(ctx context.Context, s *disburse.Service, organisationID, batch
 // organisation's: a sandbox, like a live organisation, holds one.
 func Deposit(ctx context.Context, s *disburse.Service, organisationID, accountID, amount, currency, reference string) (disburse.Transfer, error) {
 	var org disburse.Organisation
-	var accounts []disburse.Account
+	var target string
+	var found bool
 	err := s.Store.Read(ctx, func(tx disburse.Tx) error {
 		var err error
 		if org, err = organisation(ctx, tx, organisationID); err != nil {
 			return err
 		}
-		accounts, err = tx.PayoutAccounts(ctx, organisationID)
+		target, found, err = payoutAccount(ctx, tx, organisationID, strings.TrimSpace(accountID))
 		return err
 	})
 	if err != nil {
@@ -147,20 +149,25 @@ func Deposit(ctx context.Context, s *disburse.Service, organisationID, accountID
 	if err := v.Err(); err != nil {
 		return disburse.Transfer{}, err
 	}
-	target, ok := payoutAccount(accounts, strings.TrimSpace(accountID))
-	if !ok {
+	if !found {
 		return disburse.Transfer{}, disburse.NotFound("account")
 	}
 	return s.DepositBy(ctx, disburse.ActorOf(ctx), target, amount, reference)
 }
 
-// payoutAccount is the id of the account of accounts named id, or of the
-// default one when id is empty.
-func payoutAccount(accounts []disburse.Account, id string) (string, bool) {
-	for _, a := range accounts {
-		if (id == "" && a.IsDefault) || (id != "" && a.ID == id) {
-			return a.ID, true
-		}
+// payoutAccount is the id of the organisation's payout account named id,
+// or of its default one when id is empty; found is false when there is
+// none, which the caller reports after the input's own errors. It reads
+// the id alone (Tx.PayoutAccountID), not the held sums over the account's
+// batches that Tx.PayoutAccounts adds up.
+func payoutAccount(ctx context.Context, tx disburse.Tx, organisationID, id string) (target string, found bool, err error) {
+	if id != "" && !disburse.ValidID(id) {
+		// No account's id has another form; PostgreSQL would refuse it as a uuid.
+		return "", false, nil
 	}
-	return "", false
+	target, err = tx.PayoutAccountID(ctx, organisationID, id)
+	if errors.Is(err, disburse.ErrNotFound) {
+		return "", false, nil
+	}
+	return target, err == nil, err
 }

@@ -3,8 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"strings"
 )
 
 // Statement is one statement of a pipeline (Engine.Pipeline): its text,
@@ -128,33 +126,22 @@ func (t *tx) later(ctx context.Context, s Statement) error {
 // failure, once; each (nil: an exec) reads every result row.
 func (t *tx) bulkLater(ctx context.Context, query string, args []any, n int, cols []Column,
 	each func(Rows) error, done func(affected int64, err error) error) error {
-	head, tail, ok := strings.Cut(query, rowsMarker)
-	if !ok {
-		return fmt.Errorf("sqlstore: bulk query without %s", rowsMarker)
+	chunks, err := t.chunks(query, args, n, cols)
+	if err != nil {
+		return err
 	}
 	if n == 0 {
 		return done(0, nil)
 	}
-	split := strings.Count(head, "?")
-	size := max(t.e.MaxBulkRows(), 1)
 	var total int64
-	for start := 0; start < n; start += size {
-		m := min(size, n-start)
-		chunk := make([]Column, len(cols))
-		for i, c := range cols {
-			chunk[i] = c.shift(start)
-		}
-		src, srcArgs, err := t.e.Rows(chunk, m)
+	for c, err := range chunks {
 		if err != nil {
 			return done(total, err)
 		}
-		all := make([]any, 0, len(args)+len(srcArgs))
-		all = append(append(append(all, args[:split]...), srcArgs...), args[split:]...)
-		last := start+m >= n
-		s := Statement{Query: t.e.Rebind(head + src + tail), Args: all, Row: each,
+		s := Statement{Query: t.e.Rebind(c.query), Args: c.args, Row: each,
 			Done: func(affected int64, err error) error {
 				total += affected
-				if err != nil || last {
+				if err != nil || c.last {
 					return done(total, err)
 				}
 				return nil

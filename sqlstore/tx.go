@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/disburse/disburse"
 )
@@ -202,28 +201,17 @@ func forEach[R Rows](rows R, fn func(R) error) error {
 // scan the table and the rows for each of its rows. To PostgreSQL it is a
 // plain join.
 func (t *tx) bulk(ctx context.Context, query string, args []any, n int, cols []Column, each func(*sql.Rows) error) (int64, error) {
-	head, tail, ok := strings.Cut(query, rowsMarker)
-	if !ok {
-		return 0, fmt.Errorf("sqlstore: bulk query without %s", rowsMarker)
+	chunks, err := t.chunks(query, args, n, cols)
+	if err != nil {
+		return 0, err
 	}
-	split := strings.Count(head, "?")
-	size := max(t.e.MaxBulkRows(), 1)
 	var affected int64
-	for start := 0; start < n; start += size {
-		m := min(size, n-start)
-		chunk := make([]Column, len(cols))
-		for i, c := range cols {
-			chunk[i] = c.shift(start)
-		}
-		src, srcArgs, err := t.e.Rows(chunk, m)
+	for c, err := range chunks {
 		if err != nil {
 			return affected, err
 		}
-		all := make([]any, 0, len(args)+len(srcArgs))
-		all = append(append(append(all, args[:split]...), srcArgs...), args[split:]...)
-		q := head + src + tail
 		if each == nil {
-			res, err := t.exec(ctx, q, all...)
+			res, err := t.exec(ctx, c.query, c.args...)
 			if err != nil {
 				return affected, err
 			}
@@ -234,7 +222,7 @@ func (t *tx) bulk(ctx context.Context, query string, args []any, n int, cols []C
 			affected += k
 			continue
 		}
-		rows, err := t.query(ctx, q, all...)
+		rows, err := t.query(ctx, c.query, c.args...)
 		if err != nil {
 			return affected, err
 		}

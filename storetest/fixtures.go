@@ -148,6 +148,19 @@ func (w world) insertOpenBatch(t *testing.T, s disburse.Store, name string, due 
 	return b
 }
 
+// draftPayment is the setup of a ledger test: a new world with float
+// deposited, a DRAFT batch in it, and one stored DRAFT payment of amount
+// to msisdnUK in the batch.
+func draftPayment(t *testing.T, s disburse.Store, float, amount disburse.Money) (world, disburse.Batch, disburse.Payment) {
+	t.Helper()
+	w := newWorld(t, s)
+	w.deposit(t, s, float)
+	b := w.insertBatch(t, s, "b")
+	p := payment(b, msisdnUK, amount)
+	insertPayments(t, s, p)
+	return w, b, p
+}
+
 // payment returns a new DRAFT payment in b, not yet stored.
 func payment(b disburse.Batch, msisdn string, amount disburse.Money) disburse.Payment {
 	return disburse.Payment{ID: disburse.NewID(), BatchID: b.ID, OrganisationID: b.OrganisationID,

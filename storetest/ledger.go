@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -15,12 +16,8 @@ func transfer(from, to string, amount disburse.Money, kind disburse.TransferKind
 
 func testInsertTransfers(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
-	w := newWorld(t, s)
-	w.deposit(t, s, 100_00)
+	w, _, p := draftPayment(t, s, 100_00, 30_00)
 	w.deposit(t, s, 50_00)
-	b := w.insertBatch(t, s, "b")
-	p := payment(b, msisdnUK, 30_00)
-	insertPayments(t, s, p)
 	// Many transfers touching the same accounts: one balance change each.
 	write(t, s, func(tx disburse.Tx) error {
 		return tx.InsertTransfers(ctx, []disburse.Transfer{
@@ -45,11 +42,7 @@ func testInsertTransfers(t *testing.T, s disburse.Store) {
 // fails like InsertTransfers.
 func testInsertTransferRows(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
-	w := newWorld(t, s)
-	w.deposit(t, s, 100_00)
-	b := w.insertBatch(t, s, "b")
-	p := payment(b, msisdnUK, 30_00)
-	insertPayments(t, s, p)
+	w, _, p := draftPayment(t, s, 100_00, 30_00)
 	write(t, s, func(tx disburse.Tx) error {
 		changes := make(disburse.BalanceChanges)
 		for _, page := range [][]disburse.Transfer{
@@ -87,28 +80,37 @@ func testInsertTransferRows(t *testing.T, s disburse.Store) {
 // nothing of it stays, neither the transfers nor what came before them.
 func testInsertTransfersRefusesNegativeBalance(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
-	w := newWorld(t, s)
-	w.deposit(t, s, 10_00)
-	b := w.insertBatch(t, s, "b")
-	p := payment(b, msisdnUK, 30_00)
-	insertPayments(t, s, p)
+	w, _, p := draftPayment(t, s, 10_00, 30_00)
 	err := s.Write(ctx, func(tx disburse.Tx) error {
-		if _, err := tx.InsertMembers(ctx, []disburse.Member{{Msisdn: msisdnKE, RegisteredAt: t0}}); err != nil {
-			return err
-		}
-		return tx.InsertTransfers(ctx, []disburse.Transfer{
+		return memberThenTransfers(ctx, tx,
 			transfer(w.payout.ID, w.holding.ID, 6_00, disburse.TransferHold, p, disburse.LegPayment, t0),
-			transfer(w.payout.ID, w.holding.ID, 6_00, disburse.TransferHold, p, disburse.LegReferral, t0),
-		})
+			transfer(w.payout.ID, w.holding.ID, 6_00, disburse.TransferHold, p, disburse.LegReferral, t0))
 	})
-	if err == nil {
-		t.Fatal("InsertTransfers past the balance: no error")
-	}
-	if got := balance(t, s, w.payout.ID); got != 10_00 {
-		t.Errorf("payout balance = %s, want 10.00 unchanged", got)
-	}
+	w.keptNothing(t, s, "InsertTransfers past the balance", err, 10_00)
 	if got := balance(t, s, w.holding.ID); got != 0 {
 		t.Errorf("holding balance = %s, want 0.00 unchanged", got)
+	}
+}
+
+// memberThenTransfers inserts the member msisdnKE and then ts: a write
+// whose first part must not stay when the transfers are refused.
+func memberThenTransfers(ctx context.Context, tx disburse.Tx, ts ...disburse.Transfer) error {
+	if _, err := tx.InsertMembers(ctx, []disburse.Member{{Msisdn: msisdnKE, RegisteredAt: t0}}); err != nil {
+		return err
+	}
+	return tx.InsertTransfers(ctx, ts)
+}
+
+// keptNothing fails the test unless err, from a write of
+// memberThenTransfers past the payout's balance, is a failure that kept
+// nothing: the payout's balance still float, no member msisdnKE.
+func (w world) keptNothing(t *testing.T, s disburse.Store, what string, err error, float disburse.Money) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("%s: no error", what)
+	}
+	if got := balance(t, s, w.payout.ID); got != float {
+		t.Errorf("payout balance = %s, want %s unchanged", got, float)
 	}
 	notFound(t, s, "member written before the refused transfers", func(tx disburse.Tx) error {
 		_, err := member(tx, msisdnKE)

@@ -12,11 +12,7 @@ import (
 // the commit (docs/benchmarks.md, "Registration").
 func testTogether(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
-	w := newWorld(t, s)
-	w.deposit(t, s, 10_00)
-	b := w.insertBatch(t, s, "b")
-	p := payment(b, msisdnUK, 3_00)
-	insertPayments(t, s, p)
+	w, b, p := draftPayment(t, s, 10_00, 3_00)
 	settled := p
 	settled.Status, settled.SubmittedAt, settled.SettledAt = disburse.PaymentSettled, at(0), at(0)
 	var got []disburse.Batch
@@ -56,31 +52,14 @@ func testTogether(t *testing.T, s disburse.Store) {
 // of the transaction is kept.
 func testTogetherFails(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
-	w := newWorld(t, s)
-	w.deposit(t, s, 10_00)
-	b := w.insertBatch(t, s, "b")
-	p := payment(b, msisdnUK, 30_00)
-	insertPayments(t, s, p)
+	w, b, p := draftPayment(t, s, 10_00, 30_00)
 	err := s.Write(ctx, func(tx disburse.Tx) error {
 		return tx.Together(ctx, func() error {
-			if _, err := tx.InsertMembers(ctx, []disburse.Member{{Msisdn: msisdnKE, RegisteredAt: t0}}); err != nil {
-				return err
-			}
-			return tx.InsertTransfers(ctx, []disburse.Transfer{
-				transfer(w.payout.ID, w.holding.ID, 30_00, disburse.TransferHold, p, disburse.LegPayment, t0),
-			})
+			return memberThenTransfers(ctx, tx,
+				transfer(w.payout.ID, w.holding.ID, 30_00, disburse.TransferHold, p, disburse.LegPayment, t0))
 		})
 	})
-	if err == nil {
-		t.Fatal("held transfers past the balance: no error")
-	}
-	if got := balance(t, s, w.payout.ID); got != 10_00 {
-		t.Errorf("payout balance = %s, want 10.00 unchanged", got)
-	}
-	notFound(t, s, "member written before the refused transfers", func(tx disburse.Tx) error {
-		_, err := member(tx, msisdnKE)
-		return err
-	})
+	w.keptNothing(t, s, "held transfers past the balance", err, 10_00)
 	missing := payment(b, msisdnKE, 100)
 	err = s.Write(ctx, func(tx disburse.Tx) error {
 		return tx.Together(ctx, func() error { return tx.UpdatePaymentStates(ctx, []disburse.Payment{missing}) })

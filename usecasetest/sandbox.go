@@ -410,6 +410,9 @@ func testSandboxDeposit(t *testing.T, store disburse.Store) {
 		{"no currency", f.sandbox, "", "1.00", "", disburse.CodeInvalid},
 		{"no amount", f.sandbox, "", "", sandboxCurrency, disburse.CodeInvalid},
 		{"a live organisation's account", f.sandbox, f.account, "1.00", sandboxCurrency, disburse.CodeNotFound},
+		{"an account id in capitals", f.sandbox, strings.ToUpper(f.sandboxAccount), "1.00", sandboxCurrency, disburse.CodeNotFound},
+		{"not an account id", f.sandbox, "float", "1.00", sandboxCurrency, disburse.CodeNotFound},
+		{"no amount into no account", f.sandbox, disburse.NewID(), "", sandboxCurrency, disburse.CodeInvalid},
 		{"by a live organisation", f.org, f.account, "1.00", sandboxCurrency, disburse.CodeNotFound},
 	} {
 		if _, err := sandbox.Deposit(f.ctx, f.svc, c.org, c.account, c.amount, c.currency, ""); codeOf(err) != c.code {

@@ -119,12 +119,14 @@ func (c *config) server(handler http.Handler) *http.Server {
 }
 
 // handler is the portal and the API inside httpapi.Edge, with one address
-// budget for the API and the portal's sign-in.
+// budget for the API and the portal's sign-in, and the API's bulk gate
+// (api.BulkGate) for the portal's uploads, submits and approvals too.
 func (c *config) handler(svc *disburse.Service, office *backoffice.Service, api httpapi.Config, log *slog.Logger) http.Handler {
 	addresses := ratelimit.New(c.RateLimits.Address, c.RateLimits.Clock)
 	api.Addresses = addresses
 	api.Portal = portal.New(svc, office, portal.Config{Log: log, Addresses: addresses, AuthStore: api.AuthStore,
-		Operators: operators.New(api.OperatorStore, ""), RateLimited: api.Metrics.RateLimited})
+		Operators: operators.New(api.OperatorStore, ""), RateLimited: api.Metrics.RateLimited,
+		BulkGate: api.BulkGate, Deadlines: api.Timeouts})
 	return httpapi.Edge(httpapi.New(svc, api), c.TrustedProxies)
 }
 

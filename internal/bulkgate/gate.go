@@ -1,9 +1,10 @@
 // Package bulkgate admits at most a few pieces of bulk work at once in one
 // process, and lets the rest wait their turn, taking turns between keys
 // (organisations) and, within a key, first come first served. The API
-// passes the requests that add or submit many payments through it, so that
-// however many organisations send them at once, the process keeps CPU and
-// database connections for the small requests, which never wait here
+// and the portal pass the requests that add or submit many payments
+// through the process's one gate (Admit), so that however many
+// organisations send them at once, the process keeps CPU and database
+// connections for the small requests, which never wait here
 // (docs/operations.md, "Bulk work"; docs/benchmarks.md, "Many tenants at
 // once").
 package bulkgate
