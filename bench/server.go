@@ -97,6 +97,9 @@ func newService(store *sqlstore.Store, c *clock) (*disburse.Service, *webhooks.S
 
 // newServer is the HTTP server of a replica's API.
 func newServer(svc *disburse.Service, hooks *webhooks.Service, store *sqlstore.Store, admin string, bulk int) *http.Server {
+	if bulk == 0 {
+		bulk = httpapi.DefaultBulkConcurrency(store.HasOneWriter())
+	}
 	handler := httpapi.New(svc, httpapi.Config{AdminToken: admin, Log: svc.Log, Webhooks: hooks, IdempotencyStore: store.Idempotency(), BulkConcurrency: bulk,
 		// A day: a token must outlive the longest run and the clock's jumps.
 		AuthStore: store.Auth(), TokenTTL: 24 * time.Hour})

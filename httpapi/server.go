@@ -80,7 +80,8 @@ type Config struct {
 	Webhooks *webhooks.Service
 	// BulkConcurrency is how many bulk requests (adds, submits,
 	// approvals) this process serves at once, the rest waiting their turn
-	// (bulk.go); 0 means DefaultBulkConcurrency, a negative value no limit.
+	// (bulk.go); 0 means DefaultBulkConcurrency(false), a negative value
+	// no limit.
 	BulkConcurrency int
 	// BulkGate, when set, is the gate itself (a test's, to hold it) and
 	// BulkConcurrency is not read.

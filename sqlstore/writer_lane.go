@@ -30,6 +30,10 @@ const smallBurst = 16
 // transaction's connection: for an engine with one writer.
 func OneWriter() Option { return func(s *Store) { s.lane = &writerLane{} } }
 
+// HasOneWriter reports whether the store was opened with OneWriter: all
+// its writes pass one connection, as SQLite's do.
+func (s *Store) HasOneWriter() bool { return s.lane != nil }
+
 // acquire waits for the writer; release must be called once the
 // transaction's connection is back in its pool.
 func (l *writerLane) acquire(ctx context.Context) (release func(), err error) {

@@ -50,7 +50,8 @@ type config struct {
 	IdempotencyLease time.Duration
 	RateLimits       httpapi.RateLimits
 	// BulkConcurrency is how many adds and submits this process serves at
-	// once (httpapi.Config's; docs/operations.md, "Bulk work").
+	// once (httpapi.Config's; docs/operations.md, "Bulk work"); 0: the
+	// store's default (bulkConcurrency).
 	BulkConcurrency int
 
 	// DeliveryConcurrency is how many notification sends, and how many
@@ -213,8 +214,8 @@ func (c *config) checkLimits() error {
 		return fmt.Errorf("max-payments-per-batch must be at least 1")
 	case c.MaxBodyBytes < 1:
 		return fmt.Errorf("max-body-bytes must be at least 1")
-	case c.BulkConcurrency < 1:
-		return fmt.Errorf("bulk-concurrency must be at least 1")
+	case c.BulkConcurrency < 0:
+		return fmt.Errorf("bulk-concurrency must be 0 (the default) or more")
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +10,7 @@ import (
 	"github.com/disburse/disburse/httpapi"
 	"github.com/disburse/disburse/idempotency"
 	"github.com/disburse/disburse/internal/ratelimit"
+	"github.com/disburse/disburse/postgres/pgtest"
 )
 
 // TestSettingsLimits: the budgets and the lease default to what the docs
@@ -48,21 +51,36 @@ func TestSettingsLimits(t *testing.T) {
 	}
 }
 
-// TestSettingsBulkConcurrency: the bulk gate defaults to the API's
-// default, comes from its flag or its variable, and must admit one at
-// least.
+// TestSettingsBulkConcurrency: the bulk gate comes from its flag or its
+// variable, may not be negative, and by default (0) follows the store:
+// two places on SQLite's one writer, one per two processors, at least
+// one, on PostgreSQL (httpapi.DefaultBulkConcurrency).
 func TestSettingsBulkConcurrency(t *testing.T) {
 	c, err := serveSettings(t, nil)
-	if err != nil || c.BulkConcurrency != httpapi.DefaultBulkConcurrency {
-		t.Fatalf("default: %d, %v; want %d", c.BulkConcurrency, err, httpapi.DefaultBulkConcurrency)
+	if err != nil || c.BulkConcurrency != 0 {
+		t.Fatalf("default: %d, %v; want 0, the store's", c.BulkConcurrency, err)
 	}
-	if c, err = serveSettings(t, map[string]string{"DISBURSE_BULK_CONCURRENCY": "3"}); err != nil || c.BulkConcurrency != 3 {
+	sqlite, err := openStore(t.Context(), "sqlite:"+filepath.Join(t.TempDir(), "b.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sqlite.Close()
+	if got := bulkConcurrency(&c, sqlite); got != 2 {
+		t.Errorf("SQLite's default: %d places, want 2", got)
+	}
+	t.Run("postgres", func(t *testing.T) {
+		postgres := pgtest.OpenSQL(t) // skips without DISBURSE_TEST_POSTGRES_URL
+		if got, want := bulkConcurrency(&c, postgres), max(1, runtime.NumCPU()/2); got != want {
+			t.Errorf("PostgreSQL's default on %d processors: %d places, want %d", runtime.NumCPU(), got, want)
+		}
+	})
+	if c, err = serveSettings(t, map[string]string{"DISBURSE_BULK_CONCURRENCY": "3"}); err != nil || bulkConcurrency(&c, sqlite) != 3 {
 		t.Fatalf("from the variable: %v", err)
 	}
-	if c, err = serveSettings(t, map[string]string{"DISBURSE_BULK_CONCURRENCY": "3"}, "--bulk-concurrency", "1"); err != nil || c.BulkConcurrency != 1 {
+	if c, err = serveSettings(t, map[string]string{"DISBURSE_BULK_CONCURRENCY": "3"}, "--bulk-concurrency", "1"); err != nil || bulkConcurrency(&c, sqlite) != 1 {
 		t.Fatalf("the flag over the variable: %v", err)
 	}
-	if _, err = serveSettings(t, nil, "--bulk-concurrency", "0"); err == nil || !strings.Contains(err.Error(), "bulk-concurrency") {
-		t.Errorf("a gate of none: %v", err)
+	if _, err = serveSettings(t, nil, "--bulk-concurrency", "-1"); err == nil || !strings.Contains(err.Error(), "bulk-concurrency") {
+		t.Errorf("a negative gate: %v", err)
 	}
 }

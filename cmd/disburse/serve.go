@@ -80,7 +80,7 @@ func serve(ctx context.Context, args []string) error {
 	var metrics *metricsServer
 	apiConfig := httpapi.Config{AdminToken: c.AdminToken, MaxBodyBytes: c.MaxBodyBytes, Log: log,
 		IdempotencyLease: c.IdempotencyLease, IdempotencyStore: keyStore, AuthStore: store.Auth(), TokenTTL: c.TokenTTL, OperatorStore: store, RateLimits: c.RateLimits, Webhooks: hooks,
-		BulkGate: bulkgate.New(c.BulkConcurrency), Timeouts: httpapi.ServerTimeouts{Read: c.ReadTimeout, Write: c.WriteTimeout}}
+		BulkGate: bulkgate.New(bulkConcurrency(c, store)), Timeouts: httpapi.ServerTimeouts{Read: c.ReadTimeout, Write: c.WriteTimeout}}
 	if c.MetricsListen != "" {
 		mln, err := net.Listen("tcp", c.MetricsListen)
 		if err != nil {
