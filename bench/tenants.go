@@ -247,7 +247,7 @@ func writeTenants(e *env, replicas int, one, all []time.Duration, seen observed,
 	fmt.Fprintf(t, "another organisation meanwhile, p99\t%.2f ms\tGET /batches/{id} %.2f ms, POST /batches %.2f ms, %d requests\n",
 		j.OtherP99, j.OtherGetP99, j.OtherPostP99, j.OtherRequests)
 	fmt.Fprintf(t, "meanwhile, the Go scheduler's latency\tp99 %.2f ms, p99.9 %.2f ms\n", j.SchedP99, j.SchedP999)
-	fmt.Fprintf(t, "meanwhile, waits for a pooled connection\t%d, %.1f ms in all\n", j.PoolWaits, j.PoolWaitMS)
+	fmt.Fprintf(t, "meanwhile, waits for a pooled connection (or SQLite's writer)\t%d, %.1f ms in all\n", j.PoolWaits, j.PoolWaitMS)
 	fmt.Fprintf(t, "ledger\t%s\n", okText(ok))
 	t.Flush()
 	b.WriteByte('\n')

@@ -16,8 +16,12 @@ import (
 
 const schedLatencies = "/sched/latencies:seconds"
 
-// pooled is a store with connection pools (sqlstore.Store).
-type pooled interface{ Pools() map[string]*sql.DB }
+// pooled is a store with connection pools and, on SQLite, a writer lane
+// in front of its write pool (sqlstore.Store).
+type pooled interface {
+	Pools() map[string]*sql.DB
+	WriterWaits() (int64, time.Duration)
+}
 
 // waitsMark is the counters at the start of a run.
 type waitsMark struct {
@@ -80,8 +84,12 @@ func histogramPercentile(buckets []float64, counts []uint64, p float64) time.Dur
 	return 0
 }
 
+// poolWaits is the waits for a connection: the pools' and, where a lane
+// hands out the one writer, the lane's (its pool then never waits).
 func poolWaits(stores []pooled) (n int64, wait time.Duration) {
 	for _, s := range stores {
+		laneWaits, laneWait := s.WriterWaits()
+		n, wait = n+laneWaits, wait+laneWait
 		for _, db := range s.Pools() {
 			st := db.Stats()
 			n += st.WaitCount

@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/disburse/disburse/internal/bulkgate"
 )
@@ -21,6 +23,11 @@ type writerLane struct {
 	busy        bool
 	small, bulk []chan struct{} // waiters, oldest first
 	inARow      int             // small writes admitted while bulk waited
+
+	// waits counts the writes that found the writer taken, and waited
+	// their time: the waits database/sql's pool counts for a store without
+	// a lane, which this one's pool no longer sees (WriterWaits).
+	waits, waited atomic.Int64
 }
 
 // smallBurst is how many small writes may pass a waiting bulk one.
@@ -34,10 +41,30 @@ func OneWriter() Option { return func(s *Store) { s.lane = &writerLane{} } }
 // its writes pass one connection, as SQLite's do.
 func (s *Store) HasOneWriter() bool { return s.lane != nil }
 
+// WriterWaits is how many writes found the one writer taken and how long
+// they waited for it in all, since the store opened: zero without a
+// lane, whose waits are its write pool's (Pools).
+func (s *Store) WriterWaits() (int64, time.Duration) {
+	if s.lane == nil {
+		return 0, 0
+	}
+	return s.lane.waits.Load(), time.Duration(s.lane.waited.Load())
+}
+
 // acquire waits for the writer; release must be called once the
 // transaction's connection is back in its pool.
 func (l *writerLane) acquire(ctx context.Context) (release func(), err error) {
 	ready := l.enqueue(bulkgate.IsBulk(ctx))
+	select {
+	case <-ready:
+		return l.release, nil // the writer was free
+	default:
+	}
+	start := time.Now()
+	defer func() {
+		l.waits.Add(1)
+		l.waited.Add(int64(time.Since(start)))
+	}()
 	select {
 	case <-ready:
 		return l.release, nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/disburse/disburse/internal/bulkgate"
 )
@@ -77,4 +79,36 @@ func TestWriterLaneAcquire(t *testing.T) {
 		t.Fatal("the bulk write never went")
 	}
 	l.release()
+}
+
+// TestWriterLaneCountsWaits: a write that finds the writer free is no
+// wait; one that finds it taken is counted with the time it waited, as
+// database/sql counts its pool's waits (Store.WriterWaits).
+func TestWriterLaneCountsWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := &writerLane{}
+		s := &Store{lane: l}
+		release, err := l.acquire(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, d := s.WriterWaits(); n != 0 || d != 0 {
+			t.Fatalf("a free writer: %d waits, %v; want none", n, d)
+		}
+		admitted := make(chan struct{})
+		go func() {
+			next, err := l.acquire(t.Context())
+			if err == nil {
+				next()
+			}
+			close(admitted)
+		}()
+		synctest.Wait() // the second write waits in the lane
+		time.Sleep(30 * time.Millisecond)
+		release()
+		<-admitted
+		if n, d := s.WriterWaits(); n != 1 || d != 30*time.Millisecond {
+			t.Fatalf("after one wait of 30ms: %d waits, %v", n, d)
+		}
+	})
 }

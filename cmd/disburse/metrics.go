@@ -33,6 +33,9 @@ func newRegistry(store *sqlstore.Store) *prometheus.Registry {
 	for name, db := range store.Pools() {
 		reg.MustRegister(collectors.NewDBStatsCollector(db, name))
 	}
+	if store.HasOneWriter() {
+		reg.MustRegister(writerWaits(store))
+	}
 	return reg
 }
 
