@@ -271,17 +271,11 @@ func (p *proxy) forward(client, server net.Conn) {
 	for {
 		n, err := client.Read(buf)
 		if n > 0 {
-			cut := p.commitSent(buf[:n])
-			if cut == nil || !cut.drop {
-				if _, werr := server.Write(buf[:n]); werr != nil {
-					return
-				}
+			if cut := p.commitSent(buf[:n]); cut != nil {
+				p.cutAt(cut, client, server, buf[:n])
+				return
 			}
-			if cut != nil {
-				if cut.down { // down before the client hears of the cut
-					p.goDown()
-				}
-				client.Close()
+			if _, werr := server.Write(buf[:n]); werr != nil {
 				return
 			}
 		}
@@ -318,12 +312,24 @@ func (p *proxy) cutAtCommitAfter(cut commitCut) {
 	p.armed = &cut
 }
 
-// goDown breaks every connection and refuses new ones until up.
-func (p *proxy) goDown() {
-	p.mu.Lock()
-	p.down = true
-	p.mu.Unlock()
-	p.breakAll()
+// cutAt cuts client off at its COMMIT, which goes on to the server
+// unless cut drops it. The client is closed before the COMMIT is sent:
+// were it closed after, the server's answer could reach it first, and the
+// commit would not be in doubt at all. With cut.down, new connections are
+// refused before the client can hear of the cut and reconnect.
+func (p *proxy) cutAt(cut *commitCut, client, server net.Conn, commit []byte) {
+	if cut.down {
+		p.mu.Lock()
+		p.down = true
+		p.mu.Unlock()
+	}
+	client.Close()
+	if !cut.drop {
+		_, _ = server.Write(commit)
+	}
+	if cut.down {
+		p.breakAll()
+	}
 }
 
 // up takes connections again.
