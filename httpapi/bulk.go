@@ -34,8 +34,9 @@ func DefaultBulkConcurrency(oneWriter bool) int {
 type ServerTimeouts = bulkgate.Deadlines
 
 // newBulkGate is the gate of cfg: its own, or one of its concurrency (0:
-// the default of a store with many writers); nil when the concurrency is negative (no gate: the bench
-// compares without one).
+// the default of a store with many writers; serve and the bench pass
+// their store's); nil when the concurrency is negative (no gate: the
+// bench compares without one).
 func newBulkGate(cfg Config) *bulkgate.Gate {
 	switch {
 	case cfg.BulkGate != nil:
