@@ -13,7 +13,8 @@ import (
 // one writer (SQLite), two: one request's body is read and checked while
 // another holds the writer, and one place would serialise them. On
 // PostgreSQL, where replicas share the database's processors, one for
-// each two processors of this machine, at least one: with two places a
+// each two processors the process may use (GOMAXPROCS, which follows a
+// container's CPU limit), at least one: with two places a
 // replica on two cores, another organisation's small request waited 77
 // to 109 ms at the 99th percentile behind eight organisations' adds and
 // submits; with one, 26 to 30 ms, and the eight finished within their
@@ -23,7 +24,7 @@ func DefaultBulkConcurrency(oneWriter bool) int {
 	if oneWriter {
 		return 2
 	}
-	return max(1, runtime.NumCPU()/2)
+	return max(1, runtime.GOMAXPROCS(0)/2)
 }
 
 // ServerTimeouts are the HTTP server's ReadTimeout and WriteTimeout,

@@ -70,8 +70,8 @@ func TestSettingsBulkConcurrency(t *testing.T) {
 	}
 	t.Run("postgres", func(t *testing.T) {
 		postgres := pgtest.OpenSQL(t) // skips without DISBURSE_TEST_POSTGRES_URL
-		if got, want := bulkConcurrency(&c, postgres), max(1, runtime.NumCPU()/2); got != want {
-			t.Errorf("PostgreSQL's default on %d processors: %d places, want %d", runtime.NumCPU(), got, want)
+		if got, want := bulkConcurrency(&c, postgres), max(1, runtime.GOMAXPROCS(0)/2); got != want {
+			t.Errorf("PostgreSQL's default on %d processors: %d places, want %d", runtime.GOMAXPROCS(0), got, want)
 		}
 	})
 	if c, err = serveSettings(t, map[string]string{"DISBURSE_BULK_CONCURRENCY": "3"}); err != nil || bulkConcurrency(&c, sqlite) != 3 {
