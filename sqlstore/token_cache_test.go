@@ -9,6 +9,7 @@ import (
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/auth"
 	"github.com/disburse/disburse/internal/apiversion"
+	"github.com/disburse/disburse/internal/poll"
 	"github.com/disburse/disburse/organisations"
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/postgres/pgtest"
@@ -136,17 +137,11 @@ func testTokenCache(t *testing.T, revoker, replica *sqlstore.Store, announced bo
 }
 
 // awaitTokenCache waits until s's token cache is as ready says, for at
-// most five seconds (an announcement's delivery, on loopback, takes
-// milliseconds).
+// most poll.Until's ten seconds (an announcement's delivery, on loopback,
+// takes milliseconds).
 func awaitTokenCache(t *testing.T, s *sqlstore.Store, ready func(on bool, emptyings uint64) bool) {
 	t.Helper()
-	for range 500 {
-		if ready(sqlstore.TokenCacheState(s)) {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("the token cache never got there")
+	poll.Until(t, func() bool { return ready(sqlstore.TokenCacheState(s)) }, "the token cache in the state awaited")
 }
 
 // tokenKept says whether s's cache holds a token, read without a second
