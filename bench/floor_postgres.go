@@ -2,15 +2,17 @@ package bench
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/disburse/disburse/internal/pgcopy"
 	"github.com/disburse/disburse/sqlstore"
 )
 
-// postgresFloor is PostgreSQL's floor: COPY (pgx CopyFrom) on one
+// postgresFloor is PostgreSQL's floor: binary COPY on one
 // connection of its own, with the settings the store gives its sessions
 // where they change a plan (no JIT).
 type postgresFloor struct{ conn *pgx.Conn }
@@ -37,22 +39,40 @@ func (p *postgresFloor) begin(ctx context.Context) (floorTx, error) {
 
 type postgresFloorTx struct{ tx pgx.Tx }
 
-// insert hands pgx ids as pgtype.UUID, which it encodes as they are: a
-// uuid.UUID would go through its text form, a cost of the client's, not
-// of the database's.
+// insert sends the rows in COPY's binary format, encoded as the service's
+// are (internal/pgcopy), with the type of each value as given: ids as
+// uuid.UUID, amounts and times as int64.
 func (t *postgresFloorTx) insert(ctx context.Context, table string, cols []string, next func([]any) bool) error {
 	dst := make([]any, len(cols))
-	_, err := t.tx.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromFunc(func() ([]any, error) {
+	rows := pgcopy.NewReader(func(buf []byte) ([]byte, bool, error) {
 		if !next(dst) {
-			return nil, nil
+			return buf, false, nil
 		}
+		buf = pgcopy.Row(buf, len(dst))
 		for k, v := range dst {
-			if u, ok := v.(uuid.UUID); ok {
-				dst[k] = pgtype.UUID{Bytes: u, Valid: true}
+			switch v := v.(type) {
+			case nil:
+				buf = pgcopy.Null(buf)
+			case string:
+				buf = pgcopy.Text(buf, v)
+			case int64:
+				buf = pgcopy.Int8(buf, v)
+			case bool:
+				buf = pgcopy.Bool(buf, v)
+			case uuid.UUID:
+				buf = pgcopy.UUID(buf, v)
+			default:
+				return nil, false, fmt.Errorf("bench: copy into %s: column %s: a %T", table, cols[k], v)
 			}
 		}
-		return dst, nil
-	}))
+		return buf, true, nil
+	})
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = pgx.Identifier{c}.Sanitize()
+	}
+	query := "COPY " + pgx.Identifier{table}.Sanitize() + " (" + strings.Join(names, ", ") + ") FROM STDIN (FORMAT binary)"
+	_, err := t.tx.Conn().PgConn().CopyFrom(ctx, rows, query)
 	return err
 }
 

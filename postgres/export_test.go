@@ -13,3 +13,7 @@ import (
 func OpenInChunks(ctx context.Context, url string, rows int) (*sqlstore.Store, error) {
 	return open(ctx, url, Engine{bulkRows: rows, copyRows: 1})
 }
+
+// NewCopyReader is newCopyReader, for the test that copies its rows into
+// a server.
+var NewCopyReader = newCopyReader

@@ -6,7 +6,6 @@
 package msisdn
 
 import (
-	"regexp"
 	"slices"
 	"sync"
 
@@ -136,7 +135,7 @@ type callingCode struct {
 	known bool
 	// nationalPrefix is the metadata's national prefix for parsing, anchored
 	// as Parse anchors it; nil when there is none.
-	nationalPrefix *regexp.Regexp
+	nationalPrefix *anchored
 	// plans are the code's regions, in the library's order.
 	plans []*numberPlan
 }
@@ -180,7 +179,7 @@ var callingCodes = sync.OnceValue(func() *[1000]callingCode {
 		}
 		// Parse reads the metadata of the code's main region.
 		if p := metadata(cc, phonenumbers.GetRegionCodeForCountryCode(cc)).GetNationalPrefixForParsing(); p != "" {
-			code.nationalPrefix = regexp.MustCompile("^(?:" + p + ")")
+			code.nationalPrefix = compileAnchored(p, false)
 		}
 	}
 	return &codes
@@ -196,11 +195,11 @@ type numberPlan struct {
 }
 
 type compiledPlan struct {
-	leadingDigits              *regexp.Regexp // nil when the metadata has none
+	leadingDigits              *anchored // nil when the metadata has none
 	general, fixedLine, mobile numberDesc
 	sameMobileAndFixedLine     bool
 	// others are the types getNumberTypeHelper tries before fixed line and
-	// mobile, in its order.
+	// mobile, in its order, those the region has.
 	others []numberDesc
 }
 
@@ -208,33 +207,47 @@ type compiledPlan struct {
 type numberDesc struct {
 	typ     phonenumbers.PhoneNumberType
 	lengths []int32
-	pattern *regexp.Regexp
+	pattern *anchored // nil when the desc matches no national number
 }
+
+// noPattern is the metadata's pattern of a type a region does not have:
+// letters, which no national number (digits, never empty) matches.
+const noPattern = "NA"
 
 func (p *numberPlan) compiled() *compiledPlan {
 	p.once.Do(func() {
 		m := p.meta
 		desc := func(typ phonenumbers.PhoneNumberType, d *phonenumbers.PhoneNumberDesc) numberDesc {
-			return numberDesc{typ, d.GetPossibleLength(), regexp.MustCompile("^(?:" + d.GetNationalNumberPattern() + ")$")}
+			pattern := d.GetNationalNumberPattern()
+			if pattern == "" || pattern == noPattern {
+				return numberDesc{typ: typ} // matches no national number
+			}
+			return numberDesc{typ, d.GetPossibleLength(), compileAnchored(pattern, true)}
 		}
 		p.c = compiledPlan{
 			general:                desc(phonenumbers.UNKNOWN, m.GetGeneralDesc()),
 			fixedLine:              desc(phonenumbers.FIXED_LINE, m.GetFixedLine()),
 			mobile:                 desc(phonenumbers.MOBILE, m.GetMobile()),
 			sameMobileAndFixedLine: m.GetSameMobileAndFixedLinePattern(),
-			others: []numberDesc{
-				desc(phonenumbers.PREMIUM_RATE, m.GetPremiumRate()),
-				desc(phonenumbers.TOLL_FREE, m.GetTollFree()),
-				desc(phonenumbers.SHARED_COST, m.GetSharedCost()),
-				desc(phonenumbers.VOIP, m.GetVoip()),
-				desc(phonenumbers.PERSONAL_NUMBER, m.GetPersonalNumber()),
-				desc(phonenumbers.PAGER, m.GetPager()),
-				desc(phonenumbers.UAN, m.GetUan()),
-				desc(phonenumbers.VOICEMAIL, m.GetVoicemail()),
-			},
+		}
+		for _, d := range []numberDesc{
+			desc(phonenumbers.PREMIUM_RATE, m.GetPremiumRate()),
+			desc(phonenumbers.TOLL_FREE, m.GetTollFree()),
+			desc(phonenumbers.SHARED_COST, m.GetSharedCost()),
+			desc(phonenumbers.VOIP, m.GetVoip()),
+			desc(phonenumbers.PERSONAL_NUMBER, m.GetPersonalNumber()),
+			desc(phonenumbers.PAGER, m.GetPager()),
+			desc(phonenumbers.UAN, m.GetUan()),
+			desc(phonenumbers.VOICEMAIL, m.GetVoicemail()),
+		} {
+			// A region's absent types (most of the eight) would each cost a
+			// pattern's run on every number, to fail.
+			if d.pattern != nil {
+				p.c.others = append(p.c.others, d)
+			}
 		}
 		if ld := m.GetLeadingDigits(); ld != "" {
-			p.c.leadingDigits = regexp.MustCompile("^(?:" + ld + ")")
+			p.c.leadingDigits = compileAnchored(ld, false)
 		}
 	})
 	return &p.c
@@ -243,7 +256,7 @@ func (p *numberPlan) compiled() *compiledPlan {
 // matches is isNumberMatchingDesc: a possible length, when the desc lists
 // any, and the pattern.
 func (d numberDesc) matches(nsn string) bool {
-	return (len(d.lengths) == 0 || slices.Contains(d.lengths, int32(len(nsn)))) && d.pattern.MatchString(nsn)
+	return d.pattern != nil && (len(d.lengths) == 0 || slices.Contains(d.lengths, int32(len(nsn)))) && d.pattern.MatchString(nsn)
 }
 
 // numberType is getNumberTypeHelper.
