@@ -75,6 +75,13 @@ func (Engine) AnyOf(column string, values []string) (string, any) {
 	return column + " IN (SELECT value FROM json_each(?))", string(append(buf, ']'))
 }
 
+// LookupEach is column's AnyOf: SQLite already looks each value up in
+// column's index.
+func (e Engine) LookupEach(table, column, cond string, values []string) (string, any) {
+	match, arg := e.AnyOf(column, values)
+	return `SELECT id FROM ` + table + ` WHERE ` + match + ` AND ` + cond, arg
+}
+
 // PlanEachRun returns args as they are: SQLite makes no generic plan to
 // fall back on after a few runs, as PostgreSQL does, and its plan of a
 // lookup by an indexed column is the index whatever the table's size

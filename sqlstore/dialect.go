@@ -29,6 +29,12 @@ type Dialect interface {
 	// one argument of its placeholder: a list of any length passed as one
 	// parameter.
 	AnyOf(column string, values []string) (cond string, arg any)
+	// LookupEach returns a query of the ids of table's rows whose column
+	// equals one of values and that meet cond, and the one argument of its
+	// placeholder: each value looked up on its own in the index on column
+	// (cond being a partial index's predicate), whatever the table's size
+	// and statistics, for a few values in a large table (LockPendingLegsTo).
+	LookupEach(table, column, cond string, values []string) (query string, arg any)
 	// PlanEachRun returns a statement's args with what makes the engine
 	// plan it for those values each time it runs, never from a plan it
 	// cached on an earlier run: for a lookup whose plan must follow the

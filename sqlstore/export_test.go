@@ -20,3 +20,9 @@ func TokensKept(s *Store) int {
 	defer s.tokens.mu.Unlock()
 	return len(s.tokens.tokens)
 }
+
+// PendingLegsQuery is LockPendingLegsTo's statement, without its lock,
+// for the test of its plan.
+func PendingLegsQuery(d Dialect, msisdns []string) (string, []any) {
+	return pendingLegsQuery(d, msisdns)
+}

@@ -136,8 +136,9 @@ func (t *tx) DeleteDraftPayment(ctx context.Context, id string) error {
 }
 
 // LockPendingLegsTo looks the legs of all msisdns up in one statement:
-// the union of two index lookups (one partial index per leg, on the held
-// flags of migration 00005), each payment once, locked in seq order. On
+// the union of two index lookups of each msisdn (LookupEach; one partial
+// index per leg, on the held flags of migration 00005), each payment
+// once, locked in seq order. On
 // PostgreSQL it is planned with its values at every run (PlanEachRun): a
 // plan of it cached while payments was empty, as a new deployment's and
 // the bench's are when the first members register, scans every payment,
@@ -149,14 +150,17 @@ func (t *tx) LockPendingLegsTo(ctx context.Context, msisdns ...string) ([]disbur
 	if len(msisdns) == 0 {
 		return nil, nil
 	}
-	payees, payeesArg := t.e.AnyOf("msisdn", msisdns)
-	referrals, referralsArg := t.e.AnyOf("referral_msisdn", msisdns)
-	return list(ctx, t, "pending legs", scanRowPayment, `SELECT `+paymentColumns+` FROM payments p
-		WHERE p.id IN (
-			SELECT id FROM payments WHERE `+payees+` AND held AND status = 'PENDING'
-			UNION
-			SELECT id FROM payments WHERE `+referrals+` AND referral_held AND referral_status = 'PENDING')
-		ORDER BY p.seq`+t.e.LockClause(false), t.e.PlanEachRun(payeesArg, referralsArg)...)
+	query, args := pendingLegsQuery(t.e, msisdns)
+	return list(ctx, t, "pending legs", scanRowPayment, query+t.e.LockClause(false), t.e.PlanEachRun(args...)...)
+}
+
+// pendingLegsQuery is LockPendingLegsTo's statement, without its lock.
+func pendingLegsQuery(d Dialect, msisdns []string) (string, []any) {
+	payees, payeesArg := d.LookupEach("payments", "msisdn", "held AND status = 'PENDING'", msisdns)
+	referrals, referralsArg := d.LookupEach("payments", "referral_msisdn", "referral_held AND referral_status = 'PENDING'", msisdns)
+	return `SELECT ` + paymentColumns + ` FROM payments p
+		WHERE p.id IN (` + payees + ` UNION ` + referrals + `)
+		ORDER BY p.seq`, []any{payeesArg, referralsArg}
 }
 
 func (t *tx) LockPendingLegsOf(ctx context.Context, batchID string) ([]disburse.Payment, error) {
