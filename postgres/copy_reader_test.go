@@ -29,11 +29,7 @@ type copiedRow struct {
 // many of the connection's reads (a row split between two of them).
 func TestCopyReader(t *testing.T) {
 	ctx := t.Context()
-	conn, err := pgx.Connect(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgtest.Conn(t)
 	if _, err := conn.Exec(ctx, `CREATE TEMP TABLE copied (seq bigint GENERATED ALWAYS AS IDENTITY,
 		text text NOT NULL, opt_text text, id uuid, n bigint NOT NULL, flag boolean NOT NULL, at bigint)`); err != nil {
 		t.Fatal(err)
@@ -101,17 +97,13 @@ func TestCopyReader(t *testing.T) {
 // no row of it stays.
 func TestCopyReaderRefusesABadID(t *testing.T) {
 	ctx := t.Context()
-	conn, err := pgx.Connect(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgtest.Conn(t)
 	if _, err := conn.Exec(ctx, `CREATE TEMP TABLE copied (id uuid)`); err != nil {
 		t.Fatal(err)
 	}
 	ids := []string{"01939a6e-0000-7000-8000-000000000001", "not-a-uuid"}
 	cols := []sqlstore.Column{sqlstore.IDCol("id", func(i int) string { return ids[i] })}
-	_, err = conn.PgConn().CopyFrom(ctx, postgres.NewCopyReader("copied", cols, len(ids)), "COPY copied (id) FROM STDIN (FORMAT binary)")
+	_, err := conn.PgConn().CopyFrom(ctx, postgres.NewCopyReader("copied", cols, len(ids)), "COPY copied (id) FROM STDIN (FORMAT binary)")
 	if err == nil || !strings.Contains(err.Error(), "not a uuid") {
 		t.Fatalf("copy of a bad id: err = %v, want one naming it", err)
 	}

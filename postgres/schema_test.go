@@ -25,11 +25,7 @@ func TestSchemaFile(t *testing.T) {
 		t.Fatalf("schema.sql is read from PostgreSQL's catalog: set %s=postgres://postgres@127.0.0.1:5432/test?sslmode=disable to write it", pgtest.EnvURL)
 	}
 	ctx := t.Context()
-	conn, err := pgx.Connect(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgtest.Conn(t)
 	tables, err := textColumn(ctx, conn, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname <> 'goose_db_version' ORDER BY c.relname`)
 	if err != nil {

@@ -19,11 +19,7 @@ import (
 // as the largest group (128).
 func TestPendingLegsPlanWithoutStatistics(t *testing.T) {
 	ctx := t.Context()
-	conn, err := pgx.Connect(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgtest.Conn(t)
 	// A temporary table of the same name comes first on the search path:
 	// the pool's database may hold statistics of an earlier test; this
 	// table has none.

@@ -40,6 +40,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/postgres"
 	"github.com/disburse/disburse/sqlstore"
@@ -100,6 +102,18 @@ func Empty(tb testing.TB, url string) {
 	if err := thePool(tb).empty(context.Background(), url); err != nil {
 		tb.Fatalf("pgtest: %v", err)
 	}
+}
+
+// Conn returns a pgx connection to a database of the test's own (URL),
+// closed when the test ends, for a test that speaks to PostgreSQL itself.
+func Conn(tb testing.TB) *pgx.Conn {
+	tb.Helper()
+	conn, err := pgx.Connect(tb.Context(), URL(tb))
+	if err != nil {
+		tb.Fatalf("pgtest: connect: %v", err)
+	}
+	tb.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
 }
 
 // thePool returns the test binary's pool, skipping tb when EnvURL is not
