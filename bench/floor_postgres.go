@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -67,12 +66,7 @@ func (t *postgresFloorTx) insert(ctx context.Context, table string, cols []strin
 		}
 		return buf, true, nil
 	})
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = pgx.Identifier{c}.Sanitize()
-	}
-	query := "COPY " + pgx.Identifier{table}.Sanitize() + " (" + strings.Join(names, ", ") + ") FROM STDIN (FORMAT binary)"
-	_, err := t.tx.Conn().PgConn().CopyFrom(ctx, rows, query)
+	_, err := t.tx.Conn().PgConn().CopyFrom(ctx, rows, pgcopy.Query(table, cols))
 	return err
 }
 

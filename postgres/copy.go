@@ -3,11 +3,10 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"strings"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/disburse/disburse/internal/pgcopy"
 	"github.com/disburse/disburse/sqlstore"
 )
 
@@ -33,9 +32,9 @@ func (e Engine) InsertRows(ctx context.Context, c sqlstore.Conn, table string, c
 	}
 	names := make([]string, len(cols))
 	for i, col := range cols {
-		names[i] = pgx.Identifier{col.Name}.Sanitize()
+		names[i] = col.Name
 	}
-	query := "COPY " + pgx.Identifier{table}.Sanitize() + " (" + strings.Join(names, ", ") + ") FROM STDIN (FORMAT binary)"
+	query := pgcopy.Query(table, names)
 	return c.Raw(ctx, func(driverConn any) error {
 		conn, ok := driverConn.(*stdlib.Conn)
 		if !ok {

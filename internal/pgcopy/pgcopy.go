@@ -9,7 +9,20 @@ package pgcopy
 import (
 	"encoding/binary"
 	"io"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
 )
+
+// Query is the statement that copies rows of cols into table in this
+// format, the names quoted.
+func Query(table string, cols []string) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = pgx.Identifier{c}.Sanitize()
+	}
+	return "COPY " + pgx.Identifier{table}.Sanitize() + " (" + strings.Join(names, ", ") + ") FROM STDIN (FORMAT binary)"
+}
 
 // header opens the format: the signature, no flags, no header extension.
 const header = "PGCOPY\n\377\r\n\000" + "\x00\x00\x00\x00" + "\x00\x00\x00\x00"

@@ -70,3 +70,11 @@ func TestReaderError(t *testing.T) {
 		t.Errorf("read %d bytes before the error, want %d (the header and the first row)", len(got), want)
 	}
 }
+
+// TestQuery: the statement names the table and columns quoted, in order.
+func TestQuery(t *testing.T) {
+	got := Query("payments", []string{"id", "held_external_id"})
+	if want := `COPY "payments" ("id", "held_external_id") FROM STDIN (FORMAT binary)`; got != want {
+		t.Errorf("Query = %s, want %s", got, want)
+	}
+}
