@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/disburse/disburse/internal/msisdn"
 	"github.com/disburse/disburse/internal/parallel"
@@ -31,17 +32,28 @@ func (s *Service) AddPayments(ctx context.Context, organisationID, batchID strin
 		return Batch{}, nil, v.Err() // too many to be worth validating one by one
 	}
 
+	clear := in.ClearExisting != nil && *in.ClearExisting
+	// Where writes run side by side, the payments are checked while they
+	// are inserted; a failure on the way falls back to the way below, with
+	// nothing written (docs/decisions.md, "Payments and referrals").
+	taken := false // an external id is taken: look them up at once
+	if v.Err() == nil && !s.Store.HasOneWriter() {
+		b, payments, err := s.addWhileChecking(ctx, organisationID, batchID, in.Payments, clear)
+		if taken = errors.Is(err, ErrDuplicate); !taken && !errors.Is(err, errRecheck) {
+			return b, payments, err
+		}
+	}
+
 	payments, members, err := s.validateAndFindMembers(ctx, &v, organisationID, in.Payments)
 	if err != nil {
 		return Batch{}, nil, err
 	}
-	add := addition{organisationID: organisationID, batchID: batchID, payments: payments, members: members}
-	add.clear = in.ClearExisting != nil && *in.ClearExisting
+	add := addition{organisationID: organisationID, batchID: batchID, payments: payments, members: members, clear: clear}
 	// Nearly always every external id is free: the payments go in without
 	// asking which are taken, and the store refuses a taken one. Only then,
 	// or when the request fails anyway (its failures come back together),
 	// are the external ids looked up.
-	add.lookup = v.Err() != nil
+	add.lookup = v.Err() != nil || taken
 	b, err := s.addPayments(ctx, &v, add)
 	if errors.Is(err, ErrDuplicate) && !add.lookup {
 		add.lookup = true
@@ -55,7 +67,7 @@ func (s *Service) AddPayments(ctx context.Context, organisationID, batchID strin
 
 // validateAndFindMembers reads the organisation and checks every payment on its
 // own, before the write transaction: the checks are the expensive part,
-// and the single writer should not wait for them. The same read looks up
+// and a single writer should not wait for them. The same read looks up
 // which payees are members meanwhile, since neither needs the other.
 func (s *Service) validateAndFindMembers(ctx context.Context, v *Validation, organisationID string, in []PaymentInput) ([]Payment, map[string]Member, error) {
 	var payments []Payment
@@ -173,57 +185,92 @@ func (s *Service) insertAddition(ctx context.Context, tx Tx, v *Validation, b *B
 // batch's size limit, and when add.lookup asks, the external ids already
 // used by the organisation's other non-deleted payments.
 func (s *Service) validateAgainstStored(ctx context.Context, tx Tx, v *Validation, b Batch, add addition) error {
+	externalID := func(i int) string { return add.payments[i].ExternalID }
+	if err := checkExternalIDs(ctx, tx, v, b, len(add.payments), externalID, add.clear, add.lookup); err != nil {
+		return err
+	}
+	s.checkBatchLimit(v, b, add.clear, len(add.payments))
+	return nil
+}
+
+// checkExternalIDs takes the organisation's lock when any of n payments
+// added to b has an external id (externalID(i) is payment i's), and when
+// lookup asks, adds a failure for each one that another non-deleted
+// payment of the organisation holds, those of b's payments aside when
+// they are cleared.
+func checkExternalIDs(ctx context.Context, tx Tx, v *Validation, b Batch, n int, externalID func(i int) string, clear, lookup bool) error {
 	var ids []string
-	index := make(map[string]int)
-	for i, p := range add.payments {
+	var index map[string]int
+	for i := range n {
 		// An id that is not text has its failure already, and the store
 		// must not be asked about it (PostgreSQL refuses a NUL).
-		if p.ExternalID != "" && text.Valid(p.ExternalID) {
-			if _, seen := index[p.ExternalID]; !seen {
-				index[p.ExternalID] = i
-				ids = append(ids, p.ExternalID)
-			}
+		id := externalID(i)
+		if id == "" || !text.Valid(id) {
+			continue
+		}
+		if !lookup { // one is enough to lock
+			ids = append(ids, id)
+			break
+		}
+		if index == nil {
+			index = make(map[string]int)
+		}
+		if _, seen := index[id]; !seen {
+			index[id] = i
+			ids = append(ids, id)
 		}
 	}
-	if len(ids) > 0 {
-		// Adds to two batches lock two batch rows; the organisation's row
-		// orders them. Without it, two adds taking the same external ids
-		// in opposite orders would each wait for the other until
-		// PostgreSQL found the deadlock, a second later.
-		if _, err := tx.LockOrganisation(ctx, b.OrganisationID); err != nil {
-			return err
-		}
+	if len(ids) == 0 {
+		return nil
 	}
-	if len(ids) > 0 && add.lookup {
-		except := ""
-		if add.clear {
-			except = b.ID // the payments being cleared give their external ids up
-		}
-		used, err := tx.ExternalIDsInUse(ctx, b.OrganisationID, ids, except)
-		if err != nil {
-			return err
-		}
-		for _, id := range used {
-			v.Add(index[id], "ExternalId", id, "externalId is already used by another payment")
-		}
+	// Adds to two batches lock two batch rows; the organisation's row
+	// orders them. Without it, two adds taking the same external ids
+	// in opposite orders would each wait for the other until
+	// PostgreSQL found the deadlock, a second later.
+	if _, err := tx.LockOrganisation(ctx, b.OrganisationID); err != nil {
+		return err
 	}
-	existing := b.Summary.PaymentsCount
-	if add.clear {
-		existing = 0
+	if !lookup {
+		return nil
 	}
-	if total := existing + int64(len(add.payments)); total > s.Limits.MaxPaymentsPerBatch {
-		v.Add(-1, "Payments", strconv.FormatInt(total, 10), "a batch holds at most "+strconv.FormatInt(s.Limits.MaxPaymentsPerBatch, 10)+" payments")
+	except := ""
+	if clear {
+		except = b.ID // the payments being cleared give their external ids up
+	}
+	used, err := tx.ExternalIDsInUse(ctx, b.OrganisationID, ids, except)
+	if err != nil {
+		return err
+	}
+	for _, id := range used {
+		v.Add(index[id], "ExternalId", id, "externalId is already used by another payment")
 	}
 	return nil
 }
 
+// checkBatchLimit adds a failure when n more payments would take b past
+// the most a batch holds.
+func (s *Service) checkBatchLimit(v *Validation, b Batch, clear bool, n int) {
+	existing := b.Summary.PaymentsCount
+	if clear {
+		existing = 0
+	}
+	if total := existing + int64(n); total > s.Limits.MaxPaymentsPerBatch {
+		v.Add(-1, "Payments", strconv.FormatInt(total, 10), "a batch holds at most "+strconv.FormatInt(s.Limits.MaxPaymentsPerBatch, 10)+" payments")
+	}
+}
+
 // prepareNew gives the new payments their ids, batch, time and membership.
 func (s *Service) prepareNew(b Batch, add addition) {
-	now := s.Now()
-	for i := range add.payments {
-		p := &add.payments[i]
+	prepareNewPayments(add.payments, b, add.members, s.Now())
+}
+
+// prepareNewPayments gives ps their ids, b's batch and organisation, the
+// time now and whether each payee is among members.
+func prepareNewPayments(ps []Payment, b Batch, members map[string]Member, now time.Time) {
+	for i := range ps {
+		p := &ps[i]
 		p.ID, p.BatchID, p.OrganisationID, p.CreatedAt = NewID(), b.ID, b.OrganisationID, now
-		_, p.IsMember = add.members[p.Msisdn]
+		_, p.IsMember = members[p.Msisdn]
 	}
 }
 

@@ -53,30 +53,60 @@ const MsisdnMessage = "msisdn must be an international number: country code firs
 // database (external ids in use, the batch limit) come later, in the
 // transaction, into the same Validation.
 func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals bool) ([]Payment, error) {
-	out := make([]Payment, len(in))
-	seenExternal := make(map[string]int, len(in))
-	validPayee, validReferral, err := validMsisdns(in, referrals)
-	if err != nil {
+	c := s.newPaymentChecks(v, in, referrals)
+	if err := c.check(len(in)); err != nil {
 		return nil, err
 	}
-	for i, p := range in {
-		out[i] = Payment{Msisdn: p.Msisdn, Firstname: p.Firstname, Lastname: p.Lastname, ExternalID: p.ExternalID, Status: PaymentDraft}
+	return c.out, nil
+}
+
+// paymentChecks checks a request's payments in order, a run at a time,
+// into out: an add may copy the runs already checked while it checks the
+// next (addWhileChecking).
+type paymentChecks struct {
+	s            *Service
+	v            *Validation
+	in           []PaymentInput
+	out          []Payment
+	referrals    bool
+	checked      int            // out[:checked] are checked
+	seenExternal map[string]int // the external ids of the payments checked, by index
+}
+
+func (s *Service) newPaymentChecks(v *Validation, in []PaymentInput, referrals bool) *paymentChecks {
+	return &paymentChecks{s: s, v: v, in: in, out: make([]Payment, len(in)), referrals: referrals,
+		seenExternal: make(map[string]int, len(in))}
+}
+
+// check checks the payments after those already checked, up to to.
+func (c *paymentChecks) check(to int) error {
+	from := c.checked
+	validPayee, validReferral, err := validMsisdns(c.in[from:to], c.referrals)
+	if err != nil {
+		return err
+	}
+	v := c.v
+	for i := from; i < to; i++ {
+		p := c.in[i]
+		out := &c.out[i]
+		*out = Payment{Msisdn: p.Msisdn, Firstname: p.Firstname, Lastname: p.Lastname, ExternalID: p.ExternalID, Status: PaymentDraft}
 		// A wrong type is the field's failure; the fields of the right type
 		// are still checked, so that one answer lists every failure.
 		w := p.WrongTypes
 		if w.report(v, i, fieldPayments) {
 			continue // not a payment at all: nothing else to check
 		}
-		if !w.report(v, i, fieldMsisdn) && !validPayee[i] {
+		if !w.report(v, i, fieldMsisdn) && !validPayee[i-from] {
 			v.Add(i, string(fieldMsisdn), p.Msisdn, MsisdnMessage)
 		}
-		out[i].Amount = s.amount(v, i, fieldAmount, p.Amount, w)
-		checkPaymentTexts(v, i, p, seenExternal)
-		if referrals { // else referral fields are ignored: not validated (types included), stored or returned
-			s.checkReferral(v, i, p, &out[i], validReferral[i])
+		out.Amount = c.s.amount(v, i, fieldAmount, p.Amount, w)
+		checkPaymentTexts(v, i, p, c.seenExternal)
+		if c.referrals { // else referral fields are ignored: not validated (types included), stored or returned
+			c.s.checkReferral(v, i, p, out, validReferral[i-from])
 		}
 	}
-	return out, nil
+	c.checked = to
+	return nil
 }
 
 // checkPaymentTexts checks payment i's text fields; seenExternal holds

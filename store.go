@@ -29,6 +29,10 @@ type Store interface {
 	// applied (a newer release's may be too), else an error naming the
 	// first one missing.
 	SchemaCurrent(ctx context.Context) error
+	// HasOneWriter reports whether the store runs one write transaction
+	// at a time (SQLite's one writer): a write there must not wait for
+	// anything but the database, since every other write waits for it.
+	HasOneWriter() bool
 	// Close releases the store's connections.
 	Close() error
 }
@@ -128,6 +132,13 @@ type Tx interface {
 	// non-deleted payment of the organisation holds, or one of ps twice, is
 	// ErrDuplicate, and nothing is inserted.
 	InsertPayments(ctx context.Context, ps []Payment) error
+	// InsertPaymentsAsReady is InsertPayments of payments that another
+	// goroutine fills in order while the insert runs: it reads ps[i] only
+	// after ready has returned more than i. ready blocks until more
+	// payments are filled and returns how many are (len(ps) once all
+	// are), or an error, which ends the insert with it and inserts
+	// nothing.
+	InsertPaymentsAsReady(ctx context.Context, ps []Payment, ready func() (int, error)) error
 	Payment(ctx context.Context, id string) (Payment, error)
 	// PaymentsByID returns those of the payments ids that exist, by id.
 	PaymentsByID(ctx context.Context, ids []string) (map[string]Payment, error)

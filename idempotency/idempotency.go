@@ -481,6 +481,14 @@ func (w *writtenTx) InsertPayments(ctx context.Context, ps []disburse.Payment) e
 	return err
 }
 
+func (w *writtenTx) InsertPaymentsAsReady(ctx context.Context, ps []disburse.Payment, ready func() (int, error)) error {
+	err := w.Tx.InsertPaymentsAsReady(ctx, ps, ready)
+	if err == nil {
+		w.written.Payments = append(w.written.Payments, ps...)
+	}
+	return err
+}
+
 func (w *writtenTx) InsertOrganisation(ctx context.Context, o disburse.Organisation) error {
 	err := w.Tx.InsertOrganisation(ctx, o)
 	if err == nil {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5/stdlib"
 
@@ -27,7 +28,18 @@ const minCopyRows = 1000
 // through INSERT ... SELECT: below it the copy's setup costs more than it
 // saves.
 func (e Engine) InsertRows(ctx context.Context, c sqlstore.Conn, table string, cols []sqlstore.Column, n int) error {
+	return e.InsertRowsAsReady(ctx, c, table, cols, n, func() (int, error) { return n, nil })
+}
+
+// InsertRowsAsReady is InsertRows whose COPY encodes each row once ready
+// has reported it: the rows' database work runs while the caller fills
+// the rest (docs/benchmarks.md, "The add and the stores"). Fewer than
+// minCopyRows rows are waited for, then inserted by INSERT ... SELECT.
+func (e Engine) InsertRowsAsReady(ctx context.Context, c sqlstore.Conn, table string, cols []sqlstore.Column, n int, ready func() (int, error)) error {
 	if n < e.minCopy() {
+		if err := sqlstore.WaitReady(n, ready); err != nil {
+			return err
+		}
 		return c.InsertSelect(ctx, table, cols, n)
 	}
 	names := make([]string, len(cols))
@@ -40,7 +52,21 @@ func (e Engine) InsertRows(ctx context.Context, c sqlstore.Conn, table string, c
 		if !ok {
 			return fmt.Errorf("postgres: copy into %s: not a pgx connection: %T", table, driverConn)
 		}
-		_, err := conn.Conn().PgConn().CopyFrom(ctx, newCopyReader(table, cols, n), query)
+		// The server answers a copy the reader ended with an error of
+		// its own (query_canceled); the caller's is the one to return.
+		// pgx reads on a goroutine of its own, which a broken connection
+		// leaves behind.
+		var readyErr atomic.Pointer[error]
+		_, err := conn.Conn().PgConn().CopyFrom(ctx, newCopyReader(table, cols, n, func() (int, error) {
+			k, err := ready()
+			if err != nil {
+				readyErr.Store(&err)
+			}
+			return k, err
+		}), query)
+		if failed := readyErr.Load(); failed != nil {
+			return *failed
+		}
 		return err
 	})
 }

@@ -9,15 +9,22 @@ import (
 	"github.com/disburse/disburse/sqlstore"
 )
 
-// newCopyReader is the n rows of cols in COPY's binary format. Each
-// column's Type names its PostgreSQL type: text, uuid (TypeID), bigint
-// (TypeInt, TypeTime) or boolean; a column of another type makes the
-// server refuse the copy.
-func newCopyReader(table string, cols []sqlstore.Column, n int) *pgcopy.Reader {
-	i := 0
+// newCopyReader is the n rows of cols in COPY's binary format, row i
+// encoded once ready has returned more than i (ready's error ends the
+// stream). Each column's Type names its PostgreSQL type: text, uuid
+// (TypeID), bigint (TypeInt, TypeTime) or boolean; a column of another
+// type makes the server refuse the copy.
+func newCopyReader(table string, cols []sqlstore.Column, n int, ready func() (int, error)) *pgcopy.Reader {
+	i, k := 0, 0
 	return pgcopy.NewReader(func(buf []byte) ([]byte, bool, error) {
 		if i == n {
 			return buf, false, nil
+		}
+		for i >= k {
+			var err error
+			if k, err = ready(); err != nil {
+				return nil, false, err
+			}
 		}
 		buf, err := appendCopyRow(pgcopy.Row(buf, len(cols)), table, cols, i)
 		i++

@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -26,7 +27,8 @@ type copiedRow struct {
 
 // TestCopyReader: rows of every column type, NULLs among them, reach the
 // server through COPY's binary format as they were given, in order, over
-// many of the connection's reads (a row split between two of them).
+// many of the connection's reads (a row split between two of them), each
+// read only once ready has reported it.
 func TestCopyReader(t *testing.T) {
 	ctx := t.Context()
 	conn := pgtest.Conn(t)
@@ -59,8 +61,18 @@ func TestCopyReader(t *testing.T) {
 		}
 		return *p
 	}
+	ready := 0 // rows reported ready; the reader must not read beyond
+	next := func() (int, error) {
+		ready = min(ready+777, rows)
+		return ready, nil
+	}
 	cols := []sqlstore.Column{
-		sqlstore.TextCol("text", func(i int) string { return want[i].Text }),
+		sqlstore.TextCol("text", func(i int) string {
+			if i >= ready {
+				t.Fatalf("row %d read with %d ready", i, ready)
+			}
+			return want[i].Text
+		}),
 		sqlstore.OptTextCol("opt_text", func(i int) string { return str(want[i].OptText) }),
 		sqlstore.IDCol("id", func(i int) string { return str(want[i].ID) }),
 		sqlstore.IntCol("n", func(i int) int64 { return want[i].Int }),
@@ -72,7 +84,7 @@ func TestCopyReader(t *testing.T) {
 			return time.UnixMicro(*want[i].At)
 		}),
 	}
-	tag, err := conn.PgConn().CopyFrom(ctx, postgres.NewCopyReader("copied", cols, rows),
+	tag, err := conn.PgConn().CopyFrom(ctx, postgres.NewCopyReader("copied", cols, rows, next),
 		"COPY copied (text, opt_text, id, n, flag, at) FROM STDIN (FORMAT binary)")
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +115,7 @@ func TestCopyReaderRefusesABadID(t *testing.T) {
 	}
 	ids := []string{"01939a6e-0000-7000-8000-000000000001", "not-a-uuid"}
 	cols := []sqlstore.Column{sqlstore.IDCol("id", func(i int) string { return ids[i] })}
-	_, err := conn.PgConn().CopyFrom(ctx, postgres.NewCopyReader("copied", cols, len(ids)), "COPY copied (id) FROM STDIN (FORMAT binary)")
+	_, err := conn.PgConn().CopyFrom(ctx, postgres.NewCopyReader("copied", cols, len(ids), allReady(len(ids))), "COPY copied (id) FROM STDIN (FORMAT binary)")
 	if err == nil || !strings.Contains(err.Error(), "not a uuid") {
 		t.Fatalf("copy of a bad id: err = %v, want one naming it", err)
 	}
@@ -112,3 +124,35 @@ func TestCopyReaderRefusesABadID(t *testing.T) {
 		t.Fatalf("rows after a failed copy: %d (%v), want 0", n, err)
 	}
 }
+
+// TestCopyReaderEndsWhenReadyFails: an error from ready ends the copy with
+// it, after rows already sent, and no row stays.
+func TestCopyReaderEndsWhenReadyFails(t *testing.T) {
+	ctx := t.Context()
+	conn := pgtest.Conn(t)
+	if _, err := conn.Exec(ctx, `CREATE TEMP TABLE copied (n bigint)`); err != nil {
+		t.Fatal(err)
+	}
+	const rows = 20000
+	failed := errors.New("payment 12000 failed its checks")
+	ready := 0
+	next := func() (int, error) {
+		if ready == 12000 {
+			return 0, failed
+		}
+		ready += 1000
+		return ready, nil
+	}
+	cols := []sqlstore.Column{sqlstore.IntCol("n", func(i int) int64 { return int64(i) })}
+	_, err := conn.PgConn().CopyFrom(ctx, postgres.NewCopyReader("copied", cols, rows, next), "COPY copied (n) FROM STDIN (FORMAT binary)")
+	if err == nil || !strings.Contains(err.Error(), failed.Error()) {
+		t.Fatalf("copy whose rows failed: err = %v, want one naming %q", err, failed)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM copied`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("rows after a failed copy: %d (%v), want 0", n, err)
+	}
+}
+
+// allReady is a ready function of n rows all ready at once.
+func allReady(n int) func() (int, error) { return func() (int, error) { return n, nil } }

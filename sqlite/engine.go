@@ -72,6 +72,15 @@ func (Engine) TxOptions(readOnly bool) *sql.TxOptions {
 // (SQLITE_MAX_VARIABLE_NUMBER).
 const maxVariables = 32766
 
+// InsertRowsAsReady waits for every row, then inserts them: a write here
+// holds the one writer, which must not wait on the caller.
+func (e Engine) InsertRowsAsReady(ctx context.Context, c sqlstore.Conn, table string, cols []sqlstore.Column, n int, ready func() (int, error)) error {
+	if err := sqlstore.WaitReady(n, ready); err != nil {
+		return err
+	}
+	return e.InsertRows(ctx, c, table, cols, n)
+}
+
 // InsertRows binds the rows to a multi-row INSERT ... VALUES, as many rows
 // a statement as its parameters allow (and MaxBulkRows), rather than passing them as JSON
 // (Rows): SQLite then neither parses the JSON nor extracts each value

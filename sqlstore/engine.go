@@ -36,6 +36,11 @@ type Engine interface {
 	// InsertRows inserts the n rows of cols into table, in row order (an
 	// identity column follows it), in c's transaction.
 	InsertRows(ctx context.Context, c Conn, table string, cols []Column, n int) error
+	// InsertRowsAsReady is InsertRows of rows that the caller fills while
+	// it runs: it reads row i only after ready has returned more than i,
+	// and ready's error ends it with that error (Tx.InsertPaymentsAsReady).
+	// An engine may wait for every row first (WaitReady).
+	InsertRowsAsReady(ctx context.Context, c Conn, table string, cols []Column, n int, ready func() (int, error)) error
 	// PaymentPages runs p.Query in seq order and hands its rows to p.Read
 	// p.Size at a time, calling p.Use after each page's rows are closed,
 	// until p.Read reads fewer than p.Size (or after the first page, with

@@ -48,6 +48,12 @@ func (t *tx) InsertPayments(ctx context.Context, ps []disburse.Payment) error {
 	return t.insertRows(ctx, "payments", cols, len(ps))
 }
 
+func (t *tx) InsertPaymentsAsReady(ctx context.Context, ps []disburse.Payment, ready func() (int, error)) error {
+	cols := append(paymentFieldColumns(ps),
+		OptTextCol("held_external_id", func(i int) string { return heldExternalID(ps[i]) }))
+	return t.insertRowsAsReady(ctx, "payments", cols, len(ps), ready)
+}
+
 // heldExternalID is what held_external_id starts as: the external id,
 // unless there is none or the payment is inserted deleted.
 func heldExternalID(p disburse.Payment) string {

@@ -79,7 +79,14 @@ func (t *tx) insert(ctx context.Context, what, query string, args ...any) error 
 //
 // An insert Together holds fails later, through the same naming.
 func (t *tx) insertRows(ctx context.Context, table string, cols []Column, n int) error {
-	fail := func(err error) error {
+	fail := t.insertFailed(table)
+	return fail(t.e.InsertRows(ctx, Conn{t: t, fail: fail}, table, cols, n))
+}
+
+// insertFailed names a failed insert into table once, a key collision as
+// ErrDuplicate.
+func (t *tx) insertFailed(table string) func(error) error {
+	return func(err error) error {
 		var named *insertFailure
 		switch {
 		case err == nil || errors.As(err, &named):
@@ -89,7 +96,25 @@ func (t *tx) insertRows(ctx context.Context, table string, cols []Column, n int)
 		}
 		return &insertFailure{table: table, err: err}
 	}
-	return fail(t.e.InsertRows(ctx, Conn{t: t, fail: fail}, table, cols, n))
+}
+
+// insertRowsAsReady is insertRows of rows that ready hands over in
+// order (Engine.InsertRowsAsReady).
+func (t *tx) insertRowsAsReady(ctx context.Context, table string, cols []Column, n int, ready func() (int, error)) error {
+	fail := t.insertFailed(table)
+	return fail(t.e.InsertRowsAsReady(ctx, Conn{t: t, fail: fail}, table, cols, n, ready))
+}
+
+// WaitReady calls ready until it reports all n rows ready, for an engine
+// that inserts them only then; it returns ready's error.
+func WaitReady(n int, ready func() (int, error)) error {
+	for k := 0; k < n; {
+		var err error
+		if k, err = ready(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // insertFailure is a failed insert into table, named once.

@@ -31,6 +31,53 @@ func testInsertPaymentsKeepsOrder(t *testing.T, s disburse.Store) {
 	same(t, "Payments order", ids(ps), ids(got))
 }
 
+// testInsertPaymentsAsReady: payments filled a run at a time while the
+// insert runs are each read only once ready has reported them, and go in
+// in order; an error from ready ends the insert with it, and nothing of
+// it stays.
+func testInsertPaymentsAsReady(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	b := w.insertBatch(t, s, "runs")
+	want := make([]disburse.Payment, 2500)
+	for i := range want {
+		want[i] = payment(b, msisdnKE, disburse.Money(100+i))
+		want[i].ExternalID = fmt.Sprintf("r%d", i)
+	}
+	// ps is filled a run of 700 at a time, as ready is called: a payment
+	// read before its run is the zero Payment, which no store accepts.
+	insert := func(fail error) error {
+		ps := make([]disburse.Payment, len(want))
+		filled := 0
+		ready := func() (int, error) {
+			if fail != nil && filled >= 1400 {
+				return 0, fail
+			}
+			to := min(filled+700, len(ps))
+			copy(ps[filled:to], want[filled:to])
+			filled = to
+			return filled, nil
+		}
+		return s.Write(ctx, func(tx disburse.Tx) error { return tx.InsertPaymentsAsReady(ctx, ps, ready) })
+	}
+	stopped := errors.New("payment 1400 failed its checks")
+	if err := insert(stopped); !errors.Is(err, stopped) {
+		t.Fatalf("InsertPaymentsAsReady whose ready failed: %v, want %v", err, stopped)
+	}
+	list := func() []disburse.Payment {
+		return get(t, s, func(tx disburse.Tx) ([]disburse.Payment, error) {
+			return tx.Payments(ctx, b.ID, disburse.PaymentFilter{Take: 5000})
+		})
+	}
+	if got := list(); len(got) != 0 {
+		t.Fatalf("after a failed InsertPaymentsAsReady: %d payments, want none", len(got))
+	}
+	if err := insert(nil); err != nil {
+		t.Fatalf("InsertPaymentsAsReady: %v", err)
+	}
+	same(t, "Payments", want, list())
+}
+
 func testPayment(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	w := newWorld(t, s)

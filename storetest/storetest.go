@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"AddToSummaries", testAddToSummaries},
 		{"Batches", testBatches},
 		{"InsertPaymentsKeepsOrder", testInsertPaymentsKeepsOrder},
+		{"InsertPaymentsAsReady", testInsertPaymentsAsReady},
 		{"Payment", testPayment},
 		{"Payments", testPayments},
 		{"PaymentsAfter", testPaymentsAfterPages},
