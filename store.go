@@ -95,7 +95,9 @@ type Tx interface {
 	// its transfers a page at a time and the balances once: on PostgreSQL
 	// an account row updated on every page leaves one row version per page
 	// that every later read of it walks (docs/benchmarks.md, "The submit").
-	InsertTransferRows(ctx context.Context, ts []Transfer) error
+	// The caller may fill ts while it runs, as InsertPaymentsAsReady's
+	// does: it reads ts[i] only after ready has returned more than i.
+	InsertTransferRows(ctx context.Context, ts []Transfer, ready func() (int, error)) error
 	// ApplyBalances adds the changes to the stored balances, one update per
 	// account, as InsertTransfers does for its own transfers.
 	ApplyBalances(ctx context.Context, changes BalanceChanges) error

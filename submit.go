@@ -2,8 +2,11 @@ package disburse
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/disburse/disburse/internal/parallel"
 )
 
 // Submit pays a DRAFT batch in one transaction (docs/api.md section 6): members
@@ -27,7 +30,8 @@ type AnswerSpool interface {
 	// Restart says the submit's transaction runs again from its start:
 	// the pages shown so far are void.
 	Restart()
-	// Page shows the next page once the submit has written it. The
+	// Page shows the next page, on a goroutine of its own while the
+	// submit writes the page, which it does not change meanwhile. The
 	// spool may not keep it: its memory serves the next page.
 	Page(payments []Payment)
 }
@@ -138,20 +142,32 @@ func (s *Service) payPages(ctx context.Context, tx Tx, org Organisation, b *Batc
 		if err := s.pay(ctx, tx, &m, org, b, page); err != nil {
 			return err
 		}
-		if err := m.flush(ctx, tx); err != nil {
-			return err
-		}
-		if spool != nil {
-			// After the writes, in this goroutine: nothing runs beside
-			// the money transaction.
-			spool.Page(page)
-		}
-		return nil
+		// The page is final once paid: the spool writes it down while
+		// the database writes the page's states and notifications, which
+		// only read it (docs/benchmarks.md, "The submit"), and is done
+		// with it before the next page takes its memory. A write that
+		// fails fails the submit, and what the spool holds goes with it.
+		shown := showPage(spool, page)
+		err := m.flushStates(ctx, tx)
+		return errors.Join(err, <-shown)
 	})
 	if err != nil {
 		return time.Time{}, nil, err
 	}
 	return m.now, m.moved, m.applyBalances(ctx, tx)
+}
+
+// showPage shows page to spool on a goroutine of its own, and reports
+// on the channel once done (a panic as an error); a nil spool shows
+// nothing.
+func showPage(spool AnswerSpool, page []Payment) <-chan error {
+	shown := make(chan error, 1)
+	if spool == nil {
+		shown <- nil
+		return shown
+	}
+	go func() { shown <- parallel.Protect(func() { spool.Page(page) }) }()
+	return shown
 }
 
 // openSubmitted writes the paid batch OPEN, or CLOSED when nothing is
@@ -178,6 +194,10 @@ func openSubmitted(ctx context.Context, tx Tx, org Organisation, b *Batch, now t
 
 // pay moves every leg of the DRAFT payments: to a member's wallet, or to the
 // holding account with a reversal date. Membership is read now, at submit.
+// The legs are worked out on a goroutine while the page's transfers are
+// inserted, each once made (docs/benchmarks.md, "The submit"); the
+// payments' states and the notifications are left to flushStates, the
+// balances to applyBalances.
 func (s *Service) pay(ctx context.Context, tx Tx, m *writeBuffer, org Organisation, b *Batch, payments []Payment) error {
 	msisdns := msisdnsOf(payments, true)
 	members, err := membersIn(ctx, tx, org, msisdns)
@@ -194,9 +214,45 @@ func (s *Service) pay(ctx context.Context, tx Tx, m *writeBuffer, org Organisati
 	if err != nil {
 		return err
 	}
+	// reserve sizes m.transfers for every leg, so that appending them
+	// never moves the array the insert reads.
+	transfers := m.transfers[:m.reserve(payments, members)]
+	made := make(chan int, len(payments)/legRun+2)
+	done := make(chan error, 1)
+	go func() {
+		defer close(made)
+		done <- parallel.Protect(func() { s.moveLegs(m, org, b, payments, members, wallets, made) })
+	}()
+	err = tx.InsertTransferRows(ctx, transfers, func() (int, error) {
+		if n, ok := <-made; ok {
+			return n, nil
+		}
+		return 0, errLegsStopped
+	})
+	if err := errors.Join(<-done, err); err != nil {
+		return err
+	}
+	m.balances.Add(m.transfers)
+	// Every DRAFT payment changes at submit, so the page itself is what
+	// flushStates writes, rather than a copy of it (m.record's).
+	m.payments = payments
+	return nil
+}
+
+// legRun is how many payments moveLegs works out between the reports of
+// how many transfers it has made.
+const legRun = 500
+
+// errLegsStopped is an insert of a page's transfers whose legs stopped
+// before the last (a panic, returned beside it).
+var errLegsStopped = errors.New("submit: the page's legs stopped before the last")
+
+// moveLegs works out each payment's legs into m: its transfers, its
+// notifications, its states and b's summary; after every legRun
+// payments, and at the end, it sends how many transfers it has made.
+func (s *Service) moveLegs(m *writeBuffer, org Organisation, b *Batch, payments []Payment, members map[string]Member, wallets map[string]string, made chan<- int) {
 	due := m.now.Add(org.ReversalPeriod)
 	sms := smsMessages(org, due)
-	m.reserve(payments, members)
 	for i := range payments {
 		p := &payments[i]
 		old := *p
@@ -217,9 +273,8 @@ func (s *Service) pay(ctx context.Context, tx Tx, m *writeBuffer, org Organisati
 			m.notify(org, ChannelSMS, l.msisdn, sms(l.amount))
 		}
 		b.Summary.Change(old, *p)
+		if (i+1)%legRun == 0 || i == len(payments)-1 {
+			made <- len(m.transfers) // never blocks: there is room for every report
+		}
 	}
-	// Every DRAFT payment changes at submit, so the page itself is what
-	// flush writes, rather than a copy of it (m.record's).
-	m.payments = payments
-	return nil
 }

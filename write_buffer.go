@@ -15,9 +15,8 @@ type writeBuffer struct {
 	transfers     []Transfer
 	payments      []Payment
 	notifications []Notification
-	// balances, when not nil, gathers what the transfers of every flush
-	// change in balances, for the caller to apply once (applyBalances)
-	// rather than on each flush: a submit flushes a page at a time.
+	// balances gathers what a submit's transfers change in balances, for
+	// it to apply once (applyBalances) rather than on each of its pages.
 	balances BalanceChanges
 	// moved sums what the transfers move, for the Meter once the
 	// transaction commits (meter.go); emptying the buffer keeps it.
@@ -58,8 +57,9 @@ func (m *writeBuffer) record(sum *Summary, old, p Payment) {
 
 // reserve sizes the buffer's transfers and notifications for payments
 // in one allocation each: grown by append, a large batch allocated several
-// times its final size, which the profile of a submit showed.
-func (m *writeBuffer) reserve(payments []Payment, members map[string]Member) {
+// times its final size, which the profile of a submit showed. It returns
+// how many legs, and so transfers, the payments have.
+func (m *writeBuffer) reserve(payments []Payment, members map[string]Member) int {
 	legs, notes := 0, 0
 	for i := range payments {
 		for _, l := range legsOf(&payments[i]) {
@@ -71,6 +71,7 @@ func (m *writeBuffer) reserve(payments []Payment, members map[string]Member) {
 	}
 	m.transfers = slices.Grow(m.transfers, legs)
 	m.notifications = slices.Grow(m.notifications, notes)
+	return legs
 }
 
 // empty forgets what was gathered and keeps the memory, for the next page.
@@ -81,27 +82,30 @@ func (m *writeBuffer) empty() {
 // flush writes everything gathered. The transfers go last: they update
 // the balances, and the holding account's balance is one row that every
 // registration and reversal of an organisation's payees writes, so it is
-// best locked as near the commit as may be (resolve). With m.balances the
-// balances wait for applyBalances.
+// best locked as near the commit as may be (resolve).
 func (m *writeBuffer) flush(ctx context.Context, tx Tx) error {
+	if err := m.flushStates(ctx, tx); err != nil {
+		return err
+	}
+	if len(m.transfers) == 0 {
+		return nil
+	}
+	return tx.InsertTransfers(ctx, m.transfers)
+}
+
+// flushStates writes the payments' states and the notifications: all of
+// flush but the transfers, which a submit writes as it makes them
+// (payPages).
+func (m *writeBuffer) flushStates(ctx context.Context, tx Tx) error {
 	if len(m.payments) > 0 {
 		if err := tx.UpdatePaymentStates(ctx, m.payments); err != nil {
 			return err
 		}
 	}
 	if len(m.notifications) > 0 {
-		if err := tx.InsertNotifications(ctx, m.notifications); err != nil {
-			return err
-		}
+		return tx.InsertNotifications(ctx, m.notifications)
 	}
-	switch {
-	case len(m.transfers) == 0:
-		return nil
-	case m.balances != nil:
-		m.balances.Add(m.transfers)
-		return tx.InsertTransferRows(ctx, m.transfers)
-	}
-	return tx.InsertTransfers(ctx, m.transfers)
+	return nil
 }
 
 // applyBalances applies what every flush's transfers changed in balances.

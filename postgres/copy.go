@@ -28,7 +28,7 @@ const minCopyRows = 1000
 // through INSERT ... SELECT: below it the copy's setup costs more than it
 // saves.
 func (e Engine) InsertRows(ctx context.Context, c sqlstore.Conn, table string, cols []sqlstore.Column, n int) error {
-	return e.InsertRowsAsReady(ctx, c, table, cols, n, func() (int, error) { return n, nil })
+	return e.InsertRowsAsReady(ctx, c, table, cols, n, sqlstore.AllReady(n))
 }
 
 // InsertRowsAsReady is InsertRows whose COPY encodes each row once ready

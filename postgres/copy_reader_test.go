@@ -115,7 +115,7 @@ func TestCopyReaderRefusesABadID(t *testing.T) {
 	}
 	ids := []string{"01939a6e-0000-7000-8000-000000000001", "not-a-uuid"}
 	cols := []sqlstore.Column{sqlstore.IDCol("id", func(i int) string { return ids[i] })}
-	_, err := conn.PgConn().CopyFrom(ctx, postgres.NewCopyReader("copied", cols, len(ids), allReady(len(ids))), "COPY copied (id) FROM STDIN (FORMAT binary)")
+	_, err := conn.PgConn().CopyFrom(ctx, postgres.NewCopyReader("copied", cols, len(ids), sqlstore.AllReady(len(ids))), "COPY copied (id) FROM STDIN (FORMAT binary)")
 	if err == nil || !strings.Contains(err.Error(), "not a uuid") {
 		t.Fatalf("copy of a bad id: err = %v, want one naming it", err)
 	}
@@ -153,6 +153,3 @@ func TestCopyReaderEndsWhenReadyFails(t *testing.T) {
 		t.Fatalf("rows after a failed copy: %d (%v), want 0", n, err)
 	}
 }
-
-// allReady is a ready function of n rows all ready at once.
-func allReady(n int) func() (int, error) { return func() (int, error) { return n, nil } }

@@ -11,7 +11,7 @@ import (
 )
 
 func (t *tx) InsertTransfers(ctx context.Context, ts []disburse.Transfer) error {
-	if err := t.InsertTransferRows(ctx, ts); err != nil {
+	if err := t.InsertTransferRows(ctx, ts, AllReady(len(ts))); err != nil {
 		return err
 	}
 	changes := make(disburse.BalanceChanges)
@@ -19,7 +19,7 @@ func (t *tx) InsertTransfers(ctx context.Context, ts []disburse.Transfer) error 
 	return t.ApplyBalances(ctx, changes)
 }
 
-func (t *tx) InsertTransferRows(ctx context.Context, ts []disburse.Transfer) error {
+func (t *tx) InsertTransferRows(ctx context.Context, ts []disburse.Transfer, ready func() (int, error)) error {
 	if len(ts) == 0 {
 		return nil
 	}
@@ -34,7 +34,7 @@ func (t *tx) InsertTransferRows(ctx context.Context, ts []disburse.Transfer) err
 		TextCol("reference", func(i int) string { return ts[i].Reference }),
 		TimeCol("created_at", func(i int) time.Time { return ts[i].CreatedAt }),
 	}
-	return t.insertRows(ctx, "transfers", cols, len(ts))
+	return t.insertRowsAsReady(ctx, "transfers", cols, len(ts), ready)
 }
 
 // ApplyBalances updates every touched account once, in one statement,

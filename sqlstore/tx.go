@@ -105,6 +105,9 @@ func (t *tx) insertRowsAsReady(ctx context.Context, table string, cols []Column,
 	return fail(t.e.InsertRowsAsReady(ctx, Conn{t: t, fail: fail}, table, cols, n, ready))
 }
 
+// AllReady is the ready function of n rows given whole.
+func AllReady(n int) func() (int, error) { return func() (int, error) { return n, nil } }
+
 // WaitReady calls ready until it reports all n rows ready, for an engine
 // that inserts them only then; it returns ready's error.
 func WaitReady(n int, ready func() (int, error)) error {

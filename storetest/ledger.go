@@ -39,7 +39,8 @@ func testInsertTransfers(t *testing.T, s disburse.Store) {
 
 // testInsertTransferRows: rows first, balances once, in one transaction,
 // as a submit writes them; a change that would take a balance below zero
-// fails like InsertTransfers.
+// fails like InsertTransfers. (Rows filled while the insert runs:
+// testInsertPaymentsAsReady, the same insert.)
 func testInsertTransferRows(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	w, _, p := draftPayment(t, s, 100_00, 30_00)
@@ -49,7 +50,7 @@ func testInsertTransferRows(t *testing.T, s disburse.Store) {
 			{transfer(w.payout.ID, w.holding.ID, 10_00, disburse.TransferHold, p, disburse.LegPayment, t0)},
 			{transfer(w.payout.ID, w.holding.ID, 20_00, disburse.TransferHold, p, disburse.LegReferral, t0)},
 		} {
-			if err := tx.InsertTransferRows(ctx, page); err != nil {
+			if err := tx.InsertTransferRows(ctx, page, allReady(len(page))); err != nil {
 				return err
 			}
 			changes.Add(page)

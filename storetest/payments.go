@@ -398,3 +398,6 @@ func testPaymentsAfterPages(t *testing.T, s disburse.Store) {
 	})
 	same(t, "two pages in one transaction", ids(ps), ids(both))
 }
+
+// allReady is a ready function of n rows all ready at once.
+func allReady(n int) func() (int, error) { return func() (int, error) { return n, nil } }
