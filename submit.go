@@ -232,6 +232,9 @@ func (s *Service) pay(ctx context.Context, tx Tx, m *writeBuffer, org Organisati
 	if err := errors.Join(<-done, err); err != nil {
 		return err
 	}
+	if len(m.transfers) != len(transfers) {
+		return fmt.Errorf("submit: %d transfers made for %d legs", len(m.transfers), len(transfers))
+	}
 	m.balances.Add(m.transfers)
 	// Every DRAFT payment changes at submit, so the page itself is what
 	// flushStates writes, rather than a copy of it (m.record's).

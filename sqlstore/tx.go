@@ -79,14 +79,13 @@ func (t *tx) insert(ctx context.Context, what, query string, args ...any) error 
 //
 // An insert Together holds fails later, through the same naming.
 func (t *tx) insertRows(ctx context.Context, table string, cols []Column, n int) error {
-	fail := t.insertFailed(table)
-	return fail(t.e.InsertRows(ctx, Conn{t: t, fail: fail}, table, cols, n))
+	return t.insertRowsAsReady(ctx, table, cols, n, AllReady(n))
 }
 
-// insertFailed names a failed insert into table once, a key collision as
-// ErrDuplicate.
-func (t *tx) insertFailed(table string) func(error) error {
-	return func(err error) error {
+// insertRowsAsReady is insertRows of rows that ready hands over in
+// order (Engine.InsertRowsAsReady).
+func (t *tx) insertRowsAsReady(ctx context.Context, table string, cols []Column, n int, ready func() (int, error)) error {
+	fail := func(err error) error {
 		var named *insertFailure
 		switch {
 		case err == nil || errors.As(err, &named):
@@ -96,12 +95,6 @@ func (t *tx) insertFailed(table string) func(error) error {
 		}
 		return &insertFailure{table: table, err: err}
 	}
-}
-
-// insertRowsAsReady is insertRows of rows that ready hands over in
-// order (Engine.InsertRowsAsReady).
-func (t *tx) insertRowsAsReady(ctx context.Context, table string, cols []Column, n int, ready func() (int, error)) error {
-	fail := t.insertFailed(table)
 	return fail(t.e.InsertRowsAsReady(ctx, Conn{t: t, fail: fail}, table, cols, n, ready))
 }
 
