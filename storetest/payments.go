@@ -17,11 +17,7 @@ func testInsertPaymentsKeepsOrder(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	w := newWorld(t, s)
 	b := w.insertBatch(t, s, "big")
-	ps := make([]disburse.Payment, 3000)
-	for i := range ps {
-		ps[i] = payment(b, msisdnKE, disburse.Money(100+i))
-		ps[i].ExternalID = fmt.Sprintf("e%d", i)
-	}
+	ps := numberedPayments(b, 3000, "e")
 	rand.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
 	insertPayments(t, s, ps[:1000]...)
 	insertPayments(t, s, ps[1000:]...)
@@ -31,19 +27,26 @@ func testInsertPaymentsKeepsOrder(t *testing.T, s disburse.Store) {
 	same(t, "Payments order", ids(ps), ids(got))
 }
 
+// numberedPayments are n payments of b to one payee, each with its own
+// amount and its external id prefix and its index.
+func numberedPayments(b disburse.Batch, n int, prefix string) []disburse.Payment {
+	ps := make([]disburse.Payment, n)
+	for i := range ps {
+		ps[i] = payment(b, msisdnKE, disburse.Money(100+i))
+		ps[i].ExternalID = fmt.Sprintf("%s%d", prefix, i)
+	}
+	return ps
+}
+
 // testInsertPaymentsAsReady: payments filled a run at a time while the
-// insert runs are each read only once ready has reported them, and go in
-// in order; an error from ready ends the insert with it, and nothing of
-// it stays.
+// insert runs go in, in order, each read only once ready has reported
+// it; an error from ready ends the insert with it, and nothing of it
+// stays.
 func testInsertPaymentsAsReady(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	w := newWorld(t, s)
 	b := w.insertBatch(t, s, "runs")
-	want := make([]disburse.Payment, 2500)
-	for i := range want {
-		want[i] = payment(b, msisdnKE, disburse.Money(100+i))
-		want[i].ExternalID = fmt.Sprintf("r%d", i)
-	}
+	want := numberedPayments(b, 2500, "r")
 	// ps is filled a run of 700 at a time, as ready is called: a payment
 	// read before its run is the zero Payment, which no store accepts.
 	insert := func(fail error) error {
