@@ -43,9 +43,7 @@ func paymentStateColumns(ps []disburse.Payment) []Column {
 // payments_external_id (migration 00016) refuses a taken external id:
 // ErrDuplicate, through insertRows.
 func (t *tx) InsertPayments(ctx context.Context, ps []disburse.Payment) error {
-	cols := append(paymentFieldColumns(ps),
-		OptTextCol("held_external_id", func(i int) string { return heldExternalID(ps[i]) }))
-	return t.insertRows(ctx, "payments", cols, len(ps))
+	return t.InsertPaymentsAsReady(ctx, ps, AllReady(len(ps)))
 }
 
 func (t *tx) InsertPaymentsAsReady(ctx context.Context, ps []disburse.Payment, ready func() (int, error)) error {
