@@ -151,7 +151,7 @@ func (Engine) PaymentPages(ctx context.Context, c sqlstore.Conn, p *sqlstore.Pay
 			if err != nil {
 				return err
 			}
-			n, _, err = p.Read(pgxRows{rows})
+			n, _, err = p.Read(newPageRows(rows))
 			return err
 		})
 		if err == nil {

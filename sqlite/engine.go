@@ -148,7 +148,7 @@ func (Engine) PaymentPages(ctx context.Context, c sqlstore.Conn, p *sqlstore.Pay
 		if err != nil {
 			return err
 		}
-		n, last, err := p.Read(rows)
+		n, last, err := p.Read(sqlstore.SQLPageRows(rows))
 		if err == nil {
 			err = p.Use()
 		}

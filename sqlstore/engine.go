@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"io/fs"
+	"time"
 )
 
 // Engine is one SQL engine as the store uses it: its syntax (Dialect), how
@@ -83,16 +84,39 @@ type PaymentPagesParams struct {
 // returns how many it read and the id of the last. It runs no statement
 // of its own: on PostgreSQL the rows are the pgx connection's, read while
 // database/sql lends it (Conn.Raw).
-type PageFunc func(rows Rows) (n int, lastID string, err error)
+type PageFunc func(rows PageRows) (n int, lastID string, err error)
 
-// Rows are a query's rows as a PageFunc reads them: *sql.Rows, or an
-// engine's own, which skip database/sql's conversion of every value into
-// a driver.Value (docs/benchmarks.md, "The submit's own CPU, per page").
+// Rows are a query's rows: *sql.Rows, or an engine's own (a pipeline's,
+// a page's), which skip database/sql's conversion of every value into a
+// driver.Value (docs/benchmarks.md, "The submit's own CPU, per page").
 type Rows interface {
 	Next() bool
 	Scan(dest ...any) error
 	Err() error
 	Close() error
+}
+
+// PageRows are the rows of a page of payments, which the store reads a
+// column at a time (ColumnValues): PostgreSQL's straight from the bytes
+// the server sent, where Scan's conversions into sql.Scanner destinations
+// cost more than the decoding itself (docs/benchmarks.md, "The submit's
+// own CPU, per page"); SQLite's from its driver's values (SQLPageRows).
+type PageRows interface {
+	Rows
+	Values() ColumnValues
+}
+
+// ColumnValues reads column i of the current row in the store's own
+// types. A column that cannot be read as asked (of another type) reads
+// as the zero value and makes Err non-nil, and it stays so: one check
+// after a row's columns are read.
+type ColumnValues interface {
+	ID(i int) string      // a uuid, in its canonical text; NULL is ""
+	Text(i int) string    // NULL is ""
+	Int(i int) int64      // NULL is 0
+	Bool(i int) bool      // NULL is false
+	Time(i int) time.Time // unix microseconds (scan.go); NULL is the zero time
+	Err() error
 }
 
 // Conn is the transaction an Engine's operation runs in. Its statements

@@ -21,7 +21,7 @@ func (t *tx) PaymentPages(ctx context.Context, batchID string, status disburse.P
 	}
 	buf := make([]disburse.Payment, 0, size)
 	var page []disburse.Payment
-	read := func(rows Rows) (n int, last string, err error) {
+	read := func(rows PageRows) (n int, last string, err error) {
 		if page, err = collect("payments", rows, buf[:0], scanPagePayment); err != nil || len(page) == 0 {
 			return 0, "", err
 		}
@@ -54,7 +54,7 @@ func (t *tx) PaymentsAfter(ctx context.Context, batchID, after string, n int) ([
 		query, args = query+` AND p.seq > (SELECT a.seq FROM payments a WHERE a.id = ? AND a.batch_id = ?)`, append(args, after, batchID)
 	}
 	var page []disburse.Payment
-	read := func(rows Rows) (int, string, error) {
+	read := func(rows PageRows) (int, string, error) {
 		var err error
 		if page, err = collect("payments after", rows, make([]disburse.Payment, 0, n), scanPagePayment); err != nil || len(page) == 0 {
 			page = nil // none: nil, as every list of the store

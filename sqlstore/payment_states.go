@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"math"
+	"time"
 
 	"github.com/disburse/disburse"
 )
@@ -66,12 +68,22 @@ func (t *tx) updateDistinctStates(ctx context.Context, ps []disburse.Payment, do
 }
 
 // paymentState is what paymentStateColumns write, but the id. Times are
-// kept as the columns store them (micros: nil for NULL), so that two equal
-// instants are one state whatever their location or monotonic reading.
+// kept as the columns store them (stateMicros), so that two equal instants
+// are one state whatever their location or monotonic reading; as plain
+// integers, not boxed, since every payment of a page makes a key.
 type paymentState struct {
 	status, referralStatus                                                disburse.PaymentStatus
 	isMember                                                              bool
-	submittedAt, settledAt, reversalDueAt, cancelledAt, referralSettledAt any
+	submittedAt, settledAt, reversalDueAt, cancelledAt, referralSettledAt int64
+}
+
+// stateMicros is a state's time as its column stores it, unix
+// microseconds, with the zero time (NULL) as a value no instant has.
+func stateMicros(t time.Time) int64 {
+	if t.IsZero() {
+		return math.MinInt64
+	}
+	return t.UnixMicro()
 }
 
 // distinctStates returns the distinct states of ps, each as a payment that
@@ -83,7 +95,7 @@ func distinctStates(ps []disburse.Payment) ([]disburse.Payment, []int) {
 	stateOf := make([]int, len(ps))
 	for i, p := range ps {
 		key := paymentState{p.Status, p.ReferralStatus, p.IsMember,
-			micros(p.SubmittedAt), micros(p.SettledAt), micros(p.ReversalDueAt), micros(p.CancelledAt), micros(p.ReferralSettledAt)}
+			stateMicros(p.SubmittedAt), stateMicros(p.SettledAt), stateMicros(p.ReversalDueAt), stateMicros(p.CancelledAt), stateMicros(p.ReferralSettledAt)}
 		k, ok := index[key]
 		if !ok {
 			k = len(states)

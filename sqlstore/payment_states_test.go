@@ -44,3 +44,25 @@ func TestDistinctStates(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDistinctStates: a submit's page of 10,000 payments, half
+// settled to members and half pending, a third with a referral.
+func BenchmarkDistinctStates(b *testing.B) {
+	now := time.Date(2026, 11, 25, 10, 0, 0, 123456000, time.UTC)
+	ps := make([]disburse.Payment, 10_000)
+	for i := range ps {
+		p := &ps[i]
+		p.SubmittedAt = now
+		if i%2 == 0 {
+			p.Status, p.IsMember, p.SettledAt = disburse.PaymentSettled, true, now
+		} else {
+			p.Status, p.ReversalDueAt = disburse.PaymentPending, now.AddDate(0, 0, 60)
+		}
+		if i%3 == 0 {
+			p.ReferralStatus = disburse.PaymentPending
+		}
+	}
+	for b.Loop() {
+		distinctStates(ps)
+	}
+}

@@ -11,16 +11,16 @@ import (
 	"github.com/disburse/disburse"
 )
 
-// A payment's columns, its scan and the columns of its insert
-// (paymentColumns, scanPayment, paymentFieldColumns) are generated from
-// disburse.Payment into payments_gen.go; TestPaymentsGenerated fails when
-// that file is stale.
+// A payment's columns, its scans and the columns of its insert
+// (paymentColumns, scanPayment, scanPaymentValues, paymentFieldColumns)
+// are generated from disburse.Payment into payments_gen.go;
+// TestPaymentsGenerated fails when that file is stale.
 //
 //go:generate go run github.com/disburse/disburse/internal/gen paymentsql payments_gen.go
 
 func scanRowPayment(r *sql.Rows) (disburse.Payment, error) { return scanPayment(r) }
 
-func scanPagePayment(r Rows) (disburse.Payment, error) { return scanPayment(r) }
+func scanPagePayment(r PageRows) (disburse.Payment, error) { return scanPaymentValues(r.Values()) }
 
 // paymentStateColumns are the columns UpdatePaymentStates writes, with the
 // id that finds the row.

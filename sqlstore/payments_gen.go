@@ -51,6 +51,32 @@ func scanPayment(r scanner) (disburse.Payment, error) {
 	return p, err
 }
 
+// scanPaymentValues reads a row of paymentColumns a column at a time,
+// in the store's own types (ColumnValues).
+func scanPaymentValues(v ColumnValues) (disburse.Payment, error) {
+	return disburse.Payment{
+		ID:                v.ID(0),
+		BatchID:           v.ID(1),
+		OrganisationID:    v.ID(2),
+		Msisdn:            v.Text(3),
+		Amount:            disburse.Money(v.Int(4)),
+		Firstname:         v.Text(5),
+		Lastname:          v.Text(6),
+		ExternalID:        v.Text(7),
+		Status:            disburse.PaymentStatus(v.Text(8)),
+		IsMember:          v.Bool(9),
+		CreatedAt:         v.Time(10),
+		SubmittedAt:       v.Time(11),
+		SettledAt:         v.Time(12),
+		ReversalDueAt:     v.Time(13),
+		CancelledAt:       v.Time(14),
+		ReferralAmount:    disburse.Money(v.Int(15)),
+		ReferralMsisdn:    v.Text(16),
+		ReferralStatus:    disburse.PaymentStatus(v.Text(17)),
+		ReferralSettledAt: v.Time(18),
+	}, v.Err()
+}
+
 // paymentFieldColumns are the columns of ps's fields, as InsertPayments
 // writes them.
 func paymentFieldColumns(ps []disburse.Payment) []Column {

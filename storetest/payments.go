@@ -402,5 +402,32 @@ func testPaymentsAfterPages(t *testing.T, s disburse.Store) {
 	same(t, "two pages in one transaction", ids(ps), ids(both))
 }
 
+// testPagesReadEveryColumn: a page reads every column of its payments as
+// stored, NULLs included, as a payment's own read does, whether a value
+// repeats the row before's or not (PostgreSQL reads a page's values
+// itself, keeping each column's last string).
+func testPagesReadEveryColumn(t *testing.T, s disburse.Store) {
+	ctx := t.Context()
+	w := newWorld(t, s)
+	b := w.insertBatch(t, s, "every column")
+	named := payment(b, msisdnKE, 150)
+	named.Firstname, named.Lastname, named.ExternalID, named.IsMember = "Wanjiru", "Kamau", "inv-7", true
+	unnamed := payment(b, msisdnKE, 150)
+	unnamed.ExternalID = "inv-8"
+	settled := withReferral(payment(b, msisdnUK, disburse.Money(1)<<40), msisdnKE, 75)
+	settled.Status, settled.SubmittedAt, settled.SettledAt, settled.IsMember = disburse.PaymentSettled, at(time.Minute), at(2*time.Minute), true
+	settled.ReferralStatus, settled.ReferralSettledAt = disburse.PaymentSettled, at(3*time.Minute)
+	cancelled := pending(payment(b, msisdnUK, 99), at(time.Hour))
+	cancelled.Status, cancelled.CancelledAt = disburse.PaymentCancelled, at(2*time.Hour)
+	ps := []disburse.Payment{named, unnamed, settled, pending(withReferral(payment(b, msisdnKE, 5), msisdnUK, 6), at(time.Hour)), cancelled, named}
+	ps[5].ID, ps[5].ExternalID = disburse.NewID(), "inv-9"
+	insertPayments(t, s, ps...)
+	page := get(t, s, func(tx disburse.Tx) ([]disburse.Payment, error) { return tx.PaymentsAfter(ctx, b.ID, "", len(ps)) })
+	same(t, "a page of every kind of payment", ps, page)
+	for i, p := range ps {
+		same(t, fmt.Sprintf("payment %d read alone", i), p, get(t, s, func(tx disburse.Tx) (disburse.Payment, error) { return tx.Payment(ctx, p.ID) }))
+	}
+}
+
 // allReady is a ready function of n rows all ready at once.
 func allReady(n int) func() (int, error) { return func() (int, error) { return n, nil } }

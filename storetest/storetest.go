@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"Payment", testPayment},
 		{"Payments", testPayments},
 		{"PaymentsAfter", testPaymentsAfterPages},
+		{"PagesReadEveryColumn", testPagesReadEveryColumn},
 		{"ExternalIDsInUse", testExternalIDsInUse},
 		{"InsertTakenExternalIDs", testInsertTakenExternalIDs},
 		{"UpdatePaymentStates", testUpdatePaymentStates},

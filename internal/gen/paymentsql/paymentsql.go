@@ -81,6 +81,16 @@ func Generate() ([]byte, error) {
 	}
 	b.WriteString("\treturn p, err\n}\n\n")
 
+	b.WriteString("// scanPaymentValues reads a row of paymentColumns a column at a time,\n// in the store's own types (ColumnValues).\nfunc scanPaymentValues(v ColumnValues) (disburse.Payment, error) {\n\treturn disburse.Payment{\n")
+	for i, f := range fields {
+		read := fmt.Sprintf("v.%s(%d)", strings.TrimSuffix(f.col, "Col"), i)
+		if f.temp != "" {
+			read = "disburse." + typeName(f.name) + "(" + read + ")"
+		}
+		fmt.Fprintf(&b, "\t\t%s: %s,\n", f.name, read)
+	}
+	b.WriteString("\t}, v.Err()\n}\n\n")
+
 	b.WriteString("// paymentFieldColumns are the columns of ps's fields, as InsertPayments\n// writes them.\nfunc paymentFieldColumns(ps []disburse.Payment) []Column {\n\treturn []Column{\n")
 	for _, f := range fields {
 		fmt.Fprintf(&b, "\t\t%s(%q, func(i int) %s { return %s }),\n", f.col, f.column, colType(f.col), f.value)
