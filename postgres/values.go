@@ -3,11 +3,11 @@ package postgres
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -74,7 +74,8 @@ func (v *columnValues) fail(err error) {
 
 func (v *columnValues) Err() error { return v.err }
 
-// ID reads a uuid column as its canonical text, as pgx writes it.
+// ID reads a uuid column as its canonical text, as pgx writes it and
+// NewID makes it.
 func (v *columnValues) ID(i int) string {
 	raw, binaryFormat, ok := v.column(i, "a uuid", pgtype.UUIDOID, pgtype.TextOID)
 	if !ok || raw == nil || !binaryFormat {
@@ -88,17 +89,7 @@ func (v *columnValues) ID(i int) string {
 	if bytes.Equal(last.raw, raw) {
 		return last.s
 	}
-	var text [36]byte
-	hex.Encode(text[0:8], raw[0:4])
-	text[8] = '-'
-	hex.Encode(text[9:13], raw[4:6])
-	text[13] = '-'
-	hex.Encode(text[14:18], raw[6:8])
-	text[18] = '-'
-	hex.Encode(text[19:23], raw[8:10])
-	text[23] = '-'
-	hex.Encode(text[24:], raw[10:])
-	last.raw, last.s = append(last.raw[:0], raw...), string(text[:])
+	last.raw, last.s = append(last.raw[:0], raw...), uuid.UUID(raw).String()
 	return last.s
 }
 
