@@ -97,7 +97,7 @@ func (s *Service) register(ctx context.Context, group []registration) ([]registe
 	err := s.Store.Write(ctx, func(tx Tx) error {
 		now := s.Now()
 		moved = nil
-		ms, err := insertMembers(ctx, tx, group, now)
+		ms, found, err := insertMembers(ctx, tx, group, now)
 		if err != nil {
 			return err
 		}
@@ -105,14 +105,11 @@ func (s *Service) register(ctx context.Context, group []registration) ([]registe
 		if len(ms.created) == 0 {
 			return nil
 		}
-		legs, err := tx.LockPendingLegsTo(ctx, slices.Sorted(maps.Keys(ms.created))...)
-		var orgs map[string]Organisation
-		if err == nil {
-			legs, orgs, err = liveLegs(ctx, tx, legs)
-		}
+		legs, err := liveOf(pendingToAny(found.Legs, ms.created), found.Organisations)
 		if err != nil {
 			return err
 		}
+		orgs := found.Organisations
 		m := writeBuffer{now: now}
 		defer func() { moved = m.moved }()
 		// The audit and the settlement's writes go together: a group's
@@ -139,9 +136,10 @@ type groupMembers struct {
 	first   map[string]int
 }
 
-// insertMembers inserts the group's members, each msisdn once, and reads
-// those that were members already.
-func insertMembers(ctx context.Context, tx Tx, group []registration, now time.Time) (groupMembers, error) {
+// insertMembers inserts the group's members, each msisdn once, locks the
+// legs pending to them (and to those that were members already, which the
+// caller leaves be), and reads those that were members already.
+func insertMembers(ctx context.Context, tx Tx, group []registration, now time.Time) (groupMembers, NewMembers, error) {
 	ms := groupMembers{out: make([]registered, len(group)), first: make(map[string]int, len(group))}
 	var fresh []Member
 	for i, r := range group {
@@ -152,36 +150,46 @@ func insertMembers(ctx context.Context, tx Tx, group []registration, now time.Ti
 			fresh = append(fresh, m)
 		}
 	}
-	inserted, err := tx.InsertMembers(ctx, fresh)
+	found, err := tx.InsertMembersLockingLegs(ctx, fresh)
 	if err != nil {
-		return ms, err
+		return ms, found, err
 	}
-	ms.created = make(map[string]Member, len(inserted))
+	ms.created = make(map[string]Member, len(found.Inserted))
 	var existing []string
 	for _, m := range fresh {
-		if inserted[m.Msisdn] {
+		if found.Inserted[m.Msisdn] {
 			ms.created[m.Msisdn] = m
 		} else {
 			existing = append(existing, m.Msisdn)
 		}
 	}
-	found := map[string]Member{}
+	members := map[string]Member{}
 	if len(existing) > 0 {
-		if found, err = tx.Members(ctx, existing); err != nil {
-			return ms, err
+		if members, err = tx.Members(ctx, existing); err != nil {
+			return ms, found, err
 		}
 	}
 	for i, r := range group {
 		msisdn := r.member.Msisdn
 		if m, ok := ms.created[msisdn]; ok {
 			ms.out[i] = registered{member: m, created: ms.first[msisdn] == i}
-		} else if m, ok := found[msisdn]; ok {
+		} else if m, ok := members[msisdn]; ok {
 			ms.out[i] = registered{member: m}
 		} else {
-			return ms, fmt.Errorf("register %s: neither inserted nor found: %w", msisdn, ErrNotFound)
+			return ms, found, fmt.Errorf("register %s: neither inserted nor found: %w", msisdn, ErrNotFound)
 		}
 	}
-	return ms, nil
+	return ms, found, nil
+}
+
+// pendingToAny keeps, of legs, the payments with a leg pending to one of
+// members.
+func pendingToAny(legs []Payment, members map[string]Member) []Payment {
+	return slices.DeleteFunc(legs, func(p Payment) bool {
+		_, payee := members[p.Msisdn]
+		_, referee := members[p.ReferralMsisdn]
+		return !(payee && p.Status == PaymentPending) && !(referee && p.HasReferral() && p.ReferralStatus == PaymentPending)
+	})
 }
 
 // pendingLegsTo counts, by msisdn, the payments of legs with a leg pending

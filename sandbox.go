@@ -3,6 +3,7 @@ package disburse
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -89,18 +90,16 @@ func membersByOrganisation(ctx context.Context, tx Tx, orgs map[string]Organisat
 	return out, nil
 }
 
-// liveLegs keeps, of legs a live registration locked, those of live
-// organisations (a live member is no member of any sandbox), and returns
-// the organisations it read, which the settlement pays with.
-func liveLegs(ctx context.Context, tx Tx, legs []Payment) ([]Payment, map[string]Organisation, error) {
-	if len(legs) == 0 {
-		return legs, nil, nil
+// liveOf keeps, of legs a live registration locked, those of live
+// organisations (a live member is no member of any sandbox). orgs, which
+// the settlement pays with, must hold every leg's organisation.
+func liveOf(legs []Payment, orgs map[string]Organisation) ([]Payment, error) {
+	for _, p := range legs {
+		if _, ok := orgs[p.OrganisationID]; !ok {
+			return nil, fmt.Errorf("register: organisation %s: %w", p.OrganisationID, ErrNotFound)
+		}
 	}
-	orgs, err := organisationsOf(ctx, tx, legs)
-	if err != nil {
-		return nil, nil, err
-	}
-	return slices.DeleteFunc(legs, func(p Payment) bool { return orgs[p.OrganisationID].Sandbox }), orgs, nil
+	return slices.DeleteFunc(legs, func(p Payment) bool { return orgs[p.OrganisationID].Sandbox }), nil
 }
 
 // fundingAccountOf is the funding account deposits into a are drawn from:

@@ -111,6 +111,12 @@ type Tx interface {
 	// InsertMembers adds members (each msisdn once) and returns the
 	// msisdns it added; one that is a member already is left unchanged.
 	InsertMembers(ctx context.Context, ms []Member) (map[string]bool, error)
+	// InsertMembersLockingLegs is InsertMembers, then the payments with a
+	// PENDING leg (payment or referral) to any of ms's msisdns, added or
+	// not, locked, in every organisation, each once, in the order they
+	// were added, and those payments' organisations: a registration's
+	// first reads, none needing another's answer.
+	InsertMembersLockingLegs(ctx context.Context, ms []Member) (NewMembers, error)
 	// Members returns the members among msisdns, keyed by msisdn.
 	Members(ctx context.Context, msisdns []string) (map[string]Member, error)
 
@@ -171,10 +177,6 @@ type Tx interface {
 	// DeleteDraftPayment does the same to one payment; ErrNotFound if it
 	// is not a DRAFT payment.
 	DeleteDraftPayment(ctx context.Context, id string) error
-	// LockPendingLegsTo returns, locked, the payments with a PENDING leg
-	// (payment or referral) to any of msisdns, in every organisation,
-	// each once, in the order they were added.
-	LockPendingLegsTo(ctx context.Context, msisdns ...string) ([]Payment, error)
 	// LockPendingLegsOf returns, locked, the batch's payments with a
 	// PENDING leg, in the order they were added.
 	LockPendingLegsOf(ctx context.Context, batchID string) ([]Payment, error)
@@ -221,6 +223,15 @@ type Tx interface {
 	InsertNotifications(ctx context.Context, ns []Notification) error
 	// Notifications lists notifications oldest first, only recipient's when it is not empty.
 	Notifications(ctx context.Context, recipient string) ([]Notification, error)
+}
+
+// NewMembers is what Tx.InsertMembersLockingLegs wrote and found: the
+// msisdns it made members, the payments with a leg pending to any of the
+// msisdns, locked, and their organisations by id.
+type NewMembers struct {
+	Inserted      map[string]bool
+	Legs          []Payment
+	Organisations map[string]Organisation
 }
 
 // BatchFilter narrows GET /batches. Take is 1..1000 once validated.

@@ -513,17 +513,17 @@ func (w *writtenTx) InsertTransfers(ctx context.Context, ts []disburse.Transfer)
 	return err
 }
 
-func (w *writtenTx) InsertMembers(ctx context.Context, ms []disburse.Member) (map[string]bool, error) {
-	inserted, err := w.Tx.InsertMembers(ctx, ms)
+func (w *writtenTx) InsertMembersLockingLegs(ctx context.Context, ms []disburse.Member) (disburse.NewMembers, error) {
+	found, err := w.Tx.InsertMembersLockingLegs(ctx, ms)
 	if err != nil || len(ms) != 1 { // a claimed registration registers one
-		return inserted, err
+		return found, err
 	}
-	if m := ms[0]; inserted[m.Msisdn] {
+	if m := ms[0]; found.Inserted[m.Msisdn] {
 		w.written.Member = &m
 	} else {
 		w.registered = m.Msisdn
 	}
-	return inserted, nil
+	return found, nil
 }
 
 // Members notes the member read back after an insert found it registered.

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/disburse/disburse/sqlstore"
@@ -151,16 +150,23 @@ func (Engine) AnyOf(column string, values []string) (string, any) {
 // estimated a quarter of the table for 60 values and scanned it whole:
 // 360 ms a registration group at two million payments, against 0.9 ms
 // this way (docs/benchmarks.md, "Registration").
-func (Engine) LookupEach(table, column, cond string, values []string) (string, any) {
-	return `SELECT l.id FROM unnest(CAST(? AS TEXT[])) AS v(value) CROSS JOIN LATERAL
-		(SELECT id FROM ` + table + ` WHERE ` + column + ` = v.value AND ` + cond + ` OFFSET 0) AS l`, values
+func (Engine) LookupEach(table, columns, column, cond string, values []string) (string, any) {
+	return `SELECT l.* FROM unnest(CAST(? AS TEXT[])) AS v(value) CROSS JOIN LATERAL
+		(SELECT ` + columns + ` FROM ` + table + ` WHERE ` + column + ` = v.value AND ` + cond + ` OFFSET 0) AS l`, values
 }
 
-// PlanEachRun runs the statement unnamed, parsed and planned with its
-// values at each run (pgx keeps only its description), where a named
-// prepared statement would be planned generically after five runs and
-// keep that plan. PostgreSQL plans an unnamed statement's bind with the
-// values bound, as it does a prepared statement's first five.
-func (Engine) PlanEachRun(args ...any) []any {
-	return append([]any{pgx.QueryExecModeCacheDescribe}, args...)
+// EachByKey looks each key up in a LATERAL subquery, the lock inside it
+// (or OFFSET 0, which keeps it from being folded into a join): the only
+// plan is a nested loop over keys, in their order, of one lookup by key
+// each. Written as key IN (keys), a plan PostgreSQL made and kept while
+// the table was empty read the whole table for every run.
+func (Engine) EachByKey(keys, key, table, alias, columns, lock, order string) string {
+	if lock == "" {
+		lock = " OFFSET 0"
+	}
+	if order != "" {
+		order = ` ORDER BY k.` + order
+	}
+	return `SELECT ` + alias + `.* FROM (` + keys + `) AS k CROSS JOIN LATERAL
+		(SELECT ` + columns + ` FROM ` + table + ` AS ` + alias + ` WHERE ` + alias + `.` + key + ` = k.` + key + lock + `) AS ` + alias + order
 }

@@ -77,16 +77,21 @@ func (Engine) AnyOf(column string, values []string) (string, any) {
 
 // LookupEach is column's AnyOf: SQLite already looks each value up in
 // column's index.
-func (e Engine) LookupEach(table, column, cond string, values []string) (string, any) {
+func (e Engine) LookupEach(table, columns, column, cond string, values []string) (string, any) {
 	match, arg := e.AnyOf(column, values)
-	return `SELECT id FROM ` + table + ` WHERE ` + match + ` AND ` + cond, arg
+	return `SELECT ` + columns + ` FROM ` + table + ` WHERE ` + match + ` AND ` + cond, arg
 }
 
-// PlanEachRun returns args as they are: SQLite makes no generic plan to
-// fall back on after a few runs, as PostgreSQL does, and its plan of a
-// lookup by an indexed column is the index whatever the table's size
-// (EXPLAIN QUERY PLAN of LockPendingLegsTo, docs/benchmarks.md).
-func (Engine) PlanEachRun(args ...any) []any { return args }
+// EachByKey is key IN (keys): SQLite keeps no plan made on an earlier
+// run, and its plan of a lookup by an indexed column is the index
+// whatever the table's size. It takes no row locks (one writer), so lock
+// is "".
+func (Engine) EachByKey(keys, key, table, alias, columns, lock, order string) string {
+	if order != "" {
+		order = ` ORDER BY ` + alias + `.` + order
+	}
+	return `SELECT ` + columns + ` FROM ` + table + ` AS ` + alias + ` WHERE ` + alias + `.` + key + ` IN (SELECT k.` + key + ` FROM (` + keys + `) AS k)` + lock + order
+}
 
 // appendJSONString appends s as a JSON string. Bytes that are not valid
 // UTF-8 are passed through: SQLite's JSON functions keep them as they are,

@@ -29,18 +29,22 @@ type Dialect interface {
 	// one argument of its placeholder: a list of any length passed as one
 	// parameter.
 	AnyOf(column string, values []string) (cond string, arg any)
-	// LookupEach returns a query of the ids of table's rows whose column
+	// LookupEach returns a query of columns of table's rows whose column
 	// equals one of values and that meet cond, and the one argument of its
 	// placeholder: each value looked up on its own in the index on column
 	// (cond being a partial index's predicate), whatever the table's size
-	// and statistics, for a few values in a large table (LockPendingLegsTo).
-	LookupEach(table, column, cond string, values []string) (query string, arg any)
-	// PlanEachRun returns a statement's args with what makes the engine
-	// plan it for those values each time it runs, never from a plan it
-	// cached on an earlier run: for a lookup whose plan must follow the
-	// table's size, which a plan cached while the table was empty does
-	// not (LockPendingLegsTo).
-	PlanEachRun(args ...any) []any
+	// and statistics, for a few values in a large table (the pending legs
+	// of InsertMembersLockingLegs).
+	LookupEach(table, columns, column, cond string, values []string) (query string, arg any)
+	// EachByKey returns a query of columns of table's rows (named alias,
+	// which columns may use) whose key equals the key column of keys, a
+	// query: each row looked up on its own by key in keys' order, lock (a
+	// LockClause, or "") taking each as it is found, and the rows ordered
+	// by the column order of both, unless it is "". Its plan is the same
+	// lookups whatever the tables' sizes and statistics, when PostgreSQL
+	// planned it and when it keeps that plan: one made on an empty table
+	// is not a scan of every row later (docs/benchmarks.md, "Registration").
+	EachByKey(keys, key, table, alias, columns, lock, order string) string
 }
 
 // RebindDollar rewrites ? placeholders as $1, $2, ... (PostgreSQL), leaving

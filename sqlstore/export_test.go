@@ -21,8 +21,8 @@ func TokensKept(s *Store) int {
 	return len(s.tokens.tokens)
 }
 
-// PendingLegsQuery is LockPendingLegsTo's statement, without its lock,
-// for the test of its plan.
-func PendingLegsQuery(d Dialect, msisdns []string) (string, []any) {
-	return pendingLegsQuery(d, msisdns)
+// PendingLegsQueries are InsertMembersLockingLegs' statements of the legs
+// and of their organisations, for the test of their plans.
+func PendingLegsQueries(d Dialect, msisdns []string) (legs, organisations string, args []any) {
+	return pendingLegsQueries(d, msisdns)
 }

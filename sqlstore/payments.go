@@ -139,32 +139,26 @@ func (t *tx) DeleteDraftPayment(ctx context.Context, id string) error {
 	return t.update(ctx, "draft payment", deleteDrafts+`id = ?`, id)
 }
 
-// LockPendingLegsTo looks the legs of all msisdns up in one statement:
-// the union of two index lookups of each msisdn (LookupEach; one partial
-// index per leg, on the held flags of migration 00005), each payment
-// once, locked in seq order. On
-// PostgreSQL it is planned with its values at every run (PlanEachRun): a
-// plan of it cached while payments was empty, as a new deployment's and
-// the bench's are when the first members register, scans every payment,
-// for every registration (docs/benchmarks.md, "Registration").
-// The lock applies to the outer SELECT, the only form PostgreSQL allows
-// FOR UPDATE in. A held leg may still be DRAFT (migration 00017), hence
-// the statuses.
-func (t *tx) LockPendingLegsTo(ctx context.Context, msisdns ...string) ([]disburse.Payment, error) {
-	if len(msisdns) == 0 {
-		return nil, nil
-	}
-	query, args := pendingLegsQuery(t.e, msisdns)
-	return list(ctx, t, "pending legs", scanRowPayment, query+t.e.LockClause(false), t.e.PlanEachRun(args...)...)
-}
-
-// pendingLegsQuery is LockPendingLegsTo's statement, without its lock.
-func pendingLegsQuery(d Dialect, msisdns []string) (string, []any) {
-	payees, payeesArg := d.LookupEach("payments", "msisdn", "held AND status = 'PENDING'", msisdns)
-	referrals, referralsArg := d.LookupEach("payments", "referral_msisdn", "referral_held AND referral_status = 'PENDING'", msisdns)
-	return `SELECT ` + paymentColumns + ` FROM payments p
-		WHERE p.id IN (` + payees + ` UNION ` + referrals + `)
-		ORDER BY p.seq`, []any{payeesArg, referralsArg}
+// pendingLegsQueries are InsertMembersLockingLegs' statements of the
+// legs pending to msisdns, locked, and of their organisations, and the
+// arguments of each: the union of two index lookups of each msisdn
+// (LookupEach; one partial index per leg, on the held flags of migration
+// 00005), each payment once, looked up by id and locked in seq order
+// (EachByKey). The lock is inside EachByKey's lookup, since PostgreSQL
+// allows none on a UNION. Every lookup is by an index in any plan:
+// PostgreSQL keeps the plan of a statement sent in a pipeline, and one
+// made while payments was empty, as a new deployment's and the bench's are
+// when the first members register, scanned every payment for every
+// registration (docs/benchmarks.md, "Registration"). A held leg may still
+// be DRAFT (migration 00017), hence the statuses.
+func pendingLegsQueries(d Dialect, msisdns []string) (legs, organisations string, args []any) {
+	payees, payeesArg := d.LookupEach("payments", "id, seq, organisation_id", "msisdn", "held AND status = 'PENDING'", msisdns)
+	referrals, referralsArg := d.LookupEach("payments", "id, seq, organisation_id", "referral_msisdn",
+		"referral_held AND referral_status = 'PENDING'", msisdns)
+	found := `SELECT id, seq, organisation_id FROM (` + payees + ` UNION ` + referrals + `) AS g`
+	legs = d.EachByKey(found+` ORDER BY seq`, "id", "payments", "p", paymentColumns, d.LockClause(false), "seq")
+	organisations = d.EachByKey(`SELECT DISTINCT organisation_id AS id FROM (`+found+`) AS f`, "id", "organisations", "o", organisationColumns, "", "")
+	return d.Rebind(legs), d.Rebind(organisations), []any{payeesArg, referralsArg}
 }
 
 func (t *tx) LockPendingLegsOf(ctx context.Context, batchID string) ([]disburse.Payment, error) {

@@ -101,9 +101,13 @@ func (t *tx) flush(ctx context.Context) error {
 // then may issue statements of its own, which the engine's pipeline,
 // still reading, could not.
 func (t *tx) holdRead(s Statement, then func() error) {
-	t.held = append(t.held, s)
+	t.hold(s)
 	t.then = append(t.then, then)
 }
+
+// hold holds s, a query whose rows s.Row reads when they come, inside
+// Together without sending what is held.
+func (t *tx) hold(s Statement) { t.held = append(t.held, s) }
 
 // later runs s now, or holds it inside Together.
 func (t *tx) later(ctx context.Context, s Statement) error {

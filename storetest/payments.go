@@ -291,7 +291,7 @@ func testDeleteDraftPayments(t *testing.T, s disburse.Store) {
 	same(t, "another batch's payment", kept, get(t, s, func(tx disburse.Tx) (disburse.Payment, error) { return tx.Payment(ctx, kept.ID) }))
 }
 
-func testLockPendingLegsTo(t *testing.T, s disburse.Store) {
+func testInsertMembersLockingLegs(t *testing.T, s disburse.Store) {
 	ctx := t.Context()
 	w, other := newWorld(t, s), newWorld(t, s)
 	b, theirs := w.insertBatch(t, s, "b"), other.insertBatch(t, s, "theirs")
@@ -306,16 +306,35 @@ func testLockPendingLegsTo(t *testing.T, s disburse.Store) {
 	stranger := pending(payment(b, msisdnUK2, 100), due)
 	draft := payment(b, msisdnKE, 100) // to a non-member: held on PostgreSQL, not pending
 	insertPayments(t, s, toHim, settled, referral, stranger, draft, referralSettled, elsewhere)
-	var got []disburse.Payment
-	write(t, s, func(tx disburse.Tx) (err error) { got, err = tx.LockPendingLegsTo(ctx, msisdnKE); return err })
-	same(t, "LockPendingLegsTo", ids([]disburse.Payment{toHim, referral, elsewhere}), ids(got))
-	// Several payees at once: each payment once, however many of its legs
-	// they are paid by, in the order of addition.
+	him := disburse.Member{Msisdn: msisdnKE, Firstname: "Wanjiru", AppInstalled: true, RegisteredAt: t0}
+	var got disburse.NewMembers
 	write(t, s, func(tx disburse.Tx) (err error) {
-		got, err = tx.LockPendingLegsTo(ctx, msisdnKE, msisdnUK, msisdnKE)
+		got, err = tx.InsertMembersLockingLegs(ctx, []disburse.Member{him})
 		return err
 	})
-	same(t, "LockPendingLegsTo of two", ids([]disburse.Payment{toHim, referral, referralSettled, elsewhere}), ids(got))
+	same(t, "InsertMembersLockingLegs: inserted", map[string]bool{msisdnKE: true}, got.Inserted)
+	same(t, "InsertMembersLockingLegs: member", him, get(t, s, func(tx disburse.Tx) (disburse.Member, error) { return member(tx, msisdnKE) }))
+	same(t, "InsertMembersLockingLegs: legs", ids([]disburse.Payment{toHim, referral, elsewhere}), ids(got.Legs))
+	same(t, "InsertMembersLockingLegs: a leg as stored", toHim, got.Legs[0])
+	same(t, "InsertMembersLockingLegs: organisations", map[string]disburse.Organisation{w.org.ID: w.org, other.org.ID: other.org}, got.Organisations)
+	// Several payees at once, one a member already: each payment once,
+	// however many of its legs they are paid by, in the order of addition,
+	// the member's as well.
+	uk := disburse.Member{Msisdn: msisdnUK, Lastname: "Smith", RegisteredAt: at(time.Second)}
+	write(t, s, func(tx disburse.Tx) (err error) {
+		got, err = tx.InsertMembersLockingLegs(ctx, []disburse.Member{uk, him})
+		return err
+	})
+	same(t, "InsertMembersLockingLegs of two: inserted", map[string]bool{msisdnUK: true}, got.Inserted)
+	same(t, "InsertMembersLockingLegs of two: legs", ids([]disburse.Payment{toHim, referral, referralSettled, elsewhere}), ids(got.Legs))
+	same(t, "InsertMembersLockingLegs of two: organisations", 2, len(got.Organisations))
+	// A payee with nothing pending.
+	write(t, s, func(tx disburse.Tx) (err error) {
+		got, err = tx.InsertMembersLockingLegs(ctx, []disburse.Member{{Msisdn: msisdnKE2, RegisteredAt: t0}})
+		return err
+	})
+	same(t, "InsertMembersLockingLegs of a payee owed nothing", disburse.NewMembers{Inserted: map[string]bool{msisdnKE2: true},
+		Organisations: map[string]disburse.Organisation{}}, got)
 }
 
 func testClaimDueLegs(t *testing.T, s disburse.Store) {

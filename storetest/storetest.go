@@ -54,7 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) disburse.Store) {
 		{"UpdatePaymentStates", testUpdatePaymentStates},
 		{"UpdateManyPaymentStates", testUpdateManyPaymentStates},
 		{"DeleteDraftPayments", testDeleteDraftPayments},
-		{"LockPendingLegsTo", testLockPendingLegsTo},
+		{"InsertMembersLockingLegs", testInsertMembersLockingLegs},
 		{"ClaimDueLegs", testClaimDueLegs},
 		{"Approval", testApproval},
 		{"OnePendingApprovalABatch", testOnePendingApprovalABatch},

@@ -108,9 +108,9 @@ func (t recordingTx) ApplyBalances(ctx context.Context, changes disburse.Balance
 	return t.Tx.ApplyBalances(ctx, changes)
 }
 
-func (t recordingTx) LockPendingLegsTo(ctx context.Context, msisdns ...string) ([]disburse.Payment, error) {
+func (t recordingTx) InsertMembersLockingLegs(ctx context.Context, ms []disburse.Member) (disburse.NewMembers, error) {
 	t.log.add(lockPayments)
-	return t.Tx.LockPendingLegsTo(ctx, msisdns...)
+	return t.Tx.InsertMembersLockingLegs(ctx, ms)
 }
 
 func (t recordingTx) LockPendingLegsOf(ctx context.Context, batchID string) ([]disburse.Payment, error) {
