@@ -360,40 +360,64 @@ func set(fv reflect.Value, pointer bool, x reflect.Value) {
 // list reads an array into the slice fv, element by element as the body
 // streams in: an element that is not an object is kept as an empty one
 // whose WrongTypes name the list's field, so that the domain reports it
-// with the index of the element.
+// with the index of the element. The elements are read into chunks and
+// copied once into a slice of their number: a slice grown an element at
+// a time was copied and cleared again at each growth, a third of the
+// decoding of a request of payments (docs/benchmarks.md, "The add and
+// the stores").
 func (rd *reader) list(f *fieldPlan, fv reflect.Value) error {
 	if _, err := rd.dec.ReadToken(); err != nil { // '['
 		return err
 	}
-	fv.SetLen(0)
-	for i := 0; rd.dec.PeekKind() != ']'; i++ {
-		fv.Grow(1)
-		fv.SetLen(i + 1)
-		elem := fv.Index(i)
-		elem.SetZero()
-		switch rd.dec.PeekKind() {
-		case '{':
-			rd.index = i
-			_, err := rd.object(f.elements, elem)
-			rd.index = -1
-			if err != nil {
-				return err
-			}
-		case 'n': // null: an empty element, as encoding/json has it
-			if err := rd.dec.SkipValue(); err != nil {
-				return err
-			}
-		default:
-			v, err := rd.dec.ReadValue()
-			if err != nil {
-				return err
-			}
-			wrong := disburse.WrongType{Value: valueText(v), Message: must(f.name+"["+strconv.Itoa(i)+"]", "a JSON object")}
-			elem.Field(f.elements.wrongTypes).Set(reflect.ValueOf(disburse.WrongTypes{f.field: wrong}))
+	var full []reflect.Value
+	chunk := reflect.MakeSlice(fv.Type(), firstChunk, firstChunk)
+	n, k := 0, 0 // elements read; elements in chunk
+	for ; rd.dec.PeekKind() != ']'; n++ {
+		if k == chunk.Len() {
+			full = append(full, chunk)
+			size := min(2*k, lastChunk)
+			chunk, k = reflect.MakeSlice(fv.Type(), size, size), 0
 		}
+		if err := rd.element(f, chunk.Index(k), n); err != nil {
+			return err
+		}
+		k++
 	}
-	_, err := rd.dec.ReadToken() // ']'
-	return err
+	if _, err := rd.dec.ReadToken(); err != nil { // ']'
+		return err
+	}
+	list := reflect.MakeSlice(fv.Type(), n, n)
+	at := 0
+	for _, c := range append(full, chunk.Slice(0, k)) {
+		at += reflect.Copy(list.Slice(at, n), c)
+	}
+	fv.Set(list)
+	return nil
+}
+
+// The chunks of a list: small for the bodies of one element, and at most
+// lastChunk, so that the copy of the last is no larger than the list's.
+const firstChunk, lastChunk = 16, 4096
+
+// element reads the list's element i into elem, a zero value.
+func (rd *reader) element(f *fieldPlan, elem reflect.Value, i int) error {
+	switch rd.dec.PeekKind() {
+	case '{':
+		rd.index = i
+		_, err := rd.object(f.elements, elem)
+		rd.index = -1
+		return err
+	case 'n': // null: an empty element, as encoding/json has it
+		return rd.dec.SkipValue()
+	default:
+		v, err := rd.dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		wrong := disburse.WrongType{Value: valueText(v), Message: must(f.name+"["+strconv.Itoa(i)+"]", "a JSON object")}
+		elem.Field(f.elements.wrongTypes).Set(reflect.ValueOf(disburse.WrongTypes{f.field: wrong}))
+		return nil
+	}
 }
 
 // skipUnknown skips the value of a member named name that the struct does

@@ -7,10 +7,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/disburse/disburse"
 	"github.com/disburse/disburse/organisations"
@@ -337,8 +339,48 @@ func TestDecodeManyPayments(t *testing.T) {
 	if err := decodeBody(string(body), DefaultMaxBodyBytes, &in); err != nil {
 		t.Fatal(err)
 	}
-	if len(in.Payments) != 100_000 || in.Payments[99_999].ExternalID != "ext-99999" || in.Payments[99_999].Amount != "1000.99" {
+	if len(in.Payments) != 100_000 || in.Payments[99_999].Amount != "1000.99" {
 		t.Fatalf("decoded %d payments, last %+v", len(in.Payments), in.Payments[len(in.Payments)-1])
+	}
+	for i, p := range in.Payments {
+		if want := fmt.Sprintf("2547%08d", i); p.Msisdn != want || p.ExternalID != "ext-"+strconv.Itoa(i) {
+			t.Fatalf("payment %d is %+v, want msisdn %s and external id ext-%d", i, p, want, i)
+		}
+	}
+}
+
+// TestDecodeListInOrder: a list's elements keep their places, whatever
+// they are (an object, null, a value that is no object) and wherever
+// they fall in the chunks the list is read in; the last of two lists
+// under one name is the list.
+func TestDecodeListInOrder(t *testing.T) {
+	for _, n := range []int{0, 1, 15, 16, 17, 48, 100, 5000} {
+		var body strings.Builder
+		body.WriteString(`{"payments":[{"msisdn":"1"}],"clearExisting":true,"payments":[`)
+		want := make([]disburse.PaymentInput, n)
+		for i := range n {
+			if i > 0 {
+				body.WriteByte(',')
+			}
+			switch {
+			case i%16 == 0 || i%16 == 15:
+				body.WriteString("null")
+			case i%7 == 3:
+				body.WriteString(strconv.Itoa(i))
+				want[i].WrongTypes = disburse.WrongTypes{"Payments": {Value: strconv.Itoa(i), Message: fmt.Sprintf("payments[%d] must be a JSON object", i)}}
+			default:
+				fmt.Fprintf(&body, `{"msisdn":"%d","amount":%d}`, i, i)
+				want[i] = disburse.PaymentInput{Msisdn: strconv.Itoa(i), Amount: disburse.Number(strconv.Itoa(i))}
+			}
+		}
+		body.WriteString(`]}`)
+		var got disburse.AddPaymentsInput
+		if err := decodeBody(body.String(), DefaultMaxBodyBytes, &got); err != nil {
+			t.Fatalf("%d elements: %v", n, err)
+		}
+		if diff := cmp.Diff(want, got.Payments, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%d elements (-want +got):\n%s", n, diff)
+		}
 	}
 }
 
