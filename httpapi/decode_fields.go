@@ -386,6 +386,10 @@ func (rd *reader) list(f *fieldPlan, fv reflect.Value) error {
 	if _, err := rd.dec.ReadToken(); err != nil { // ']'
 		return err
 	}
+	if n == 0 {
+		fv.SetLen(0) // [] is as empty as it was: nil stays nil
+		return nil
+	}
 	list := reflect.MakeSlice(fv.Type(), n, n)
 	at := 0
 	for _, c := range append(full, chunk.Slice(0, k)) {
