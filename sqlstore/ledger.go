@@ -88,13 +88,7 @@ func (t *tx) lockAccounts(ctx context.Context, ids []string) error {
 	// with the update that follows it, still before it.
 	return t.bulkLater(ctx, `SELECT a.id FROM accounts a WHERE a.id IN (SELECT r.id FROM @rows AS r)
 		ORDER BY CASE a.kind WHEN 'PAYOUT' THEN 0 WHEN 'HOLDING' THEN 1 WHEN 'WALLET' THEN 2 ELSE 3 END, a.id`+lock,
-		nil, len(ids), []Column{IDCol("id", func(i int) string { return ids[i] })}, nil,
-		func(_ int64, err error) error {
-			if err != nil {
-				return fmt.Errorf("lock accounts: %w", err)
-			}
-			return nil
-		})
+		nil, len(ids), []Column{IDCol("id", func(i int) string { return ids[i] })}, nil, named("lock accounts"))
 }
 
 // StatementEntries reads transfers into the member's wallet; only PAY and

@@ -69,28 +69,20 @@ func (t *tx) InsertMembersLockingLegs(ctx context.Context, ms []disburse.Member)
 		msisdns[i] = m.Msisdn
 	}
 	legs, organisations, args := pendingLegsQueries(t.e, msisdns)
-	failed := func(what string) func(int64, error) error {
-		return func(_ int64, err error) error {
-			if err != nil {
-				return fmt.Errorf("%s: %w", what, err)
-			}
-			return nil
-		}
-	}
 	err = t.Together(ctx, func() error {
 		for c, err := range chunks {
 			if err != nil {
 				return err
 			}
-			t.hold(Statement{Query: t.e.Rebind(c.query), Args: c.args, Done: failed("insert members"),
+			t.hold(Statement{Query: t.e.Rebind(c.query), Args: c.args, Done: named("insert members"),
 				Row: func(r Rows) error { return scanInserted(r, out.Inserted) }})
 		}
-		t.hold(Statement{Query: legs, Args: args, Done: failed("pending legs"), Row: func(r Rows) error {
+		t.hold(Statement{Query: legs, Args: args, Done: named("pending legs"), Row: func(r Rows) error {
 			p, err := scanPayment(r)
 			out.Legs = append(out.Legs, p)
 			return err
 		}})
-		return t.later(ctx, Statement{Query: organisations, Args: args, Done: failed("organisations of pending legs"), Row: func(r Rows) error {
+		return t.later(ctx, Statement{Query: organisations, Args: args, Done: named("organisations of pending legs"), Row: func(r Rows) error {
 			o, err := scanOrganisation(r)
 			out.Organisations[o.ID] = o
 			return err

@@ -149,8 +149,11 @@ func (t *tx) DeleteDraftPayment(ctx context.Context, id string) error {
 // PostgreSQL keeps the plan of a statement sent in a pipeline, and one
 // made while payments was empty, as a new deployment's and the bench's are
 // when the first members register, scanned every payment for every
-// registration (docs/benchmarks.md, "Registration"). A held leg may still
-// be DRAFT (migration 00017), hence the statuses.
+// registration (docs/benchmarks.md, "Registration"). The organisations'
+// statement looks the legs up again rather than wait for the first's
+// answer: a few index lookups, 0.23 ms of the database's time a group of
+// 60, against a round trip. A held leg may still be DRAFT (migration
+// 00017), hence the statuses.
 func pendingLegsQueries(d Dialect, msisdns []string) (legs, organisations string, args []any) {
 	payees, payeesArg := d.LookupEach("payments", "id, seq, organisation_id", "msisdn", "held AND status = 'PENDING'", msisdns)
 	referrals, referralsArg := d.LookupEach("payments", "id, seq, organisation_id", "referral_msisdn",

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
 )
 
 // Statement is one statement of a pipeline (Engine.Pipeline): its text,
@@ -155,4 +156,15 @@ func (t *tx) bulkLater(ctx context.Context, query string, args []any, n int, col
 		}
 	}
 	return nil
+}
+
+// named is a Statement's Done that names the statement in its failure,
+// and lets it go on otherwise.
+func named(what string) func(affected int64, err error) error {
+	return func(_ int64, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return nil
+	}
 }

@@ -126,12 +126,7 @@ func (t *tx) InsertWebhookEvents(ctx context.Context, events []disburse.WebhookE
 			endpoints = append(endpoints, e)
 			return err
 		},
-		Done: func(_ int64, err error) error {
-			if err != nil {
-				return fmt.Errorf("webhook endpoints: %w", err)
-			}
-			return nil
-		}}
+		Done: named("webhook endpoints")}
 	if t.together {
 		t.holdRead(read, func() error {
 			_, err := t.insertDeliveries(ctx, events, endpoints)
