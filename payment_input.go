@@ -53,7 +53,7 @@ const MsisdnMessage = "msisdn must be an international number: country code firs
 // database (external ids in use, the batch limit) come later, in the
 // transaction, into the same Validation.
 func (s *Service) validatePayments(v *Validation, in []PaymentInput, referrals bool) ([]Payment, error) {
-	c := s.newPaymentChecks(v, in, referrals)
+	c := s.newPaymentChecks(v, in, referrals, make([]Payment, len(in)))
 	if err := c.check(len(in)); err != nil {
 		return nil, err
 	}
@@ -73,8 +73,10 @@ type paymentChecks struct {
 	seenExternal map[string]int // the external ids of the payments checked, by index
 }
 
-func (s *Service) newPaymentChecks(v *Validation, in []PaymentInput, referrals bool) *paymentChecks {
-	return &paymentChecks{s: s, v: v, in: in, out: make([]Payment, len(in)), referrals: referrals,
+// newPaymentChecks checks in into out, a slice of the same length whose
+// payments it overwrites whole.
+func (s *Service) newPaymentChecks(v *Validation, in []PaymentInput, referrals bool, out []Payment) *paymentChecks {
+	return &paymentChecks{s: s, v: v, in: in, out: out, referrals: referrals,
 		seenExternal: make(map[string]int, len(in))}
 }
 
