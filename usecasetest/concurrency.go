@@ -22,6 +22,7 @@ func RunConcurrency(t *testing.T, open func(t *testing.T) disburse.Store) {
 	}{
 		{"LockOrder", testLockOrder},
 		{"RegistrationDuringSubmit", testRegistrationDuringSubmit},
+		{"AddRunAgain", testAddRunAgain},
 		{"ManyRegistrationsAtOnce", testManyRegistrationsAtOnce},
 		{"TenSubmitsOfOneBatch", testTenSubmitsOfOneBatch},
 		{"RegistrationRacesReversal", testRegistrationRacesReversal},
